@@ -1,0 +1,55 @@
+# tessera: `make` builds ./run; `make test` builds everything under AddressSanitizer and UBSan and
+# runs every test, ending with a line "N passed, N failed".
+CC      ?= cc
+CSTD    := -std=c11 -D_GNU_SOURCE
+WARN    := -Wall -Wextra -Wshadow -Wno-unused-parameter -Wno-sign-compare
+INC     := -Iinclude -Isrc
+OPT     := -O3 -g
+SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LIBS    := -lm -lpthread
+
+LIB_SRC   := $(shell find src -name '*.c' ! -name main.c | sort)
+UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_HDR  := $(wildcard tests/unit/*.h)
+HDR       := $(shell find include src -name '*.h')
+
+OPT_OBJ   := $(LIB_SRC:src/%.c=build/opt/%.o)
+SAN_OBJ   := $(LIB_SRC:src/%.c=build/san/%.o)
+UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
+
+.PHONY: all test clean san
+all: run
+
+run: build/opt/libtessera.a src/main.c $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) src/main.c build/opt/libtessera.a $(LIBS) -o $@
+
+build/opt/libtessera.a: $(OPT_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/opt/%.o: src/%.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) -c $< -o $@
+
+build/san/libtessera.a: $(SAN_OBJ)
+	@rm -f $@; ar rcs $@ $^
+
+build/san/%.o: src/%.c $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(INC) $(SAN) -c $< -o $@
+
+build/san/run: build/san/libtessera.a src/main.c $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(SAN) src/main.c build/san/libtessera.a $(LIBS) -o $@
+
+build/san/tests/%: tests/unit/%.c build/san/libtessera.a $(UNIT_HDR) $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(INC) -Itests/unit $(SAN) $< build/san/libtessera.a $(LIBS) -o $@
+
+san: build/san/run $(UNIT_BIN)
+
+# Both builds are tested: the sanitizer build runs every test; the -O3 ./run also runs the shell
+# tests that check what a user sees.
+test: run san
+	@bash tests/run_all.sh
+
+clean:
+	rm -rf build run

@@ -1,0 +1,81 @@
+/* tessera: a CPU inference engine for GGUF files, Hugging Face folders and FastFlowLM q4nx packs.
+ *
+ * The CLI (src/main.c) is one user of this API; the tests are another. Every function that can
+ * fail returns -1 (or NULL) and fills a ts_error with a one-line message naming the file and the
+ * problem. Nothing here prints. */
+#ifndef TESSERA_H
+#define TESSERA_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ts_error { char msg[512]; } ts_error;
+
+typedef struct ts_model ts_model;       /* weights + geometry table + tokenizer; read-only once loaded */
+typedef struct ts_context ts_context;   /* one sequence: KV cache, position, scratch */
+
+typedef struct ts_load_options {
+    const char *tokenizer_path;  /* NULL: the model's own tokenizer */
+    int n_threads;               /* 0: all cores */
+} ts_load_options;
+
+/* ---- model ---- */
+int  ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, ts_error *err);
+void ts_model_free(ts_model *m);
+int  ts_model_n_vocab(const ts_model *m);
+int  ts_model_n_ctx_train(const ts_model *m);     /* the context length the model declares */
+/* Writes the geometry table and the loader's layout decisions, human readable. */
+void ts_model_print_info(const ts_model *m, FILE *f);
+
+/* ---- tokenizer ---- */
+int  ts_token_bos(const ts_model *m);             /* -1 if none */
+int  ts_token_eos(const ts_model *m);             /* -1 if none */
+bool ts_add_bos(const ts_model *m);               /* per the model's metadata */
+bool ts_token_is_eog(const ts_model *m, int32_t tok);  /* EOS or end-of-turn */
+/* Encodes text (UTF-8); adds BOS first when add_bos. Returns the number of ids (may exceed
+ * max_out: then only max_out were written), or -1 on error (invalid UTF-8, no tokenizer). */
+int  ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos,
+                 int32_t *out, int max_out, ts_error *err);
+/* The bytes a token stands for when printed (byte-fallback tokens give their raw byte, the
+ * SentencePiece space mark gives ' '). Control tokens give "". */
+const char *ts_token_text(const ts_model *m, int32_t tok, size_t *len);
+
+/* ---- evaluation ---- */
+int  ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err);
+void ts_context_free(ts_context *c);
+int  ts_context_n_ctx(const ts_context *c);
+int  ts_context_pos(const ts_context *c);        /* tokens in the cache */
+/* Forgets every cached position >= pos (pos <= current position). */
+void ts_context_truncate(ts_context *c, int pos);
+/* Evaluates n tokens at positions pos..pos+n-1 as one batch and appends them to the cache.
+ * logits: NULL, or room for n_vocab floats (all_rows false: the last position's) or
+ * n * n_vocab floats (all_rows true: one row per position). */
+int  ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows, ts_error *err);
+
+/* ---- sampling ---- */
+typedef struct ts_sampler_params {
+    float temp;            /* <= 0: greedy (argmax, lowest id wins ties) */
+    int   top_k;           /* <= 0: off */
+    float top_p;           /* >= 1: off */
+    float min_p;           /* <= 0: off */
+    float repeat_penalty;  /* 1: off */
+    int   repeat_last_n;   /* how many recent tokens the penalty looks at */
+    uint64_t seed;
+} ts_sampler_params;
+
+typedef struct ts_sampler ts_sampler;
+ts_sampler_params ts_sampler_default_params(void);
+ts_sampler *ts_sampler_new(const ts_sampler_params *p, int n_vocab);
+void ts_sampler_free(ts_sampler *s);
+/* Picks the next token from logits (which it may modify); recent = the tokens so far. */
+int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_recent);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,53 @@
+/* Strict JSON (RFC 8259) parser: UTF-8 validated, depth-limited, errors carry the byte offset.
+ * Used for config.json, tokenizer.json, safetensors headers, q4nx packs and JSONL batch files. */
+#ifndef TS_IO_JSON_H
+#define TS_IO_JSON_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tessera.h"
+
+#define JSON_MAX_DEPTH 128
+
+typedef enum json_type {
+    JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT
+} json_type;
+
+typedef struct json_value json_value;
+struct json_value {
+    json_type type;
+    bool boolean;
+    double number;
+    bool is_integer;          /* the literal had no fraction/exponent and fits in int64 */
+    int64_t integer;          /* exact value when is_integer */
+    char *str;                /* JSON_STRING: decoded UTF-8, NUL-terminated (may contain \0: use len) */
+    size_t len;               /* string length in bytes */
+    json_value *items;        /* JSON_ARRAY elements / JSON_OBJECT values */
+    char **keys;              /* JSON_OBJECT keys (decoded, NUL-terminated), in file order */
+    size_t *key_lens;
+    size_t n;                 /* element / member count */
+};
+
+/* Parses exactly one JSON value (surrounding whitespace allowed). On error: -1 and a message like
+ * "byte 1234: expected ',' or '}'". *out must be freed with json_free. */
+int  json_parse(const char *text, size_t len, json_value **out, ts_error *err);
+void json_free(json_value *v);
+
+/* Object member by key (first match), or NULL (also NULL when obj is not an object). */
+const json_value *json_get(const json_value *obj, const char *key);
+/* Convenience getters: return def when absent or of another type. */
+double      json_get_num(const json_value *obj, const char *key, double def);
+int64_t     json_get_int(const json_value *obj, const char *key, int64_t def);
+bool        json_get_bool(const json_value *obj, const char *key, bool def);
+const char *json_get_str(const json_value *obj, const char *key);   /* NULL when absent */
+
+/* Appends s as a JSON string literal (quotes and escapes) to a growable buffer. */
+typedef struct json_buf { char *data; size_t len, cap; } json_buf;
+int  json_buf_put(json_buf *b, const char *s, size_t len);           /* raw bytes */
+int  json_buf_put_string(json_buf *b, const char *s, size_t len);    /* quoted, escaped */
+void json_buf_free(json_buf *b);
+
+/* Reads a whole file into memory (NUL-terminated). */
+int  read_file(const char *path, char **data, size_t *len, ts_error *err);
+
+#endif

@@ -1,0 +1,46 @@
+/* The vocabulary every tokenizer kind shares: token strings, scores, attributes, special ids, and a
+ * string -> id hash. Filled from GGUF metadata (tokenizer.ggml.*) or from tokenizer.json. */
+#ifndef TS_TEXT_VOCAB_H
+#define TS_TEXT_VOCAB_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tessera.h"
+
+/* Token attributes, numbered as GGUF's tokenizer.ggml.token_type. */
+enum token_attr {
+    TOKEN_UNDEFINED = 0, TOKEN_NORMAL = 1, TOKEN_UNKNOWN = 2, TOKEN_CONTROL = 3,
+    TOKEN_USER_DEFINED = 4, TOKEN_UNUSED = 5, TOKEN_BYTE = 6
+};
+
+enum vocab_kind {
+    VOCAB_SPM,        /* SentencePiece-style BPE: merge by score, byte fallback, U+2581 for spaces */
+    VOCAB_BPE_BYTES   /* byte-level BPE (gpt2): pre-tokenizer split, bytes->unicode map, merge by rank */
+};
+
+typedef struct vocab {
+    int kind;                 /* enum vocab_kind */
+    int n;                    /* number of tokens */
+    char **text;              /* token strings as stored (owned, NUL-terminated) */
+    uint32_t *len;            /* their byte lengths */
+    float *score;             /* SPM merge scores (0 when absent) */
+    uint8_t *attr;            /* enum token_attr */
+    /* open-addressing hash: text -> id */
+    int32_t *hash_ids;
+    uint32_t hash_cap;        /* power of two */
+    /* BPE merges: "left right" pairs with rank = index (owned); NULL/0 for SPM */
+    char **merges;
+    int n_merges;
+    char *pre;                /* pre-tokenizer name (tokenizer.ggml.pre), owned, may be NULL */
+    int32_t bos, eos, eot, unk, pad;   /* -1 when absent */
+    bool add_bos, add_eos;
+    bool add_space_prefix;    /* SPM: prepend U+2581 to the text */
+} vocab;
+
+/* Builds v->hash_ids from v->text (call after filling text/len). */
+int  vocab_build_hash(vocab *v, ts_error *err);
+/* id of the token whose text is exactly s[0..len), or -1. */
+int32_t vocab_find(const vocab *v, const char *s, size_t len);
+void vocab_free(vocab *v);
+
+#endif

@@ -1,0 +1,9 @@
+# Shared helpers for shell tests: ok/notok print the lines tests/run_all.sh counts.
+FIX="${TS_FIXTURES:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/../shared/fixtures}"
+RUN_SAN="${RUN_SAN:-./build/san/run}"
+RUN_OPT="${RUN_OPT:-./run}"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+ok()    { echo "ok - $*"; }
+notok() { echo "not ok - $*"; }
+check() { local desc=$1; shift; if "$@"; then ok "$desc"; else notok "$desc"; fi; }
