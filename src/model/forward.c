@@ -1,0 +1,208 @@
+/* One forward for every architecture. Per layer, as the geometry table says:
+ *   x += post_attn_norm( Wo · attention( rope(q_norm(Wq·n)), rope(k_norm(Wk·n)), Wv·n ) ),  n = attn_norm(x)
+ *   x += post_ffn_norm( Wdown · (act(Wgate·n) * (Wup·n)) ),                                  n = ffn_norm(x)
+ *   x *= output_scale
+ * and then logits = output · output_norm(x), optionally soft-capped.
+ * Every matrix product goes through matmul(), which splits rows across threads; each output is
+ * computed by the same code whichever thread or batch size, so batched prefill, sequential
+ * prefill and threaded runs agree exactly. */
+#include "model/forward.h"
+#include "kernels/types.h"
+#include "core/error.h"
+#include <math.h>
+#include <string.h>
+
+/* ---- parallel matrix product: y[t][r] = W[r] · x[t] ---- */
+
+typedef struct matmul_job {
+    const weight *w;
+    const float *x; long x_stride;
+    float *y; long y_stride;
+    int n;
+} matmul_job;
+
+static void matmul_task(void *ctx, int ith, int nth) {
+    const matmul_job *j = ctx;
+    const type_traits *tt = type_get(j->w->type);
+    long lo, hi;
+    split_range((long)j->w->rows, ith, nth, &lo, &hi);
+    for (long r = lo; r < hi; r++) {
+        const uint8_t *row = j->w->data + (size_t)r * j->w->row_bytes;
+        for (int t = 0; t < j->n; t++)
+            j->y[(long)t * j->y_stride + r] = tt->dot_f32(row, j->x + (long)t * j->x_stride, j->w->cols);
+    }
+}
+
+static void matmul(thread_pool *pool, const weight *w, const float *x, long x_stride, int n,
+                   float *y, long y_stride) {
+    matmul_job j = { w, x, x_stride, y, y_stride, n };
+    thread_pool_run(pool, matmul_task, &j);
+}
+
+/* ---- small per-vector operations ---- */
+
+/* out = x / rms(x) * w   (w NULL: no weight) */
+static void rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
+    double ss = 0.0;
+    for (int i = 0; i < n; i++) ss += (double)x[i] * x[i];
+    float inv = 1.0f / sqrtf((float)(ss / n) + eps);
+    for (int i = 0; i < n; i++) out[i] = x[i] * inv * (w ? w[i] : 1.0f);
+}
+
+/* Split-half RoPE on one head: dimension i pairs with i + rope_dim/2. */
+static void rope(float *v, const layer_geometry *ly, int pos) {
+    int half = ly->rope_dim / 2;
+    float p = (float)pos * ly->rope_pos_scale;
+    for (int i = 0; i < ly->rope_pairs; i++) {
+        float freq = powf(ly->rope_theta, -2.0f * (float)i / (float)ly->rope_dim);
+        if (ly->rope_freq_factors) freq /= ly->rope_freq_factors[i];
+        float angle = p * freq;
+        float cs = cosf(angle), sn = sinf(angle);
+        float a = v[i], b = v[i + half];
+        v[i] = a * cs - b * sn;
+        v[i + half] = a * sn + b * cs;
+    }
+}
+
+static float gelu_tanh(float x) {
+    return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
+}
+
+/* ---- attention over the cache ---- */
+
+typedef struct attention_job {
+    ts_context *c;
+    const layer_geometry *ly;
+    int layer, n, pos0;
+    long q_stride;            /* floats per position in c->q / c->att */
+} attention_job;
+
+static void attention_task(void *ctx, int ith, int nth) {
+    const attention_job *j = ctx;
+    ts_context *c = j->c;
+    const layer_geometry *ly = j->ly;
+    const int hd = ly->head_dim, kv_width = ly->n_kv_heads * hd;
+    const int group = ly->n_heads / ly->n_kv_heads;
+    const int slots = c->kv.slots[j->layer];
+    const float *kc = c->kv.k[j->layer], *vc = c->kv.v[j->layer];
+    float *scores = c->scores + (size_t)ith * c->n_ctx;
+    long lo, hi;
+    split_range((long)j->n * ly->n_heads, ith, nth, &lo, &hi);
+    for (long task = lo; task < hi; task++) {
+        int t = (int)(task / ly->n_heads), h = (int)(task % ly->n_heads);
+        int p = j->pos0 + t;
+        int first = ly->window > 0 && p - ly->window + 1 > 0 ? p - ly->window + 1 : 0;
+        const float *q = c->q + t * j->q_stride + h * hd;
+        int kvh = h / group;
+        float maxs = -INFINITY;
+        for (int s = first; s <= p; s++) {
+            const float *k = kc + (size_t)(s % slots) * kv_width + kvh * hd;
+            float dot = 0.0f;
+            for (int i = 0; i < hd; i++) dot += q[i] * k[i];
+            dot *= ly->attn_scale;
+            scores[s - first] = dot;
+            if (dot > maxs) maxs = dot;
+        }
+        float sum = 0.0f;
+        for (int s = first; s <= p; s++) {
+            float e = expf(scores[s - first] - maxs);
+            scores[s - first] = e;
+            sum += e;
+        }
+        float *out = c->att + t * j->q_stride + h * hd;
+        memset(out, 0, (size_t)hd * sizeof(float));
+        for (int s = first; s <= p; s++) {
+            const float *v = vc + (size_t)(s % slots) * kv_width + kvh * hd;
+            float a = scores[s - first] / sum;
+            for (int i = 0; i < hd; i++) out[i] += a * v[i];
+        }
+    }
+}
+
+/* ---- one layer ---- */
+
+static void layer_forward(ts_context *c, int il, int n) {
+    const model_geometry *g = &c->m->g;
+    const layer_geometry *ly = &g->layers[il];
+    const int H = g->hidden, hd = ly->head_dim;
+    const int q_width = ly->n_heads * hd, kv_width = ly->n_kv_heads * hd;
+    const long qs = q_width, ks = kv_width;   /* strides of c->q, c->k, c->v for this layer */
+
+    for (int t = 0; t < n; t++) rmsnorm(c->xn + (long)t * H, c->x + (long)t * H, ly->attn_norm, H, g->norm_eps);
+    matmul(c->pool, &ly->wq, c->xn, H, n, c->q, qs);
+    bool own_kv = ly->kv_source == il;
+    if (own_kv) {
+        matmul(c->pool, &ly->wk, c->xn, H, n, c->k, ks);
+        if (ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
+        else matmul(c->pool, &ly->wv, c->xn, H, n, c->v, ks);
+    }
+    for (int t = 0; t < n; t++) {
+        int pos = c->pos + t;
+        for (int h = 0; h < ly->n_heads; h++) {
+            float *q = c->q + t * qs + h * hd;
+            if (ly->q_norm) rmsnorm(q, q, ly->q_norm, hd, g->norm_eps);
+            rope(q, ly, pos);
+        }
+        if (!own_kv) continue;
+        for (int h = 0; h < ly->n_kv_heads; h++) {
+            float *k = c->k + t * ks + h * hd;
+            if (ly->k_norm) rmsnorm(k, k, ly->k_norm, hd, g->norm_eps);
+            rope(k, ly, pos);
+            if (ly->v_from_k) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
+        }
+        int slot = pos % c->kv.slots[il];
+        memcpy(c->kv.k[il] + (size_t)slot * kv_width, c->k + t * ks, (size_t)kv_width * sizeof(float));
+        memcpy(c->kv.v[il] + (size_t)slot * kv_width, c->v + t * ks, (size_t)kv_width * sizeof(float));
+    }
+    attention_job aj = { c, ly, ly->kv_source, n, c->pos, qs };
+    thread_pool_run(c->pool, attention_task, &aj);
+
+    matmul(c->pool, &ly->wo, c->att, qs, n, c->tmp, H);
+    for (int t = 0; t < n; t++) {
+        float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
+        if (ly->post_attn_norm) rmsnorm(o, o, ly->post_attn_norm, H, g->norm_eps);
+        for (int i = 0; i < H; i++) x[i] += o[i];
+        rmsnorm(c->xn + (long)t * H, x, ly->ffn_norm, H, g->norm_eps);
+    }
+
+    const long F = ly->ffn_dim;
+    matmul(c->pool, &ly->w_gate, c->xn, H, n, c->gate, F);
+    matmul(c->pool, &ly->w_up, c->xn, H, n, c->up, F);
+    for (long i = 0; i < (long)n * F; i++) {
+        float a = c->gate[i];
+        a = ly->activation == ACT_GELU_TANH ? gelu_tanh(a) : a / (1.0f + expf(-a));
+        c->gate[i] = a * c->up[i];
+    }
+    matmul(c->pool, &ly->w_down, c->gate, F, n, c->tmp, H);
+    for (int t = 0; t < n; t++) {
+        float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
+        if (ly->post_ffn_norm) rmsnorm(o, o, ly->post_ffn_norm, H, g->norm_eps);
+        for (int i = 0; i < H; i++) x[i] = (x[i] + o[i]) * ly->output_scale;
+    }
+}
+
+int forward_chunk(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows,
+                  ts_error *err) {
+    const model_geometry *g = &c->m->g;
+    const int H = g->hidden;
+    if (n <= 0 || n > FORWARD_MAX_BATCH) return ts_fail(err, "internal: batch of %d positions", n);
+    const type_traits *et = type_get(g->tok_embd.type);
+    for (int t = 0; t < n; t++) {
+        float *x = c->x + (long)t * H;
+        et->dequant_row(g->tok_embd.data + (size_t)tokens[t] * g->tok_embd.row_bytes, x, H);
+        if (g->embed_scale != 1.0f) for (int i = 0; i < H; i++) x[i] *= g->embed_scale;
+    }
+    for (int il = 0; il < g->n_layers; il++) layer_forward(c, il, n);
+    c->pos += n;
+
+    if (!logits) return 0;
+    int first = all_rows ? 0 : n - 1, rows = n - first;
+    for (int t = first; t < n; t++)
+        rmsnorm(c->xn + (long)(t - first) * H, c->x + (long)t * H, g->output_norm, H, g->norm_eps);
+    matmul(c->pool, &g->output, c->xn, H, rows, logits, g->n_vocab);
+    if (g->final_softcap > 0.0f) {
+        float cap = g->final_softcap;
+        for (long i = 0; i < (long)rows * g->n_vocab; i++) logits[i] = cap * tanhf(logits[i] / cap);
+    }
+    return 0;
+}

@@ -1,0 +1,27 @@
+/* The forward pass: one function that reads the geometry table and runs any model in it. */
+#ifndef TS_MODEL_FORWARD_H
+#define TS_MODEL_FORWARD_H
+#include "model/model.h"
+#include "model/kv_cache.h"
+#include "core/threadpool.h"
+
+/* Positions evaluated together; longer batches are split into chunks of this many. */
+#define FORWARD_MAX_BATCH 64
+
+struct ts_context {
+    ts_model *m;
+    int n_ctx;
+    int pos;                 /* positions in the cache */
+    kv_cache kv;
+    thread_pool *pool;
+    /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */
+    float *x, *xn, *q, *k, *v, *att, *gate, *up, *tmp;
+    float *scores;           /* per thread: n_ctx attention weights */
+};
+
+/* Evaluates tokens[0..n) at positions c->pos.. (n <= FORWARD_MAX_BATCH); writes the logits of
+ * the positions asked for: all rows, or the last one only. */
+int forward_chunk(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows,
+                  ts_error *err);
+
+#endif

@@ -1,0 +1,23 @@
+/* The KV cache, laid out per layer at that layer's own geometry (n_kv_heads x head_dim). A layer
+ * that attends to all positions keeps n_ctx slots; a sliding layer keeps only its window plus one
+ * batch (a ring buffer: position p lives in slot p % slots), so memory follows the model. Layers
+ * that share another layer's KV own nothing. */
+#ifndef TS_MODEL_KV_CACHE_H
+#define TS_MODEL_KV_CACHE_H
+#include <stddef.h>
+#include "model/geometry.h"
+
+typedef struct kv_cache {
+    int n_layers;
+    int *slots;        /* positions held per layer */
+    float **k, **v;    /* per layer [slots][n_kv_heads * head_dim]; shared layers alias their source */
+    size_t bytes;      /* owned bytes in total */
+} kv_cache;
+
+/* max_batch: the most positions one evaluation writes (a ring must hold window + batch - 1). */
+int  kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch);
+void kv_cache_free(kv_cache *c);
+/* Bytes per cached position summed over the layers that own a cache (full-attention layers). */
+size_t kv_bytes_per_token(const model_geometry *g);
+
+#endif

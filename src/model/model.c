@@ -1,0 +1,237 @@
+/* The public API: loading (dispatch by container), the tokenizer wrappers, contexts and eval. */
+#include "model/model.h"
+#include "model/forward.h"
+#include "model/kv_cache.h"
+#include "text/tokenizer.h"
+#include "kernels/types.h"
+#include "core/error.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void *arena_alloc(model_arena *a, size_t bytes) {
+    if (a->n == a->cap) {
+        int cap = a->cap ? a->cap * 2 : 32;
+        void **p = realloc(a->ptrs, (size_t)cap * sizeof *p);
+        if (!p) return NULL;
+        a->ptrs = p;
+        a->cap = cap;
+    }
+    void *q = calloc(1, bytes ? bytes : 1);
+    if (q) a->ptrs[a->n++] = q;
+    return q;
+}
+
+void arena_free(model_arena *a) {
+    for (int i = 0; i < a->n; i++) free(a->ptrs[i]);
+    free(a->ptrs);
+    memset(a, 0, sizeof *a);
+}
+
+void model_note(ts_model *m, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    char **n = realloc(m->notes, (size_t)(m->n_notes + 1) * sizeof *n);
+    if (!n) return;
+    m->notes = n;
+    m->notes[m->n_notes] = strdup(buf);
+    if (m->notes[m->n_notes]) m->n_notes++;
+}
+
+int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, ts_error *err) {
+    (void)opt;
+    *out = NULL;
+    struct stat st;
+    if (stat(path, &st) != 0) return ts_fail(err, "%s: cannot open (no such file or directory)", path);
+    ts_model *m = calloc(1, sizeof *m);
+    if (!m) return ts_fail(err, "%s: out of memory", path);
+    snprintf(m->path, sizeof m->path, "%s", path);
+    int rc;
+    if (S_ISDIR(st.st_mode)) {
+        rc = ts_fail(err, "%s: model folders (Hugging Face, q4nx) are not supported yet", path);
+    } else {
+        rc = load_gguf_model(m, path, err);
+    }
+    if (rc != 0) { ts_model_free(m); return -1; }
+    *out = m;
+    return 0;
+}
+
+void ts_model_free(ts_model *m) {
+    if (!m) return;
+    if (m->has_vocab) vocab_free(&m->voc);
+    if (m->gguf) gguf_close(m->gguf);
+    arena_free(&m->arena);
+    for (int i = 0; i < m->n_notes; i++) free(m->notes[i]);
+    free(m->notes);
+    free(m);
+}
+
+int ts_model_n_vocab(const ts_model *m) { return m->g.n_vocab; }
+int ts_model_n_ctx_train(const ts_model *m) { return m->g.n_ctx_train; }
+
+static void print_weight_type(FILE *f, const char *label, const weight *w) {
+    if (w->data) fprintf(f, " %s=%s", label, type_name(w->type));
+}
+
+void ts_model_print_info(const ts_model *m, FILE *f) {
+    const model_geometry *g = &m->g;
+    fprintf(f, "model: %s\n", m->path);
+    if (g->n_layers > 0) {
+        fprintf(f, "arch: %s  hidden %d  layers %d  vocab %d  context %d  norm eps %g\n", g->arch,
+                g->hidden, g->n_layers, g->n_vocab, g->n_ctx_train, (double)g->norm_eps);
+        fprintf(f, "embedding: %s%s", type_name(g->tok_embd.type),
+                g->embed_scale != 1.0f ? "" : "\n");
+        if (g->embed_scale != 1.0f) fprintf(f, " x %g\n", (double)g->embed_scale);
+        fprintf(f, "output: %s%s", type_name(g->output.type),
+                g->output.data == g->tok_embd.data ? " (tied to the embedding)" : "");
+        if (g->final_softcap > 0) fprintf(f, "  softcap %g", (double)g->final_softcap);
+        fprintf(f, "\n");
+        for (int il = 0; il < g->n_layers; il++) {
+            const layer_geometry *ly = &g->layers[il];
+            fprintf(f, "layer %2d: %-7s heads %d kv_heads %d head_dim %d rope theta %g dims %d/%d",
+                    il, ly->kind == LAYER_SLIDING ? "sliding" : "full", ly->n_heads, ly->n_kv_heads,
+                    ly->head_dim, (double)ly->rope_theta, 2 * ly->rope_pairs, ly->head_dim);
+            if (ly->rope_pos_scale != 1.0f) fprintf(f, " pos x%g", (double)ly->rope_pos_scale);
+            fprintf(f, " window %d scale %.4g ffn %d %s", ly->window, (double)ly->attn_scale,
+                    ly->ffn_dim, ly->activation == ACT_GELU_TANH ? "gelu_tanh" : "silu");
+            if (ly->kv_source != il) fprintf(f, " kv_from %d", ly->kv_source);
+            if (ly->v_from_k) fprintf(f, " v=k");
+            fprintf(f, " |");
+            print_weight_type(f, "q", &ly->wq);
+            print_weight_type(f, "k", &ly->wk);
+            print_weight_type(f, "v", &ly->wv);
+            print_weight_type(f, "o", &ly->wo);
+            print_weight_type(f, "gate", &ly->w_gate);
+            print_weight_type(f, "up", &ly->w_up);
+            print_weight_type(f, "down", &ly->w_down);
+            fprintf(f, " norms:%s%s%s%s%s%s\n", ly->attn_norm ? " attn" : "",
+                    ly->q_norm ? " q" : "", ly->k_norm ? " k" : "",
+                    ly->post_attn_norm ? " post_attn" : "", ly->ffn_norm ? " ffn" : "",
+                    ly->post_ffn_norm ? " post_ffn" : "");
+        }
+        fprintf(f, "kv cache: %zu bytes per token (f32, layers that attend to every position)\n",
+                kv_bytes_per_token(g));
+    }
+    if (m->has_vocab)
+        fprintf(f, "tokenizer: %s, %d tokens, bos %d eos %d add_bos %s\n",
+                m->voc.kind == VOCAB_SPM ? "SentencePiece BPE" : "byte-level BPE", m->voc.n,
+                m->voc.bos, m->voc.eos, m->voc.add_bos ? "yes" : "no");
+    for (int i = 0; i < m->n_notes; i++) fprintf(f, "layout: %s\n", m->notes[i]);
+}
+
+/* ---- tokenizer ---- */
+
+int ts_token_bos(const ts_model *m) { return m->has_vocab ? m->voc.bos : -1; }
+int ts_token_eos(const ts_model *m) { return m->has_vocab ? m->voc.eos : -1; }
+bool ts_add_bos(const ts_model *m) { return m->has_vocab && m->voc.add_bos && m->voc.bos >= 0; }
+
+bool ts_token_is_eog(const ts_model *m, int32_t tok) {
+    if (!m->has_vocab) return false;
+    return tok == m->voc.eos || (m->voc.eot >= 0 && tok == m->voc.eot);
+}
+
+int ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos, int32_t *out,
+                int max_out, ts_error *err) {
+    if (!m->has_vocab) return ts_fail(err, "%s: the model has no tokenizer (use --tokens)", m->path);
+    return tokenize(&m->voc, text, len, add_bos, false, out, max_out, err);
+}
+
+int ts_token_text(const ts_model *m, int32_t tok, char *buf, size_t cap) {
+    if (!m->has_vocab || tok < 0 || tok >= m->voc.n) return -1;
+    return token_to_bytes(&m->voc, tok, buf, cap);
+}
+
+/* ---- contexts ---- */
+
+int ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err) {
+    *out = NULL;
+    const model_geometry *g = &m->g;
+    if (g->n_layers == 0) return ts_fail(err, "%s: the file holds no model weights (vocabulary only)", m->path);
+    if (n_ctx <= 0) {
+        /* the model's context, capped so the KV cache takes at most a quarter of the memory */
+        n_ctx = g->n_ctx_train;
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        size_t per_token = kv_bytes_per_token(g);
+        if (pages > 0 && page > 0 && per_token > 0) {
+            double cap = (double)pages * (double)page / 4.0 / (double)per_token;
+            if (cap < n_ctx) n_ctx = cap < 256 ? 256 : (int)cap;
+        }
+    }
+    ts_context *c = calloc(1, sizeof *c);
+    if (!c) return ts_fail(err, "out of memory");
+    c->m = m;
+    c->n_ctx = n_ctx;
+    if (n_threads <= 0) { long nc = sysconf(_SC_NPROCESSORS_ONLN); n_threads = nc > 0 ? (int)nc : 1; }
+    c->pool = thread_pool_new(n_threads);
+    int max_q = 0, max_kv = 0, max_ff = 0;
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        if (ly->n_heads * ly->head_dim > max_q) max_q = ly->n_heads * ly->head_dim;
+        if (ly->n_kv_heads * ly->head_dim > max_kv) max_kv = ly->n_kv_heads * ly->head_dim;
+        if (ly->ffn_dim > max_ff) max_ff = ly->ffn_dim;
+    }
+    size_t B = FORWARD_MAX_BATCH;
+    c->x = calloc(B * g->hidden, sizeof(float));
+    c->xn = calloc(B * g->hidden, sizeof(float));
+    c->tmp = calloc(B * g->hidden, sizeof(float));
+    c->q = calloc(B * max_q, sizeof(float));
+    c->att = calloc(B * max_q, sizeof(float));
+    c->k = calloc(B * max_kv, sizeof(float));
+    c->v = calloc(B * max_kv, sizeof(float));
+    c->gate = calloc(B * max_ff, sizeof(float));
+    c->up = calloc(B * max_ff, sizeof(float));
+    c->scores = calloc((size_t)thread_pool_size(c->pool) * n_ctx, sizeof(float));
+    if (!c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
+        !c->up || !c->scores || kv_cache_init(&c->kv, g, n_ctx, FORWARD_MAX_BATCH) != 0) {
+        ts_context_free(c);
+        return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
+    }
+    *out = c;
+    return 0;
+}
+
+void ts_context_free(ts_context *c) {
+    if (!c) return;
+    kv_cache_free(&c->kv);
+    thread_pool_free(c->pool);
+    free(c->x); free(c->xn); free(c->tmp); free(c->q); free(c->att); free(c->k); free(c->v);
+    free(c->gate); free(c->up); free(c->scores);
+    free(c);
+}
+
+int ts_context_n_ctx(const ts_context *c) { return c->n_ctx; }
+int ts_context_pos(const ts_context *c) { return c->pos; }
+
+void ts_context_truncate(ts_context *c, int pos) {
+    /* A sliding layer's ring no longer holds positions older than its window, so going back is
+     * only exact while the ring still has them; callers re-evaluate from 0 otherwise. */
+    if (pos >= 0 && pos < c->pos) c->pos = pos;
+}
+
+int ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows, ts_error *err) {
+    const model_geometry *g = &c->m->g;
+    if (n <= 0) return ts_fail(err, "nothing to evaluate");
+    if (n > c->n_ctx - c->pos)
+        return ts_fail(err, "%d tokens do not fit in the context (%d of %d positions used)", n,
+                       c->pos, c->n_ctx);
+    for (int i = 0; i < n; i++)
+        if (tokens[i] < 0 || tokens[i] >= g->n_vocab)
+            return ts_fail(err, "token id %d is out of range (vocabulary of %d)", tokens[i], g->n_vocab);
+    for (int done = 0; done < n; ) {
+        int chunk = n - done < FORWARD_MAX_BATCH ? n - done : FORWARD_MAX_BATCH;
+        bool last = done + chunk == n;
+        float *dst = NULL;
+        if (logits && all_rows) dst = logits + (size_t)done * g->n_vocab;
+        else if (logits && last) dst = logits;
+        if (forward_chunk(c, tokens + done, chunk, dst, all_rows, err) != 0) return -1;
+        done += chunk;
+    }
+    return 0;
+}

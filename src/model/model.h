@@ -1,0 +1,34 @@
+/* What a loaded model is inside: the containers it came from, the geometry table built from them,
+ * the tokenizer, and the owned buffers the loader made (norms as f32, un-permuted Q/K rows). */
+#ifndef TS_MODEL_MODEL_H
+#define TS_MODEL_MODEL_H
+#include "tessera.h"
+#include "model/geometry.h"
+#include "text/vocab.h"
+#include "io/gguf.h"
+
+/* Owned allocations of a model, freed together. */
+typedef struct model_arena { void **ptrs; int n, cap; } model_arena;
+void *arena_alloc(model_arena *a, size_t bytes);   /* zeroed; NULL on failure */
+void  arena_free(model_arena *a);
+
+struct ts_model {
+    char path[1024];
+    model_geometry g;
+    vocab voc;
+    bool has_vocab;
+    char *chat_template;         /* owned copy, NULL when none */
+    gguf_file *gguf;             /* when loaded from a GGUF */
+    model_arena arena;
+    /* Layout decisions the loader made, one line each, for --info. */
+    char **notes;
+    int n_notes;
+};
+
+/* Appends a line to the model's layout notes. */
+void model_note(ts_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Container loaders: fill m->g (and m->voc when the container has a vocabulary). */
+int load_gguf_model(ts_model *m, const char *path, ts_error *err);
+
+#endif

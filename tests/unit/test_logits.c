@@ -1,0 +1,207 @@
+/* Logits against the fixtures' trusted references (teacher forcing: the reference's token ids are
+ * fed, row j of the engine's logits is compared with row j of the reference), plus the invariants
+ * every model must keep: cached decode == full re-forward, batched prefill == sequential prefill,
+ * threaded == single-threaded, and greedy generation reproduces the reference tokens. */
+#include "check.h"
+#include "tessera.h"
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+enum gate {
+    GATE_F32,        /* max |diff| <= 1e-4 * max(1, |ref|), same argmax on every row */
+    GATE_DEQUANT,    /* vs numpy on the dequantized weights: max |diff| <= 1e-3 */
+    GATE_HALF,       /* vs numpy-dequant of an F16/BF16 file: max |diff| <= 1e-4 */
+    GATE_LLAMACPP_Q, /* vs llama.cpp with quantized activations: cosine >= 0.9995, rel L2 <= 0.04,
+                        same argmax where the reference's top-2 margin > 0.3 */
+    GATE_LLAMACPP_F16, /* vs llama.cpp with F16 activations: max |diff| <= 0.01 */
+    GATE_LLAMACPP_Q_REAL /* the real models' Q8_0 files, whose ffn_down llama.cpp runs in F16 with
+                            F16 activations: no numpy-dequant reference exists, and the activation
+                            rounding alone moves stories260K's logits by ~0.3 (README-llama: Q8_0
+                            vs F32 cosine 0.9986). Gate: cosine >= 0.998, rel L2 <= 0.06, same
+                            argmax where the margin > 0.3, plus identical greedy tokens below. */
+};
+
+typedef struct ref_case {
+    const char *model;       /* relative to the fixtures folder */
+    const char *tokens;
+    const char *logits;
+    int gate;
+    int n_prompt;            /* > 0: greedy generation from this prompt must give the token file */
+} ref_case;
+
+static const ref_case CASES[] = {
+    { "stories260K/stories260K.gguf", "stories260K/ref/f32.tokens.i32", "stories260K/ref/f32.logits.f32", GATE_F32, 5 },
+    { "stories260K/stories260K-q8_0.gguf", "stories260K/ref/q8_0.tokens.i32", "stories260K/ref/q8_0.logits.f32", GATE_LLAMACPP_Q_REAL, 5 },
+    { "aidreams260K/aidreams260K.gguf", "aidreams260K/ref/f32.tokens.i32", "aidreams260K/ref/f32.logits.f32", GATE_F32, 7 },
+    { "aidreams260K/aidreams260K-q8_0.gguf", "aidreams260K/ref/q8_0.tokens.i32", "aidreams260K/ref/q8_0.logits.f32", GATE_LLAMACPP_Q_REAL, 7 },
+    { "llama-tiny/model-f32.gguf", "llama-tiny/ref/f32.tokens.i32", "llama-tiny/ref/f32.logits.f32", GATE_F32, 22 },
+    { "llama-tiny/model-f32.gguf", "llama-tiny/ref/f32.tokens.i32", "llama-tiny/ref/hf-f32.logits.f32", GATE_F32, 0 },
+    { "llama-tiny/model-f16.gguf", "llama-tiny/ref/f16.tokens.i32", "llama-tiny/ref/numpy-dequant-f16.logits.f32", GATE_HALF, 22 },
+    { "llama-tiny/model-f16.gguf", "llama-tiny/ref/f16.tokens.i32", "llama-tiny/ref/f16.logits.f32", GATE_LLAMACPP_F16, 0 },
+    { "llama-tiny/model-bf16.gguf", "llama-tiny/ref/bf16.tokens.i32", "llama-tiny/ref/numpy-dequant-bf16.logits.f32", GATE_HALF, 22 },
+#define QCASE(t) \
+    { "llama-tiny/model-" t ".gguf", "llama-tiny/ref/" t ".tokens.i32", "llama-tiny/ref/numpy-dequant-" t ".logits.f32", GATE_DEQUANT, 0 }, \
+    { "llama-tiny/model-" t ".gguf", "llama-tiny/ref/" t ".tokens.i32", "llama-tiny/ref/" t ".logits.f32", GATE_LLAMACPP_Q, 0 }
+    QCASE("q8_0"), QCASE("q4_0"), QCASE("q4_1"), QCASE("q5_0"), QCASE("q5_1"), QCASE("q2_k"),
+    QCASE("q3_k_m"), QCASE("q4_k_m"), QCASE("q5_k_m"), QCASE("q6_k"),
+#undef QCASE
+    { "llama-tiny-tied-odd/model-f32.gguf", "llama-tiny-tied-odd/ref/f32.tokens.i32", "llama-tiny-tied-odd/ref/f32.logits.f32", GATE_F32, 22 },
+    { "llama-tiny-tied-odd/model-f32.gguf", "llama-tiny-tied-odd/ref/f32.tokens.i32", "llama-tiny-tied-odd/ref/hf-f32.logits.f32", GATE_F32, 0 },
+    { "llama2-tiny-random/llama-2-tiny-random.gguf", "llama2-tiny-random/ref/f16.tokens.i32", "llama2-tiny-random/ref/f16.logits.f32", GATE_LLAMACPP_F16, 8 },
+    { "qwen3-tiny/model-q8_0.gguf", "qwen3-tiny/ref/q8_0.tokens.i32", "qwen3-tiny/ref/numpy-dequant-q8_0.logits.f32", GATE_DEQUANT, 0 },
+    { "qwen3-tiny/model-q8_0.gguf", "qwen3-tiny/ref/q8_0.tokens.i32", "qwen3-tiny/ref/q8_0.logits.f32", GATE_LLAMACPP_Q, 0 },
+};
+
+static void *read_all(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *buf = malloc(len > 0 ? (size_t)len : 1);
+    if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) { free(buf); buf = NULL; }
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+static int argmax(const float *v, int n) {
+    int b = 0;
+    for (int i = 1; i < n; i++) if (v[i] > v[b]) b = i;
+    return b;
+}
+
+static float top2_margin(const float *v, int n) {
+    float a = -INFINITY, b = -INFINITY;
+    for (int i = 0; i < n; i++) {
+        if (v[i] > a) { b = a; a = v[i]; } else if (v[i] > b) b = v[i];
+    }
+    return a - b;
+}
+
+/* Compares engine rows with reference rows under a gate; prints the worst figures. */
+static bool compare(const char *label, const float *got, const float *ref, int rows, int nv, int gate) {
+    double max_diff = 0, worst_excess = -1, min_cos = 1, max_rel = 0;
+    int argmax_bad = 0, margin_rows = 0;
+    for (int r = 0; r < rows; r++) {
+        const float *a = got + (size_t)r * nv, *b = ref + (size_t)r * nv;
+        double dot = 0, na = 0, nb = 0, nd = 0;
+        for (int i = 0; i < nv; i++) {
+            double d = fabs((double)a[i] - b[i]);
+            if (d > max_diff) max_diff = d;
+            double lim = 1e-4 * fmax(1.0, fabs(b[i]));
+            if (d - lim > worst_excess) worst_excess = d - lim;
+            dot += (double)a[i] * b[i]; na += (double)a[i] * a[i]; nb += (double)b[i] * b[i];
+            nd += d * d;
+        }
+        double cs = dot / (sqrt(na * nb) + 1e-30), rel = sqrt(nd) / (sqrt(nb) + 1e-30);
+        if (cs < min_cos) min_cos = cs;
+        if (rel > max_rel) max_rel = rel;
+        bool margin_ok = (gate != GATE_LLAMACPP_Q && gate != GATE_LLAMACPP_Q_REAL) || top2_margin(b, nv) > 0.3f;
+        if (margin_ok) { margin_rows++; if (argmax(a, nv) != argmax(b, nv)) argmax_bad++; }
+    }
+    bool pass;
+    switch (gate) {
+    case GATE_F32: pass = worst_excess <= 0 && argmax_bad == 0; break;
+    case GATE_DEQUANT: pass = max_diff <= 1e-3; break;
+    case GATE_HALF: pass = max_diff <= 1e-4; break;
+    case GATE_LLAMACPP_F16: pass = max_diff <= 0.01; break;
+    case GATE_LLAMACPP_Q_REAL: pass = min_cos >= 0.998 && max_rel <= 0.06 && argmax_bad == 0; break;
+    default: pass = min_cos >= 0.9995 && max_rel <= 0.04 && argmax_bad == 0; break;
+    }
+    CHECK(pass, "%s: %d rows, max |diff| %.3g, min cosine %.7f, max rel L2 %.3g, argmax mismatches %d/%d",
+          label, rows, max_diff, min_cos, max_rel, argmax_bad, margin_rows);
+    return pass;
+}
+
+static double max_rel_diff(const float *a, const float *b, size_t n) {
+    double m = 0;
+    for (size_t i = 0; i < n; i++) {
+        double d = fabs((double)a[i] - b[i]) / fmax(1.0, fabs(b[i]));
+        if (d > m) m = d;
+    }
+    return m;
+}
+
+static void run_case(const ref_case *rc, int index) {
+    char mp[1024], tp[1024], lp[1024], label[1200];
+    const char *fx = fixtures_dir();
+    snprintf(mp, sizeof mp, "%s/%s", fx, rc->model);
+    snprintf(tp, sizeof tp, "%s/%s", fx, rc->tokens);
+    snprintf(lp, sizeof lp, "%s/%s", fx, rc->logits);
+    snprintf(label, sizeof label, "%s vs %s", rc->model, strrchr(rc->logits, '/') + 1);
+    size_t tn, ln;
+    int32_t *tok = read_all(tp, &tn);
+    float *ref = read_all(lp, &ln);
+    ts_model *m = NULL;
+    ts_error err = {{0}};
+    if (!tok || !ref || ts_model_load(mp, NULL, &m, &err) != 0) {
+        CHECK(0, "%s: could not read fixtures (%s)", label, err.msg);
+        free(tok); free(ref); return;
+    }
+    int n_tok = (int)(tn / 4), nv = ts_model_n_vocab(m), rows = n_tok - 1;
+    CHECK(ln == (size_t)rows * nv * 4, "%s: reference has %d rows of %d", label, rows, nv);
+    if (ln != (size_t)rows * nv * 4) goto out;
+
+    ts_context *c = NULL;
+    float *got = malloc((size_t)rows * nv * sizeof(float));
+    CHECK(ts_context_new(m, 0, 2, &c, &err) == 0, "%s: context (%s)", label, err.msg);
+    if (!c) { free(got); goto out; }
+    /* teacher forcing: every row in one batch */
+    CHECK(ts_eval(c, tok, rows, got, true, &err) == 0, "%s: eval (%s)", label, err.msg);
+    compare(label, got, ref, rows, nv, rc->gate);
+
+    /* The invariants, once per model file (the first case that names it). */
+    bool first_for_model = true;
+    for (int i = 0; i < index; i++) if (!strcmp(CASES[i].model, rc->model)) first_for_model = false;
+    if (first_for_model) {
+        float *seq = malloc((size_t)rows * nv * sizeof(float));
+        int split = rc->n_prompt > 0 ? rc->n_prompt : rows / 2;
+        /* prefill a prompt as one batch, then decode one token at a time from the cache */
+        ts_context_truncate(c, 0);
+        ts_eval(c, tok, split, seq, true, &err);
+        for (int j = split; j < rows; j++) ts_eval(c, tok + j, 1, seq + (size_t)j * nv, true, &err);
+        double d1 = max_rel_diff(seq, got, (size_t)rows * nv);
+        CHECK(d1 <= 1e-6, "%s: prefill + cached decode equals full re-forward (max rel diff %.3g)", rc->model, d1);
+        /* one token at a time for the whole sequence, single-threaded */
+        ts_context *c1 = NULL;
+        ts_context_new(m, 0, 1, &c1, &err);
+        for (int j = 0; j < rows; j++) ts_eval(c1, tok + j, 1, seq + (size_t)j * nv, true, &err);
+        double d2 = max_rel_diff(seq, got, (size_t)rows * nv);
+        CHECK(d2 <= 1e-6, "%s: sequential 1-thread prefill equals batched 2-thread prefill (max rel diff %.3g)", rc->model, d2);
+        /* threaded equals single-threaded exactly, same batch shape */
+        ts_context_truncate(c1, 0);
+        ts_eval(c1, tok, rows, seq, true, &err);
+        CHECK(memcmp(seq, got, (size_t)rows * nv * sizeof(float)) == 0, "%s: 1 thread and 2 threads give identical logits", rc->model);
+        ts_context_free(c1);
+        free(seq);
+    }
+    /* greedy generation from the prompt reproduces the reference's generated tokens */
+    if (rc->n_prompt > 0) {
+        float *last = malloc((size_t)nv * sizeof(float));
+        ts_context_truncate(c, 0);
+        ts_eval(c, tok, rc->n_prompt, last, false, &err);
+        int same = 0;
+        for (int j = rc->n_prompt; j < n_tok; j++) {
+            int32_t next = argmax(last, nv);
+            if (next != tok[j]) break;
+            same++;
+            if (j + 1 < n_tok) ts_eval(c, &next, 1, last, false, &err);
+        }
+        CHECK(same == n_tok - rc->n_prompt, "%s: greedy generation reproduces %d/%d reference tokens",
+              rc->model, same, n_tok - rc->n_prompt);
+        free(last);
+    }
+    ts_context_free(c);
+    free(got);
+out:
+    ts_model_free(m);
+    free(tok);
+    free(ref);
+}
+
+int main(void) {
+    for (size_t i = 0; i < sizeof CASES / sizeof CASES[0]; i++) run_case(&CASES[i], (int)i);
+    CHECK_EXIT();
+}
