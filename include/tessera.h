@@ -41,9 +41,10 @@ bool ts_token_is_eog(const ts_model *m, int32_t tok);  /* EOS or end-of-turn */
  * max_out: then only max_out were written), or -1 on error (invalid UTF-8, no tokenizer). */
 int  ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos,
                  int32_t *out, int max_out, ts_error *err);
-/* The bytes a token stands for when printed (byte-fallback tokens give their raw byte, the
- * SentencePiece space mark gives ' '). Control tokens give "". */
-const char *ts_token_text(const ts_model *m, int32_t tok, size_t *len);
+/* Writes the bytes a token stands for when printed into buf (byte-fallback tokens give their raw
+ * byte, the SentencePiece space mark gives ' ', control tokens give nothing). Returns the length,
+ * or -1 if the id is out of range or cap is too small. Bytes may be part of a UTF-8 character. */
+int  ts_token_text(const ts_model *m, int32_t tok, char *buf, size_t cap);
 
 /* ---- evaluation ---- */
 int  ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err);

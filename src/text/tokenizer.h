@@ -17,6 +17,11 @@ int tokenize(const vocab *v, const char *text, size_t len, bool add_bos, bool pa
 
 /* SentencePiece-style encode of one text segment (no special-token parsing, no BOS). */
 int spm_encode(const vocab *v, const char *text, size_t len, int32_t *out, int max_out, ts_error *err);
+/* spm_encode with the dummy-prefix choice made by the caller: tokenize() prefixes "▁" (when the
+ * vocabulary asks for it) to the first text segment and to each one that follows a special token,
+ * as llama.cpp does; spm_encode itself treats its text as the first segment. */
+int spm_encode_segment(const vocab *v, const char *text, size_t len, bool space_prefix,
+                       int32_t *out, int max_out, ts_error *err);
 /* Byte-level BPE encode of one text segment (no special-token parsing, no BOS). */
 int bpe_encode(const vocab *v, const char *text, size_t len, int32_t *out, int max_out, ts_error *err);
 

@@ -1,0 +1,218 @@
+/* Text -> ids (special-token splitting, then the vocabulary's own encoder per text segment) and
+ * id -> printable bytes. Both follow llama.cpp's behaviour on GGUF vocabularies. */
+#include "text/tokenizer.h"
+#include "text/utf8.h"
+#include "core/error.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------------------- */
+/* special-token splitting                                                                         */
+
+/* A piece of the input: raw text to encode (id < 0), or one special token. */
+typedef struct fragment { int32_t id; size_t off, len; } fragment;
+
+typedef struct fragment_list { fragment *items; size_t n, cap; } fragment_list;
+
+static int fragments_add(fragment_list *l, int32_t id, size_t off, size_t len) {
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        fragment *items = realloc(l->items, cap * sizeof *items);
+        if (!items) return -1;
+        l->items = items;
+        l->cap = cap;
+    }
+    l->items[l->n++] = (fragment){ id, off, len };
+    return 0;
+}
+
+/* Tokens matched verbatim in the text: user-defined ones always, control and unknown ones only when
+ * parse_special (llama.cpp does the same, so vocabularies with added tokens encode as upstream). */
+static bool splits_text(const vocab *v, int32_t id, bool parse_special) {
+    if (v->len[id] == 0) return false;
+    int a = v->attr[id];
+    if (a == TOKEN_USER_DEFINED) return true;
+    return parse_special && (a == TOKEN_CONTROL || a == TOKEN_UNKNOWN);
+}
+
+typedef struct special_ref { uint32_t len; int32_t id; } special_ref;
+
+static int by_length_desc(const void *a, const void *b) {
+    const special_ref *x = a, *y = b;
+    if (x->len != y->len) return x->len < y->len ? 1 : -1;
+    return (x->id > y->id) - (x->id < y->id);
+}
+
+/* Splits text into fragments, one special token at a time from the longest to the shortest, each
+ * cutting every raw fragment it occurs in (llama.cpp's partition order). */
+static int split_special(const vocab *v, const char *text, size_t len, bool parse_special,
+                         fragment_list *frags, ts_error *err) {
+    int n_special = 0;
+    for (int32_t id = 0; id < v->n; id++) n_special += splits_text(v, id, parse_special);
+    special_ref *specials = NULL;
+    fragment_list next = { 0 };
+    int rc = 0;
+    if (fragments_add(frags, -1, 0, len)) goto oom;
+    if (n_special == 0) return 0;
+    specials = malloc((size_t)n_special * sizeof *specials);
+    if (!specials) goto oom;
+    n_special = 0;
+    for (int32_t id = 0; id < v->n; id++)
+        if (splits_text(v, id, parse_special)) specials[n_special++] = (special_ref){ v->len[id], id };
+    qsort(specials, (size_t)n_special, sizeof *specials, by_length_desc);
+
+    for (int s = 0; s < n_special; s++) {
+        const char *tok = v->text[specials[s].id];
+        size_t tok_len = specials[s].len;
+        next.n = 0;
+        for (size_t f = 0; f < frags->n; f++) {
+            fragment fr = frags->items[f];
+            if (fr.id >= 0 || fr.len < tok_len) {
+                if (fragments_add(&next, fr.id, fr.off, fr.len)) goto oom;
+                continue;
+            }
+            size_t pos = fr.off, end = fr.off + fr.len;
+            for (;;) {
+                const char *hit = memmem(text + pos, end - pos, tok, tok_len);
+                if (!hit) break;
+                size_t at = (size_t)(hit - text);
+                if (at > pos && fragments_add(&next, -1, pos, at - pos)) goto oom;
+                if (fragments_add(&next, specials[s].id, at, tok_len)) goto oom;
+                pos = at + tok_len;
+            }
+            if (end > pos && fragments_add(&next, -1, pos, end - pos)) goto oom;
+        }
+        fragment_list swap = *frags;
+        *frags = next;
+        next = swap;
+    }
+    goto done;
+oom:
+    rc = ts_fail(err, "out of memory splitting special tokens");
+done:
+    free(specials);
+    free(next.items);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+
+int tokenize(const vocab *v, const char *text, size_t len, bool add_bos, bool parse_special,
+             int32_t *out, int max_out, ts_error *err) {
+    size_t bad;
+    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    if (max_out < 0) max_out = 0;
+    int count = 0;
+    if (add_bos && v->bos >= 0) {
+        if (count < max_out) out[count] = v->bos;
+        count++;
+    }
+    if (len == 0) return count;
+
+    fragment_list frags = { 0 };
+    if (split_special(v, text, len, parse_special, &frags, err)) { free(frags.items); return -1; }
+
+    bool prev_special = true;    /* SPM's dummy prefix goes before the first text and after specials */
+    for (size_t f = 0; f < frags.n; f++) {
+        fragment fr = frags.items[f];
+        if (fr.id >= 0) {
+            if (count < max_out) out[count] = fr.id;
+            count++;
+            prev_special = true;
+            continue;
+        }
+        int room = count < max_out ? max_out - count : 0;
+        int32_t *dst = room ? out + count : NULL;
+        int n;
+        if (v->kind == VOCAB_SPM)
+            n = spm_encode_segment(v, text + fr.off, fr.len, v->add_space_prefix && prev_special,
+                                   dst, room, err);
+        else
+            n = bpe_encode(v, text + fr.off, fr.len, dst, room, err);
+        if (n < 0) { free(frags.items); return -1; }
+        count += n;
+        prev_special = false;
+    }
+    free(frags.items);
+    return count;
+}
+
+/* ---------------------------------------------------------------------------------------------- */
+/* ids -> bytes                                                                                     */
+
+/* GPT-2's bytes_to_unicode, inverted: printable bytes stand for themselves; the other 68 bytes, in
+ * increasing order, were shifted to U+0100 onwards. -1 for a code point outside the map. */
+static int byte_from_unicode(uint32_t cp) {
+    if ((cp >= 0x21 && cp <= 0x7E) || (cp >= 0xA1 && cp <= 0xAC) || (cp >= 0xAE && cp <= 0xFF))
+        return (int)cp;
+    if (cp < 0x100 || cp >= 0x100 + 68) return -1;
+    int n = (int)(cp - 0x100);
+    if (n < 33) return n;                 /* 0x00..0x20 */
+    if (n < 67) return 0x7F + (n - 33);   /* 0x7F..0xA0 */
+    return 0xAD;
+}
+
+static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+static int copy_out(const char *s, size_t n, char *buf, size_t cap) {
+    if (n > cap) return -1;
+    memcpy(buf, s, n);
+    return (int)n;
+}
+
+int token_to_bytes(const vocab *v, int32_t id, char *buf, size_t cap) {
+    if (id < 0 || id >= v->n) return 0;
+    const char *t = v->text[id];
+    size_t n = v->len[id];
+    switch (v->attr[id]) {
+    case TOKEN_USER_DEFINED:
+        return copy_out(t, n, buf, cap);
+    case TOKEN_BYTE:
+        if (n == 6 && memcmp(t, "<0x", 3) == 0 && t[5] == '>' && hex_digit(t[3]) >= 0 &&
+            hex_digit(t[4]) >= 0) {
+            char b = (char)(hex_digit(t[3]) * 16 + hex_digit(t[4]));
+            return copy_out(&b, 1, buf, cap);
+        }
+        return copy_out(t, n, buf, cap);
+    case TOKEN_NORMAL:
+        break;
+    default:            /* control, unknown, unused, undefined: print nothing (llama.cpp) */
+        return 0;
+    }
+
+    size_t w = 0;
+    if (v->kind == VOCAB_SPM) {
+        for (size_t i = 0; i < n;) {
+            if (i + 3 <= n && memcmp(t + i, "\xE2\x96\x81", 3) == 0) {
+                if (w + 1 > cap) return -1;
+                buf[w++] = ' ';
+                i += 3;
+            } else {
+                if (w + 1 > cap) return -1;
+                buf[w++] = t[i++];
+            }
+        }
+        return (int)w;
+    }
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        int k = utf8_decode(t + i, n - i, &cp);
+        int b = k ? byte_from_unicode(cp) : -1;
+        if (k == 0) k = 1;
+        if (b >= 0) {
+            if (w + 1 > cap) return -1;
+            buf[w++] = (char)b;
+        } else {        /* outside the byte map: keep the character as it is */
+            if (w + (size_t)k > cap) return -1;
+            memcpy(buf + w, t + i, (size_t)k);
+            w += (size_t)k;
+        }
+        i += (size_t)k;
+    }
+    return (int)w;
+}
