@@ -7,37 +7,11 @@
  * computed by the same code whichever thread or batch size, so batched prefill, sequential
  * prefill and threaded runs agree exactly. */
 #include "model/forward.h"
+#include "kernels/matmul.h"
 #include "kernels/types.h"
 #include "core/error.h"
 #include <math.h>
 #include <string.h>
-
-/* ---- parallel matrix product: y[t][r] = W[r] · x[t] ---- */
-
-typedef struct matmul_job {
-    const weight *w;
-    const float *x; long x_stride;
-    float *y; long y_stride;
-    int n;
-} matmul_job;
-
-static void matmul_task(void *ctx, int ith, int nth) {
-    const matmul_job *j = ctx;
-    const type_traits *tt = type_get(j->w->type);
-    long lo, hi;
-    split_range((long)j->w->rows, ith, nth, &lo, &hi);
-    for (long r = lo; r < hi; r++) {
-        const uint8_t *row = j->w->data + (size_t)r * j->w->row_bytes;
-        for (int t = 0; t < j->n; t++)
-            j->y[(long)t * j->y_stride + r] = tt->dot_f32(row, j->x + (long)t * j->x_stride, j->w->cols);
-    }
-}
-
-static void matmul(thread_pool *pool, const weight *w, const float *x, long x_stride, int n,
-                   float *y, long y_stride) {
-    matmul_job j = { w, x, x_stride, y, y_stride, n };
-    thread_pool_run(pool, matmul_task, &j);
-}
 
 /* ---- small per-vector operations ---- */
 
@@ -148,7 +122,7 @@ static void layer_forward(ts_context *c, int il, int n) {
             float *k = c->k + t * ks + h * hd;
             if (ly->k_norm) rmsnorm(k, k, ly->k_norm, hd, g->norm_eps);
             rope(k, ly, pos);
-            if (ly->v_from_k) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
+            if (ly->v_norm) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
         }
         int slot = pos % c->kv.slots[il];
         memcpy(c->kv.k[il] + (size_t)slot * kv_width, c->k + t * ks, (size_t)kv_width * sizeof(float));
@@ -177,7 +151,47 @@ static void layer_forward(ts_context *c, int il, int n) {
     for (int t = 0; t < n; t++) {
         float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
         if (ly->post_ffn_norm) rmsnorm(o, o, ly->post_ffn_norm, H, g->norm_eps);
-        for (int i = 0; i < H; i++) x[i] = (x[i] + o[i]) * ly->output_scale;
+        for (int i = 0; i < H; i++) x[i] += o[i];
+    }
+
+    if (g->ple_dim > 0) {     /* per-layer embedding input */
+        const int P = g->ple_dim;
+        matmul(c->pool, &ly->ple_gate, c->x, H, n, c->ple_tmp, P);
+        for (int t = 0; t < n; t++) {
+            float *gt = c->ple_tmp + (long)t * P;
+            const float *pli = c->pli + ((long)t * g->n_layers + il) * P;
+            for (int i = 0; i < P; i++) gt[i] = gelu_tanh(gt[i]) * pli[i];
+        }
+        matmul(c->pool, &ly->ple_proj, c->ple_tmp, P, n, c->tmp, H);
+        for (int t = 0; t < n; t++) {
+            float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
+            rmsnorm(o, o, ly->ple_post_norm, H, g->norm_eps);
+            for (int i = 0; i < H; i++) x[i] += o[i];
+        }
+    }
+    if (ly->output_scale != 1.0f)
+        for (long i = 0; i < (long)n * H; i++) c->x[i] *= ly->output_scale;
+}
+
+/* Per-layer embedding inputs of the batch (Gemma 4 PLE), from the token ids and the scaled
+ * embeddings in c->x: c->pli[t][layer][ple_dim]. */
+static void per_layer_inputs(ts_context *c, const int32_t *tokens, int n) {
+    const model_geometry *g = &c->m->g;
+    const int P = g->ple_dim, L = g->n_layers, H = g->hidden;
+    const long W = (long)P * L;
+    matmul(c->pool, &g->ple_model_proj, c->x, H, n, c->pli, W);
+    const type_traits *et = type_get(g->ple_embd.type);
+    float *emb = c->ple_row;
+    for (int t = 0; t < n; t++) {
+        float *p = c->pli + t * W;
+        et->dequant_row(g->ple_embd.data + (size_t)tokens[t] * g->ple_embd.row_bytes, emb, W);
+        for (int l = 0; l < L; l++) {
+            float *pl = p + (long)l * P;
+            for (int i = 0; i < P; i++) pl[i] *= g->ple_proj_scale;
+            rmsnorm(pl, pl, g->ple_proj_norm, P, g->norm_eps);
+            for (int i = 0; i < P; i++)
+                pl[i] = (pl[i] + emb[(long)l * P + i] * g->ple_embd_scale) * g->ple_combine_scale;
+        }
     }
 }
 
@@ -192,6 +206,7 @@ int forward_chunk(ts_context *c, const int32_t *tokens, int n, float *logits, bo
         et->dequant_row(g->tok_embd.data + (size_t)tokens[t] * g->tok_embd.row_bytes, x, H);
         if (g->embed_scale != 1.0f) for (int i = 0; i < H; i++) x[i] *= g->embed_scale;
     }
+    if (g->ple_dim > 0) per_layer_inputs(c, tokens, n);
     for (int il = 0; il < g->n_layers; il++) layer_forward(c, il, n);
     c->pos += n;
 

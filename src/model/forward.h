@@ -17,6 +17,7 @@ struct ts_context {
     /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */
     float *x, *xn, *q, *k, *v, *att, *gate, *up, *tmp;
     float *scores;           /* per thread: n_ctx attention weights */
+    float *pli, *ple_tmp, *ple_row;   /* per-layer embeddings (Gemma 4), NULL when unused */
 };
 
 /* Evaluates tokens[0..n) at positions c->pos.. (n <= FORWARD_MAX_BATCH); writes the logits of

@@ -34,12 +34,16 @@ typedef struct layer_geometry {
     const float *rope_freq_factors;  /* NULL or rope_dim/2 divisors */
     int kv_source;              /* the layer whose KV cache this layer uses (itself unless shared) */
     bool v_from_k;              /* no V projection: V is K's projection before k_norm and RoPE */
+    bool v_norm;                /* V goes through a weightless RMSNorm (Gemma 4) */
     int ffn_dim;
     int activation;             /* enum ffn_activation */
     float output_scale;         /* the layer's output multiplied by this (1 = none) */
     /* norm weights, f32, with any "+1" convention already applied; NULL when absent */
     const float *attn_norm, *post_attn_norm, *ffn_norm, *post_ffn_norm, *q_norm, *k_norm;
     weight wq, wk, wv, wo, w_gate, w_up, w_down;
+    /* per-layer embeddings (Gemma 4 PLE): x += ple_post_norm(ple_proj(gelu(ple_gate x) * pli)) */
+    weight ple_gate, ple_proj;
+    const float *ple_post_norm;
 } layer_geometry;
 
 typedef struct model_geometry {
@@ -51,6 +55,14 @@ typedef struct model_geometry {
     weight tok_embd;            /* rows = n_vocab, cols = hidden */
     weight output;              /* the LM head; the same data as tok_embd when tied */
     const float *output_norm;
+    /* Per-layer embeddings (Gemma 4 PLE), ple_dim = 0 when the model has none. Per token:
+     *   pli[l] = (rmsnorm(ple_model_proj(x_emb) * ple_proj_scale)[l] * ple_proj_norm
+     *             + ple_embd[token][l] * ple_embd_scale) * ple_combine_scale */
+    int ple_dim;
+    weight ple_embd;            /* rows = n_vocab, cols = n_layers * ple_dim */
+    weight ple_model_proj;      /* rows = n_layers * ple_dim, cols = hidden */
+    const float *ple_proj_norm; /* ple_dim */
+    float ple_embd_scale, ple_proj_scale, ple_combine_scale;
     layer_geometry *layers;     /* n_layers entries */
 } model_geometry;
 

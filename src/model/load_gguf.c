@@ -125,9 +125,39 @@ static bool arch_has_permuted_qk(const char *arch) {
 }
 
 static int supported_arch(const char *arch) {
-    static const char *known[] = { "llama", "qwen3", NULL };
+    static const char *known[] = { "llama", "qwen3", "gemma3", "gemma4", NULL };
     for (int i = 0; known[i]; i++) if (strcmp(arch, known[i]) == 0) return 1;
     return 0;
+}
+
+/* Which layers use sliding-window attention: Gemma 3 from `sliding_window_pattern` (layer i slides
+ * iff (i+1) % pattern != 0; llama.cpp assumes 6 when the key is absent), Gemma 4 from a per-layer
+ * bool array (true = sliding). */
+static int layer_is_sliding(gguf_loader *L, int il, bool *sliding, ts_error *err) {
+    *sliding = false;
+    char k[160];
+    snprintf(k, sizeof k, "%s.attention.sliding_window_pattern", L->arch);
+    int elem; uint64_t n;
+    if (gguf_get_arr(L->g, k, &elem, &n)) {
+        int64_t v;
+        if (n <= (uint64_t)il || !gguf_arr_i64(L->g, k, (uint64_t)il, &v))
+            return ts_fail(err, "%s: metadata '%s' has no value for layer %d", L->path, k, il);
+        *sliding = v != 0;
+        return 0;
+    }
+    if (strcmp(L->arch, "gemma3") != 0) return 0;
+    int64_t pattern = 6;
+    if (gguf_has(L->g, k) && (!gguf_get_i64(L->g, k, &pattern) || pattern < 1))
+        return ts_fail(err, "%s: metadata '%s' is not a positive integer", L->path, k);
+    *sliding = (il + 1) % pattern != 0;
+    return 0;
+}
+
+static float scalar_tensor(const tensor_entry *t) {
+    float v = 1.0f;
+    const type_traits *tt = type_get(t->type);
+    if (tt && t->ne[0] == 1 && (t->type == TS_F32 || t->type == TS_F16 || t->type == TS_BF16)) tt->dequant_row(t->data, &v, 1);
+    return v;
 }
 
 int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
@@ -157,6 +187,8 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
 
     if (!supported_arch(g->arch))
         return ts_fail(err, "%s: unsupported architecture '%s'", path, g->arch);
+    const bool is_gemma3 = !strcmp(g->arch, "gemma3"), is_gemma4 = !strcmp(g->arch, "gemma4");
+    const bool is_gemma = is_gemma3 || is_gemma4;
 
     int64_t v;
     if (!arch_i64(&L, "embedding_length", &v) || v <= 0 || v > (1 << 20))
@@ -168,22 +200,29 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
     g->n_ctx_train = arch_i64(&L, "context_length", &v) && v > 0 && v < (1 << 24) ? (int)v : 2048;
     g->norm_eps = 1e-5f;
     arch_f32(&L, "attention.layer_norm_rms_epsilon", &g->norm_eps);
-    g->embed_scale = 1.0f;
+    g->embed_scale = is_gemma ? sqrtf((float)g->hidden) : 1.0f;
     g->final_softcap = 0.0f;
+    arch_f32(&L, "final_logit_softcapping", &g->final_softcap);
 
-    float theta = 10000.0f;
+    float theta = 10000.0f, theta_swa = 10000.0f;
     arch_f32(&L, "rope.freq_base", &theta);
+    bool has_swa_base = arch_f32(&L, "rope.freq_base_swa", &theta_swa);
     float pos_scale = 1.0f;
     {
         char k[160];
         snprintf(k, sizeof k, "%s.rope.scaling.type", g->arch);
         float factor = 1.0f;
         if (gguf_get_str(L.g, k, &s, &slen) && slen == 6 && memcmp(s, "linear", 6) == 0 &&
-            arch_f32(&L, "rope.scaling.factor", &factor) && factor > 0) {
+            arch_f32(&L, "rope.scaling.factor", &factor) && factor > 0)
             pos_scale = 1.0f / factor;
-            model_note(m, "rope: linear scaling, positions x %g", (double)pos_scale);
-        }
     }
+    int64_t window = 0;
+    arch_i64(&L, "attention.sliding_window", &window);
+    if (window < 0 || window > (1 << 24)) return ts_fail(err, "%s: invalid sliding window %lld", path, (long long)window);
+    int64_t n_shared = 0;
+    arch_i64(&L, "attention.shared_kv_layers", &n_shared);
+    if (n_shared < 0 || n_shared >= g->n_layers)
+        return ts_fail(err, "%s: invalid shared_kv_layers %lld", path, (long long)n_shared);
 
     const tensor_entry *emb = tensor_dir_find(gguf_tensors(L.g), "token_embd.weight");
     if (!emb || emb->n_dims != 2) return ts_fail(err, "%s: tensor 'token_embd.weight' is missing or not 2-D", path);
@@ -199,12 +238,42 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
         model_note(m, "output: tied to token_embd.weight");
     }
 
+    /* Gemma 4 proportional RoPE: a per-pair divisor, 1e30 for pairs that do not rotate */
+    const float *rope_factors = NULL;
+    int64_t rope_factor_n = 0;
+    const tensor_entry *rf = tensor_dir_find(gguf_tensors(L.g), "rope_freqs.weight");
+    if (rf) {
+        if (rf->n_dims != 1 || rf->type != TS_F32)
+            return ts_fail(err, "%s: tensor 'rope_freqs.weight' must be a 1-D F32 vector", path);
+        rope_factor_n = rf->ne[0];
+        if (attach_norm(&L, &rope_factors, "rope_freqs.weight", 0, rope_factor_n, true, err)) return -1;
+    }
+
+    /* Gemma 4 per-layer embeddings */
+    int64_t ple = 0;
+    arch_i64(&L, "embedding_length_per_layer_input", &ple);
+    if (ple < 0 || ple > 65536) return ts_fail(err, "%s: invalid embedding_length_per_layer_input %lld", path, (long long)ple);
+    if (ple > 0) {
+        g->ple_dim = (int)ple;
+        int64_t total = ple * g->n_layers;
+        if (attach_weight(&L, &g->ple_embd, "per_layer_token_embd.weight", 0, g->n_vocab, total, true, err)) return -1;
+        if (attach_weight(&L, &g->ple_model_proj, "per_layer_model_proj.weight", 0, total, g->hidden, true, err)) return -1;
+        if (attach_norm(&L, &g->ple_proj_norm, "per_layer_proj_norm.weight", 0, ple, true, err)) return -1;
+        g->ple_embd_scale = sqrtf((float)ple);
+        g->ple_proj_scale = 1.0f / sqrtf((float)g->hidden);
+        g->ple_combine_scale = 1.0f / sqrtf(2.0f);
+        model_note(m, "per-layer embeddings: %lld values per layer", (long long)ple);
+    }
+
     g->layers = arena_alloc(&m->arena, (size_t)g->n_layers * sizeof(layer_geometry));
     if (!g->layers) return ts_fail(err, "%s: out of memory", path);
     bool permuted = arch_has_permuted_qk(g->arch);
-    bool has_qk_norm = strcmp(g->arch, "qwen3") == 0;
+    bool has_qk_norm = strcmp(g->arch, "qwen3") == 0 || is_gemma;
+    int first_shared = g->n_layers - (int)n_shared;
     for (int il = 0; il < g->n_layers; il++) {
         layer_geometry *ly = &g->layers[il];
+        bool sliding;
+        if (layer_is_sliding(&L, il, &sliding, err)) return -1;
         int64_t nh, nkv, hd, ff, rdim;
         if (arch_layer_i64(&L, "attention.head_count", il, 0, &nh, err)) return -1;
         if (arch_layer_i64(&L, "attention.head_count_kv", il, nh, &nkv, err)) return -1;
@@ -212,24 +281,51 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
             return ts_fail(err, "%s: layer %d: invalid head counts (%lld heads, %lld KV heads)",
                            path, il, (long long)nh, (long long)nkv);
         if (arch_layer_i64(&L, "attention.key_length", il, g->hidden / nh, &hd, err)) return -1;
+        if (arch_layer_i64(&L, "rope.dimension_count", il, hd, &rdim, err)) return -1;
+        if (sliding && is_gemma4) {
+            if (arch_layer_i64(&L, "attention.key_length_swa", il, hd, &hd, err)) return -1;
+            if (arch_layer_i64(&L, "rope.dimension_count_swa", il, hd, &rdim, err)) return -1;
+        }
         if (hd <= 0 || hd > 4096 || hd % 2 != 0)
             return ts_fail(err, "%s: layer %d: invalid head dimension %lld", path, il, (long long)hd);
-        if (arch_layer_i64(&L, "rope.dimension_count", il, hd, &rdim, err)) return -1;
         if (rdim <= 0 || rdim > hd || rdim % 2 != 0)
             return ts_fail(err, "%s: layer %d: invalid rope dimension count %lld", path, il, (long long)rdim);
-        ly->kind = LAYER_FULL;
+        ly->kind = sliding ? LAYER_SLIDING : LAYER_FULL;
         ly->n_heads = (int)nh;
         ly->n_kv_heads = (int)nkv;
         ly->head_dim = (int)hd;
-        ly->window = 0;
-        ly->attn_scale = 1.0f / sqrtf((float)hd);
-        ly->rope_theta = theta;
+        ly->window = sliding ? (int)window : 0;
+        if (sliding && window <= 0) return ts_fail(err, "%s: layer %d slides but no sliding_window is given", path, il);
+        ly->attn_scale = is_gemma4 ? 1.0f
+                       : is_gemma3 && g->n_layers == 62 ? 1.0f / sqrtf((float)g->hidden / nh)
+                       : 1.0f / sqrtf((float)hd);
+        /* sliding layers use the local base; linear scaling reaches them only when no local base is stated */
+        ly->rope_theta = sliding ? theta_swa : theta;
+        ly->rope_pos_scale = sliding && has_swa_base ? 1.0f : pos_scale;
         ly->rope_dim = (int)rdim;
         ly->rope_pairs = (int)rdim / 2;
-        ly->rope_pos_scale = pos_scale;
+        if (!sliding && rope_factors) {
+            if (rope_factor_n != rdim / 2)
+                return ts_fail(err, "%s: rope_freqs.weight has %lld values, layer %d needs %lld", path,
+                               (long long)rope_factor_n, il, (long long)rdim / 2);
+            ly->rope_freq_factors = rope_factors;
+            int rot = 0;
+            while (rot < rdim / 2 && rope_factors[rot] < 1e20f) rot++;
+            ly->rope_pairs = rot;     /* pairs with a 1e30 divisor do not rotate */
+        }
         ly->kv_source = il;
-        ly->activation = ACT_SILU;
+        if (il >= first_shared) {     /* reuse the last earlier non-shared layer of the same kind */
+            int src = -1;
+            for (int j = first_shared - 1; j >= 0; j--)
+                if (g->layers[j].kind == ly->kind) { src = j; break; }
+            if (src < 0) return ts_fail(err, "%s: shared-KV layer %d has no earlier layer of its kind", path, il);
+            ly->kv_source = src;
+            if (g->layers[src].n_kv_heads != ly->n_kv_heads || g->layers[src].head_dim != ly->head_dim)
+                return ts_fail(err, "%s: shared-KV layer %d does not match the geometry of layer %d", path, il, src);
+        }
+        ly->activation = is_gemma ? ACT_GELU_TANH : ACT_SILU;
         ly->output_scale = 1.0f;
+        ly->v_norm = is_gemma4;
 
         const tensor_entry *gate = find_tensor(&L, "blk.%d.ffn_gate.weight", il);
         if (!gate || gate->n_dims != 2)
@@ -238,18 +334,31 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
         ly->ffn_dim = (int)ff;
 
         int64_t q_rows = nh * hd, kv_rows = nkv * hd;
+        bool own_kv = ly->kv_source == il;
         if (attach_norm(&L, &ly->attn_norm, "blk.%d.attn_norm.weight", il, g->hidden, true, err)) return -1;
         if (attach_norm(&L, &ly->ffn_norm, "blk.%d.ffn_norm.weight", il, g->hidden, true, err)) return -1;
         if (attach_weight(&L, &ly->wq, "blk.%d.attn_q.weight", il, q_rows, g->hidden, true, err)) return -1;
-        if (attach_weight(&L, &ly->wk, "blk.%d.attn_k.weight", il, kv_rows, g->hidden, true, err)) return -1;
-        if (attach_weight(&L, &ly->wv, "blk.%d.attn_v.weight", il, kv_rows, g->hidden, true, err)) return -1;
+        if (attach_weight(&L, &ly->wk, "blk.%d.attn_k.weight", il, kv_rows, g->hidden, own_kv, err)) return -1;
+        if (attach_weight(&L, &ly->wv, "blk.%d.attn_v.weight", il, kv_rows, g->hidden, own_kv && !is_gemma4, err)) return -1;
+        ly->v_from_k = own_kv && !ly->wv.data;
         if (attach_weight(&L, &ly->wo, "blk.%d.attn_output.weight", il, g->hidden, q_rows, true, err)) return -1;
         if (attach_weight(&L, &ly->w_gate, "blk.%d.ffn_gate.weight", il, ff, g->hidden, true, err)) return -1;
         if (attach_weight(&L, &ly->w_up, "blk.%d.ffn_up.weight", il, ff, g->hidden, true, err)) return -1;
         if (attach_weight(&L, &ly->w_down, "blk.%d.ffn_down.weight", il, g->hidden, ff, true, err)) return -1;
         if (has_qk_norm) {
             if (attach_norm(&L, &ly->q_norm, "blk.%d.attn_q_norm.weight", il, hd, true, err)) return -1;
-            if (attach_norm(&L, &ly->k_norm, "blk.%d.attn_k_norm.weight", il, hd, true, err)) return -1;
+            if (attach_norm(&L, &ly->k_norm, "blk.%d.attn_k_norm.weight", il, hd, own_kv, err)) return -1;
+        }
+        if (is_gemma) {
+            if (attach_norm(&L, &ly->post_attn_norm, "blk.%d.post_attention_norm.weight", il, g->hidden, true, err)) return -1;
+            if (attach_norm(&L, &ly->post_ffn_norm, "blk.%d.post_ffw_norm.weight", il, g->hidden, true, err)) return -1;
+        }
+        const tensor_entry *los = find_tensor(&L, "blk.%d.layer_output_scale.weight", il);
+        if (los) ly->output_scale = scalar_tensor(los);
+        if (g->ple_dim > 0) {
+            if (attach_weight(&L, &ly->ple_gate, "blk.%d.inp_gate.weight", il, g->ple_dim, g->hidden, true, err)) return -1;
+            if (attach_weight(&L, &ly->ple_proj, "blk.%d.proj.weight", il, g->hidden, g->ple_dim, true, err)) return -1;
+            if (attach_norm(&L, &ly->ple_post_norm, "blk.%d.post_norm.weight", il, g->hidden, true, err)) return -1;
         }
         if (permuted) {
             if (unpermute_weight(&L, &ly->wq, ly->n_heads, err)) return -1;
@@ -260,6 +369,10 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
         model_note(m, "attn_q/attn_k: un-permuted from GGUF Llama order (interleaved pairs) to split-half");
     else
         model_note(m, "attn_q/attn_k: used as stored (%s GGUF is not permuted)", g->arch);
-    model_note(m, "norms: used as w (GGUF convention)");
+    model_note(m, is_gemma3 ? "norms: used as w (GGUF stores Gemma's 1 + w already)" : "norms: used as w");
+    if (is_gemma3) model_note(m, "attention scale: 1/sqrt(head_dim), as llama.cpp (GGUF has no query_pre_attn_scalar)");
+    if (pos_scale != 1.0f)
+        model_note(m, "rope: linear scaling x%g on %s", (double)pos_scale,
+                   has_swa_base ? "full-attention layers (a local base is stated)" : "every layer");
     return 0;
 }

@@ -188,8 +188,16 @@ int ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_e
     c->gate = calloc(B * max_ff, sizeof(float));
     c->up = calloc(B * max_ff, sizeof(float));
     c->scores = calloc((size_t)thread_pool_size(c->pool) * n_ctx, sizeof(float));
+    bool ple_ok = true;
+    if (g->ple_dim > 0) {
+        size_t w = (size_t)g->ple_dim * g->n_layers;
+        c->pli = calloc(B * w, sizeof(float));
+        c->ple_tmp = calloc(B * g->ple_dim, sizeof(float));
+        c->ple_row = calloc(w, sizeof(float));
+        ple_ok = c->pli && c->ple_tmp && c->ple_row;
+    }
     if (!c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
-        !c->up || !c->scores || kv_cache_init(&c->kv, g, n_ctx, FORWARD_MAX_BATCH) != 0) {
+        !c->up || !c->scores || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, FORWARD_MAX_BATCH) != 0) {
         ts_context_free(c);
         return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
     }
@@ -202,7 +210,7 @@ void ts_context_free(ts_context *c) {
     kv_cache_free(&c->kv);
     thread_pool_free(c->pool);
     free(c->x); free(c->xn); free(c->tmp); free(c->q); free(c->att); free(c->k); free(c->v);
-    free(c->gate); free(c->up); free(c->scores);
+    free(c->gate); free(c->up); free(c->scores); free(c->pli); free(c->ple_tmp); free(c->ple_row);
     free(c);
 }
 

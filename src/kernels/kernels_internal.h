@@ -1,0 +1,177 @@
+/* Block layouts of the GGUF/ggml tensor types and the per-type kernel entry points (private to
+ * src/kernels/).
+ *
+ * Every block struct is made of bytes only, so a block has no alignment requirement and its
+ * multi-byte fields are read little-endian whatever the host. The layouts (field order and sizes)
+ * are exactly those of ggml's block_* structs, because rows are read straight out of GGUF files.
+ * F32/F16/BF16 rows are plain arrays and must be aligned to their element size. */
+#ifndef TS_KERNELS_INTERNAL_H
+#define TS_KERNELS_INTERNAL_H
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "kernels/types.h"
+
+#define QK 32      /* weights per block of the legacy types (Q4_0 ... Q8_0) */
+#define QK_K 256   /* weights per super-block of the K-quants */
+
+/* value = (q - 8) * d; byte j holds element j (low nibble) and element j+16 (high nibble). */
+typedef struct { uint8_t d[2]; uint8_t qs[QK / 2]; } block_q4_0;
+/* value = q * d + m; nibbles as Q4_0. */
+typedef struct { uint8_t d[2]; uint8_t m[2]; uint8_t qs[QK / 2]; } block_q4_1;
+/* value = (q - 16) * d; low 4 bits as Q4_0, bit 4 of element j is bit j of the LE u32 qh. */
+typedef struct { uint8_t d[2]; uint8_t qh[4]; uint8_t qs[QK / 2]; } block_q5_0;
+/* value = q * d + m; bits as Q5_0. */
+typedef struct { uint8_t d[2]; uint8_t m[2]; uint8_t qh[4]; uint8_t qs[QK / 2]; } block_q5_1;
+/* value = q * d. */
+typedef struct { uint8_t d[2]; int8_t qs[QK]; } block_q8_0;
+
+/* 16 groups of 16: value = d * (scales[g] & 15) * q - dmin * (scales[g] >> 4), q in 0..3.
+ * Element e = 128n + 32j + l (l < 32) is bits 2j..2j+1 of qs[32n + l]; group g = e / 16. */
+typedef struct { uint8_t scales[QK_K / 16]; uint8_t qs[QK_K / 4]; uint8_t d[2]; uint8_t dmin[2]; } block_q2_K;
+/* 16 groups of 16: value = d * (s[g] - 32) * (q - (high bit set ? 0 : 4)), q = 2 low bits as in
+ * Q2_K, the high bit of element e = 128n + 32j + l is bit 4n + j of hmask[l]; s[g] is a 6-bit
+ * value: low 4 bits in scales[g % 8] (low nibble for g < 8, high nibble otherwise), high 2 bits
+ * in scales[8 + g % 4] at bit 2 * (g / 4). */
+typedef struct { uint8_t hmask[QK_K / 8]; uint8_t qs[QK_K / 4]; uint8_t scales[12]; uint8_t d[2]; } block_q3_K;
+/* 8 groups of 32: value = d * sc[g] * q - dmin * m[g], q in 0..15, sc/m 6-bit (see q4_k.c for the
+ * packing). Element e = 64c + l (l < 32): low nibble of qs[32c + l]; e = 64c + 32 + l: high nibble. */
+typedef struct { uint8_t d[2]; uint8_t dmin[2]; uint8_t scales[12]; uint8_t qs[QK_K / 2]; } block_q4_K;
+/* Q4_K plus a fifth bit: element 64c + l has bit 2c of qh[l], element 64c + 32 + l bit 2c + 1. */
+typedef struct { uint8_t d[2]; uint8_t dmin[2]; uint8_t scales[12]; uint8_t qh[QK_K / 8]; uint8_t qs[QK_K / 2]; } block_q5_K;
+/* 16 groups of 16: value = d * scales[g] * (q - 32), q 6-bit. Element e = 128n + 32j + l: low 4
+ * bits from ql[64n + 32(j & 1) + l] (low nibble for j < 2, high for j >= 2), high 2 bits from
+ * bits 2j..2j+1 of qh[32n + l]; group g = e / 16. */
+typedef struct { uint8_t ql[QK_K / 2]; uint8_t qh[QK_K / 4]; int8_t scales[QK_K / 16]; uint8_t d[2]; } block_q6_K;
+/* value = d * q with an f32 d; bsums[i] = sum of qs[16i .. 16i+15] (for integer dot products). */
+typedef struct { uint8_t d[4]; int8_t qs[QK_K]; uint8_t bsums[2 * (QK_K / 16)]; } block_q8_K;
+
+_Static_assert(sizeof(block_q4_0) == 18, "block_q4_0 layout");
+_Static_assert(sizeof(block_q4_1) == 20, "block_q4_1 layout");
+_Static_assert(sizeof(block_q5_0) == 22, "block_q5_0 layout");
+_Static_assert(sizeof(block_q5_1) == 24, "block_q5_1 layout");
+_Static_assert(sizeof(block_q8_0) == 34, "block_q8_0 layout");
+_Static_assert(sizeof(block_q2_K) == 84, "block_q2_K layout");
+_Static_assert(sizeof(block_q3_K) == 110, "block_q3_K layout");
+_Static_assert(sizeof(block_q4_K) == 144, "block_q4_K layout");
+_Static_assert(sizeof(block_q5_K) == 176, "block_q5_K layout");
+_Static_assert(sizeof(block_q6_K) == 210, "block_q6_K layout");
+_Static_assert(sizeof(block_q8_K) == 292, "block_q8_K layout");
+
+/* ---- half precision, inline so per-element row kernels need no call ---- */
+
+static inline float f32_from_bits(uint32_t b) { float f; memcpy(&f, &b, 4); return f; }
+static inline uint32_t f32_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+
+static inline float half_to_f32(uint16_t h) {
+    uint32_t sign = (uint32_t)(h & 0x8000u) << 16;
+    uint32_t exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
+    if (exp == 0x1f) return f32_from_bits(sign | 0x7f800000u | (man << 13));   /* inf, NaN payload */
+    if (exp != 0) return f32_from_bits(sign | ((exp + 112) << 23) | (man << 13));
+    /* zero or subnormal: man * 2^-24 is exact in f32 */
+    float v = (float)man * 0x1p-24f;
+    return sign ? -v : v;
+}
+
+static inline float bfloat_to_f32(uint16_t h) { return f32_from_bits((uint32_t)h << 16); }
+
+/* Little-endian field loads from block bytes. */
+static inline float load_f16(const uint8_t *p) { return half_to_f32((uint16_t)(p[0] | p[1] << 8)); }
+static inline void store_f16(uint8_t *p, uint16_t h) { p[0] = (uint8_t)h; p[1] = (uint8_t)(h >> 8); }
+static inline uint32_t load_u32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static inline void store_u32(uint8_t *p, uint32_t v) {
+    p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
+}
+
+/* Round half away from zero, as the reference quantizers do. */
+static inline int nearest_int(float v) { return (int)lroundf(v); }
+static inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Q4_K / Q5_K pack 8 six-bit scales and 8 six-bit mins into 12 bytes: groups 0..3 in the low 6
+ * bits of bytes 0..3 (scales) and 4..7 (mins); groups 4..7 keep their low 4 bits in bytes 8..11
+ * (scale low nibble, min high nibble) and their top 2 bits in the top bits of bytes 0..3 / 4..7. */
+static inline void kq_get_scale_min(const uint8_t *s, int g, int *sc, int *m) {
+    if (g < 4) {
+        *sc = s[g] & 63;
+        *m = s[g + 4] & 63;
+    } else {
+        *sc = (s[g + 4] & 0xf) | (s[g - 4] >> 6) << 4;
+        *m = (s[g + 4] >> 4) | (s[g] >> 6) << 4;
+    }
+}
+
+static inline void kq_pack_scale_min(uint8_t *s, const uint8_t *sc, const uint8_t *m) {
+    for (int g = 0; g < 4; g++) {
+        s[g] = (uint8_t)((sc[g] & 63) | (sc[g + 4] >> 4) << 6);
+        s[g + 4] = (uint8_t)((m[g] & 63) | (m[g + 4] >> 4) << 6);
+        s[g + 8] = (uint8_t)((sc[g + 4] & 0xf) | (m[g + 4] & 0xf) << 4);
+    }
+}
+
+/* ---- shared row drivers: a row is k / block_size independent blocks ---- */
+
+typedef void (*block_dequant_fn)(const uint8_t *block, float *dst);
+
+static inline void dequant_blocks(const void *row, float *dst, int64_t k, int block_size,
+                                  size_t block_bytes, block_dequant_fn dequant_block) {
+    const uint8_t *b = row;
+    for (int64_t i = 0; i < k / block_size; i++)
+        dequant_block(b + (size_t)i * block_bytes, dst + i * block_size);
+}
+
+/* The scalar reference dot: each block is dequantized into a stack buffer and summed in f32 (in
+ * element order); the block sums are accumulated in double, so the result stays within f32
+ * rounding of the exact dot of the dequantized row even for long rows. */
+static inline float dot_blocks(const void *row, const float *x, int64_t k, int block_size,
+                               size_t block_bytes, block_dequant_fn dequant_block) {
+    const uint8_t *b = row;
+    float w[QK_K];
+    double total = 0.0;
+    for (int64_t i = 0; i < k / block_size; i++) {
+        dequant_block(b + (size_t)i * block_bytes, w);
+        const float *xb = x + i * block_size;
+        float sum = 0.0f;
+        for (int j = 0; j < block_size; j++) sum += w[j] * xb[j];
+        total += sum;
+    }
+    return (float)total;
+}
+
+/* ---- per-type kernels (one file per type) ---- */
+
+#define TS_DECLARE_KERNELS(t) \
+    void dequant_row_##t(const void *row, float *dst, int64_t k); \
+    float dot_f32_##t(const void *row, const float *x, int64_t k); \
+    void quantize_row_##t(const float *src, void *row, int64_t k);
+
+TS_DECLARE_KERNELS(f32)
+TS_DECLARE_KERNELS(f16)
+TS_DECLARE_KERNELS(bf16)
+TS_DECLARE_KERNELS(q8_0)
+TS_DECLARE_KERNELS(q4_0)
+TS_DECLARE_KERNELS(q4_1)
+TS_DECLARE_KERNELS(q5_0)
+TS_DECLARE_KERNELS(q5_1)
+TS_DECLARE_KERNELS(q2_k)
+TS_DECLARE_KERNELS(q3_k)
+TS_DECLARE_KERNELS(q4_k)
+TS_DECLARE_KERNELS(q5_k)
+TS_DECLARE_KERNELS(q6_k)
+TS_DECLARE_KERNELS(q8_k)
+
+#undef TS_DECLARE_KERNELS
+
+/* ---- K-quant super-block fitting, shared by the K-quant quantizers ---- */
+
+/* Affine groups (Q2_K, Q4_K, Q5_K): x ~= d*sc[g]*q - dmin*m[g], q in 0..qmax, sc/m in 0..code_max.
+ * Writes the codes, the f16 bits of d and dmin, and q[0..n_groups*group_len). Lives in q4_k.c. */
+void kquant_fit_affine(const float *x, int n_groups, int group_len, int qmax, int code_max,
+                       uint16_t *d_bits, uint16_t *dmin_bits, uint8_t *sc, uint8_t *m, uint8_t *q);
+/* Symmetric groups (Q3_K, Q6_K): x ~= d*sc[g]*q, q in qmin..-qmin-1, sc in -code_lim..code_lim-1.
+ * Lives in q6_k.c. */
+void kquant_fit_symmetric(const float *x, int n_groups, int group_len, int qmin, int code_lim,
+                          uint16_t *d_bits, int *sc, int *q);
+
+#endif
