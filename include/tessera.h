@@ -51,8 +51,10 @@ int  ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_
 void ts_context_free(ts_context *c);
 int  ts_context_n_ctx(const ts_context *c);
 int  ts_context_pos(const ts_context *c);        /* tokens in the cache */
-/* Forgets every cached position >= pos (pos <= current position). */
-void ts_context_truncate(ts_context *c, int pos);
+/* Forgets every cached position >= pos and returns the number of positions kept: pos, or less
+ * when a sliding-window layer's ring buffer no longer holds what position pos needs (then the
+ * caller re-evaluates from the returned position). */
+int  ts_context_truncate(ts_context *c, int pos);
 /* Evaluates n tokens at positions pos..pos+n-1 as one batch and appends them to the cache.
  * logits: NULL, or room for n_vocab floats (all_rows false: the last position's) or
  * n * n_vocab floats (all_rows true: one row per position). */

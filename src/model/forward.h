@@ -12,6 +12,7 @@ struct ts_context {
     ts_model *m;
     int n_ctx;
     int pos;                 /* positions in the cache */
+    int high_water;          /* the most positions ever held since the cache was last emptied */
     kv_cache kv;
     thread_pool *pool;
     /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */
@@ -19,6 +20,11 @@ struct ts_context {
     float *scores;           /* per thread: n_ctx attention weights */
     float *pli, *ple_tmp, *ple_row;   /* per-layer embeddings (Gemma 4), NULL when unused */
 };
+
+/* ts_context_new with a choice: sliding_rings false gives sliding layers a full-length cache
+ * (tests use it as the independent path for the ring buffers). */
+int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_context **out,
+                ts_error *err);
 
 /* Evaluates tokens[0..n) at positions c->pos.. (n <= FORWARD_MAX_BATCH); writes the logits of
  * the positions asked for: all rows, or the last one only. */

@@ -151,6 +151,11 @@ int ts_token_text(const ts_model *m, int32_t tok, char *buf, size_t cap) {
 /* ---- contexts ---- */
 
 int ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err) {
+    return context_new(m, n_ctx, n_threads, true, out, err);
+}
+
+int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_context **out,
+                ts_error *err) {
     *out = NULL;
     const model_geometry *g = &m->g;
     if (g->n_layers == 0) return ts_fail(err, "%s: the file holds no model weights (vocabulary only)", m->path);
@@ -197,7 +202,7 @@ int ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_e
         ple_ok = c->pli && c->ple_tmp && c->ple_row;
     }
     if (!c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
-        !c->up || !c->scores || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, FORWARD_MAX_BATCH) != 0) {
+        !c->up || !c->scores || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx) != 0) {
         ts_context_free(c);
         return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
     }
@@ -217,10 +222,20 @@ void ts_context_free(ts_context *c) {
 int ts_context_n_ctx(const ts_context *c) { return c->n_ctx; }
 int ts_context_pos(const ts_context *c) { return c->pos; }
 
-void ts_context_truncate(ts_context *c, int pos) {
-    /* A sliding layer's ring no longer holds positions older than its window, so going back is
-     * only exact while the ring still has them; callers re-evaluate from 0 otherwise. */
-    if (pos >= 0 && pos < c->pos) c->pos = pos;
+int ts_context_truncate(ts_context *c, int pos) {
+    if (pos < 0) pos = 0;
+    if (pos >= c->pos) return c->pos;
+    /* A sliding layer's ring slot for position x was overwritten if anything at x + slots was ever
+     * written; continuing at pos needs positions pos - window + 1 .. pos - 1 intact. */
+    const model_geometry *g = &c->m->g;
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        if (ly->window > 0 && c->kv.slots[il] < c->n_ctx && c->high_water - pos > c->kv.slots[il] - ly->window)
+            pos = 0;
+    }
+    c->pos = pos;
+    if (pos == 0) c->high_water = 0;
+    return pos;
 }
 
 int ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows, ts_error *err) {
@@ -240,6 +255,7 @@ int ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all
         else if (logits && last) dst = logits;
         if (forward_chunk(c, tokens + done, chunk, dst, all_rows, err) != 0) return -1;
         done += chunk;
+        if (c->pos > c->high_water) c->high_water = c->pos;
     }
     return 0;
 }
