@@ -24,6 +24,10 @@ const char *gguf_path(const gguf_file *g);
 uint32_t gguf_version(const gguf_file *g);
 /* The tensors (names, types, shapes, data pointers into the mmap). Owned by g. */
 const tensor_dir *gguf_tensors(const gguf_file *g);
+/* The data alignment in use (general.alignment or the default 32) and the file offset where the
+ * data section starts (tensor offsets are relative to it). For diagnostics and tests. */
+uint32_t gguf_alignment(const gguf_file *g);
+uint64_t gguf_data_offset(const gguf_file *g);
 
 /* ---- metadata lookups: false when the key is absent or has an incompatible type ---- */
 bool gguf_has(const gguf_file *g, const char *key);

@@ -1,0 +1,74 @@
+# What a user sees from ./run: golden greedy text of the real models, --dump-logits layout, --info,
+# options and errors.
+source "$(dirname "$0")/lib.sh"
+
+# Golden text: llama2.c and llama.cpp agree on it (stories: -n 256 in llama2.c counts the 4 prompt
+# positions, so 252 generated; aidreams: 122 generated). Both binaries: -O3 and sanitized.
+for RUN in "$RUN_OPT" "$RUN_SAN"; do
+    tag=$(basename "$(dirname "$RUN")")/$(basename "$RUN")
+    "$RUN" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 252 --quiet >"$TMP/s.txt" 2>"$TMP/s.err"
+    check "$tag: stories260K golden text (252 tokens)" cmp -s "$TMP/s.txt" "$FIX/stories260K/ref/golden_llamacpp.txt"
+    "$RUN" "$FIX/aidreams260K/aidreams260K.gguf" "I dreamed" -n 122 --quiet >"$TMP/a.txt" 2>"$TMP/a.err"
+    check "$tag: aidreams260K golden text (122 tokens)" cmp -s "$TMP/a.txt" "$FIX/aidreams260K/ref/golden_llamacpp.txt"
+done
+check "llama2.c's golden file equals llama.cpp's (fixture sanity)" cmp -s "$FIX/stories260K/golden_run_c_t0_n256_once_upon_a_time.txt" "$FIX/stories260K/ref/golden_llamacpp.txt"
+
+# -t 1 and -t 2 and a small context give the same text
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 60 -t 1 --quiet >"$TMP/t1.txt" 2>/dev/null
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 60 -t 2 -c 128 --quiet >"$TMP/t2.txt" 2>/dev/null
+check "-t 1 and -t 2 -c 128 print the same text" cmp -s "$TMP/t1.txt" "$TMP/t2.txt"
+
+# The stats line goes to stderr, and --quiet silences it
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once" -n 5 >/dev/null 2>"$TMP/err.txt"
+check "stats line on stderr with prompt and generation tok/s" grep -q "prompt: 2 tokens.*generation: 5 tokens.*tok/s" "$TMP/err.txt"
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once" -n 5 --quiet >/dev/null 2>"$TMP/err.txt"
+check "--quiet: nothing on stderr" test ! -s "$TMP/err.txt"
+
+# --dump-logits: one row per evaluated position (prompt rows, then one per generated step except the
+# last), the fixture layout. Fed the reference's prompt ids, the file has the reference's row count and
+# its first rows match the reference.
+ids=$(od -An -v -t d4 -w4 "$FIX/llama-tiny/ref/f32.tokens.i32" | head -22 | tr -d ' ' | paste -sd,)
+"$RUN_SAN" "$FIX/llama-tiny/model-f32.gguf" --tokens "$ids" -n 16 --dump-logits "$TMP/l.f32" --quiet >/dev/null 2>&1
+ref_size=$(stat -c %s "$FIX/llama-tiny/ref/f32.logits.f32")
+check "--dump-logits: $((ref_size / 2048)) rows of 512, like the reference" test "$(stat -c %s "$TMP/l.f32")" -eq "$ref_size"
+check "--dump-logits: greedy rows equal the reference within 1e-4" \
+    python3 -c "
+import struct,sys
+a=open('$TMP/l.f32','rb').read(); b=open('$FIX/llama-tiny/ref/f32.logits.f32','rb').read()
+A=struct.unpack('<%df'%(len(a)//4),a); B=struct.unpack('<%df'%(len(b)//4),b)
+sys.exit(0 if len(A)==len(B) and max(abs(x-y) for x,y in zip(A,B)) <= 1e-4 else 1)"
+
+# --info: the geometry table and the layout decisions
+"$RUN_OPT" "$FIX/llama-tiny/model-q4_k_m.gguf" --info >"$TMP/info.txt" 2>&1
+check "--info: one line per layer" test "$(grep -c '^layer ' "$TMP/info.txt")" -eq 2
+check "--info: heads, kv heads, head_dim, rope theta, window, tensor types" \
+    grep -q "heads 4 kv_heads 2 head_dim 64 rope theta 10000 dims 64/64 window 0.*q=Q4_K.*v=Q6_K" "$TMP/info.txt"
+check "--info: the un-permutation decision" grep -q "attn_q/attn_k: un-permuted from GGUF Llama order" "$TMP/info.txt"
+"$RUN_OPT" "$FIX/qwen3-tiny/model-q8_0.gguf" --info >"$TMP/info2.txt" 2>&1
+check "--info: qwen3 is not un-permuted" grep -q "used as stored (qwen3 GGUF is not permuted)" "$TMP/info2.txt"
+
+# Sampling: a seed makes it repeatable; different seeds differ
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 40 --temp 1.0 --top-k 40 --top-p 0.95 --min-p 0.05 --repeat-penalty 1.1 --seed 7 --quiet >"$TMP/r1.txt" 2>/dev/null
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 40 --temp 1.0 --top-k 40 --top-p 0.95 --min-p 0.05 --repeat-penalty 1.1 --seed 7 --quiet >"$TMP/r2.txt" 2>/dev/null
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 40 --temp 1.0 --seed 8 --quiet >"$TMP/r3.txt" 2>/dev/null
+check "sampling with --seed is repeatable" cmp -s "$TMP/r1.txt" "$TMP/r2.txt"
+check "sampling with another seed gives another text" bash -c "! cmp -s '$TMP/r1.txt' '$TMP/r3.txt'"
+check "sampling at temperature 1 differs from greedy" bash -c "! cmp -s '$TMP/r1.txt' '$TMP/t1.txt'"
+
+# Errors: one line, naming the problem, exit 1
+expect_error() {   # description, pattern, command...
+    local desc=$1 pat=$2; shift 2
+    "$@" >"$TMP/o.txt" 2>"$TMP/e.txt"
+    local rc=$?
+    if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e.txt")" -eq 1 ] && grep -q -e "$pat" "$TMP/e.txt"; then ok "$desc"
+    else notok "$desc (rc=$rc: $(head -c 300 "$TMP/e.txt"))"; fi
+}
+expect_error "missing file" "no/such.gguf" "$RUN_SAN" no/such.gguf "hi"
+expect_error "prompt longer than the context" "longer than the context" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" "Once upon a time there was a little girl" -c 4
+expect_error "token id out of range" "out of range" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" --tokens 1,99999
+expect_error "bad --tokens" "--tokens" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" --tokens 1,x
+expect_error "unknown option" "unknown option" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" --frobnicate
+expect_error "bad -n" "-n" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" "x" -n abc
+expect_error "vocab-only GGUF cannot generate" "no model weights" "$RUN_SAN" "$FIX/tokenizers/gguf/ggml-vocab-llama-spm.gguf" "hello"
+printf 'not a gguf file at all' >"$TMP/bad.gguf"
+expect_error "not a GGUF" "bad.gguf" "$RUN_SAN" "$TMP/bad.gguf" "hello"
