@@ -29,25 +29,31 @@ struct json_value {
 };
 
 /* Parses exactly one JSON value (surrounding whitespace allowed). On error: -1 and a message like
- * "byte 1234: expected ',' or '}'". *out must be freed with json_free. */
+ * "byte 1234: expected ',' or '}'" (0-based offset of the first offending byte; for a bad escape
+ * the backslash). A leading UTF-8 BOM is skipped; numbers beyond the double range are errors.
+ * *out must be freed with json_free (the whole tree lives in one arena owned by the root). */
 int  json_parse(const char *text, size_t len, json_value **out, ts_error *err);
 void json_free(json_value *v);
 
 /* Object member by key (first match), or NULL (also NULL when obj is not an object). */
 const json_value *json_get(const json_value *obj, const char *key);
-/* Convenience getters: return def when absent or of another type. */
+/* Convenience getters: return def when absent or of another type. json_get_int also accepts an
+ * integral non-integer literal that int64 holds exactly (2048.0, 1e5). */
 double      json_get_num(const json_value *obj, const char *key, double def);
 int64_t     json_get_int(const json_value *obj, const char *key, int64_t def);
 bool        json_get_bool(const json_value *obj, const char *key, bool def);
 const char *json_get_str(const json_value *obj, const char *key);   /* NULL when absent */
 
-/* Appends s as a JSON string literal (quotes and escapes) to a growable buffer. */
+/* Appends s as a JSON string literal (quotes and escapes) to a growable buffer. The buffer stays
+ * NUL-terminated; bytes of s that are not valid UTF-8 are written as U+FFFD. Return -1 only when
+ * out of memory. Start from a zeroed json_buf. */
 typedef struct json_buf { char *data; size_t len, cap; } json_buf;
 int  json_buf_put(json_buf *b, const char *s, size_t len);           /* raw bytes */
 int  json_buf_put_string(json_buf *b, const char *s, size_t len);    /* quoted, escaped */
 void json_buf_free(json_buf *b);
 
-/* Reads a whole file into memory (NUL-terminated). */
+/* Reads a whole file into memory (NUL-terminated; an empty file gives len 0). Directories and
+ * files over 4 GiB are refused; errors name the path. */
 int  read_file(const char *path, char **data, size_t *len, ts_error *err);
 
 #endif

@@ -1,7 +1,423 @@
-/* Placeholder until the byte-level BPE tokenizer lands (owned by the BPE work). */
+/* Byte-level BPE (GPT-2 style) and rank-merged SentencePiece-style BPE (tokenizer.json models with
+ * byte_fallback, e.g. Gemma 3).
+ *
+ * Byte-level: the text is pre-tokenized (pretokenize.c, per tokenizer.ggml.pre), each piece's bytes
+ * become GPT-2's printable stand-in characters (bytes_to_unicode), and adjacent symbols are merged
+ * by merge rank, lowest first, until no listed pair is left.
+ *
+ * Merging keeps symbols in a doubly linked list and candidate pairs in a min-heap ordered by (rank,
+ * left position), which is the order llama.cpp and Hugging Face tokenizers merge in. Merges leave
+ * stale heap entries behind; they are recognised on pop because a symbol's id or neighbour changed.
+ * Pairs are looked up by token id in a hash table built from v->merges. */
 #include "text/tokenizer.h"
+#include "text/pretokenize.h"
+#include "text/utf8.h"
 #include "core/error.h"
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- GPT-2 bytes_to_unicode ----------------------------------------------------------------- */
+
+/* Printable Latin-1 bytes stand for themselves; the other 68 bytes, in increasing order, take the
+ * code points from U+0100 on. */
+static uint32_t byte_to_codepoint(unsigned b) {
+    if ((b >= 0x21 && b <= 0x7E) || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF)) return b;
+    if (b <= 0x20) return 0x100 + b;                 /* 0x00..0x20: 33 bytes */
+    if (b <= 0xA0) return 0x100 + 33 + (b - 0x7F);   /* 0x7F..0xA0: 34 bytes */
+    return 0x100 + 67;                               /* 0xAD */
+}
+
+/* ---- merge table: (left id, right id) -> rank, merged id ------------------------------------ */
+
+struct bpe_merge_table {
+    uint64_t *keys;          /* left << 32 | right; EMPTY_KEY when free */
+    int32_t *rank, *merged;
+    uint32_t mask;           /* capacity - 1 (capacity is a power of two) */
+};
+
+#define EMPTY_KEY UINT64_MAX
+
+static inline uint64_t pair_key(int32_t left, int32_t right) {
+    return (uint64_t)(uint32_t)left << 32 | (uint32_t)right;
+}
+static inline uint32_t pair_slot(uint64_t key, uint32_t mask) {
+    return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & mask;
+}
+
+void bpe_merge_table_free(bpe_merge_table *t) {
+    if (!t) return;
+    free(t->keys);
+    free(t->rank);
+    free(t->merged);
+    free(t);
+}
+
+/* Splits merge i ("left right") as llama.cpp does: at the first space after the first byte. */
+static bool split_merge(const char *m, size_t *left_len, const char **right, size_t *right_len) {
+    size_t n = strlen(m);
+    if (n < 3) return false;
+    const char *sp = memchr(m + 1, ' ', n - 1);
+    if (!sp || sp + 1 == m + n) return false;
+    *left_len = (size_t)(sp - m);
+    *right = sp + 1;
+    *right_len = n - *left_len - 1;
+    return true;
+}
+
+int bpe_merge_table_build(const vocab *v, bpe_merge_table **out, ts_error *err) {
+    *out = NULL;
+    bpe_merge_table *t = calloc(1, sizeof *t);
+    if (!t) return ts_fail(err, "out of memory building the BPE merge table");
+    uint32_t cap = 16;
+    while (cap < 2u * (uint32_t)v->n_merges && cap < (1u << 31)) cap <<= 1;
+    t->keys = malloc(cap * sizeof *t->keys);
+    t->rank = malloc(cap * sizeof *t->rank);
+    t->merged = malloc(cap * sizeof *t->merged);
+    if (!t->keys || !t->rank || !t->merged) {
+        bpe_merge_table_free(t);
+        return ts_fail(err, "out of memory building the BPE merge table (%d merges)", v->n_merges);
+    }
+    memset(t->keys, 0xff, cap * sizeof *t->keys);
+    t->mask = cap - 1;
+
+    char *joined = NULL;
+    size_t joined_cap = 0;
+    for (int i = 0; i < v->n_merges; i++) {
+        const char *m = v->merges[i], *right;
+        size_t left_len, right_len;
+        if (!m || !split_merge(m, &left_len, &right, &right_len)) continue;   /* malformed: unused */
+        int32_t l = vocab_find(v, m, left_len), r = vocab_find(v, right, right_len);
+        if (l < 0 || r < 0) continue;
+        if (left_len + right_len > joined_cap) {
+            joined_cap = 2 * (left_len + right_len);
+            char *grown = realloc(joined, joined_cap);
+            if (!grown) {
+                free(joined);
+                bpe_merge_table_free(t);
+                return ts_fail(err, "out of memory building the BPE merge table");
+            }
+            joined = grown;
+        }
+        memcpy(joined, m, left_len);
+        memcpy(joined + left_len, right, right_len);
+        int32_t merged = vocab_find(v, joined, left_len + right_len);
+        if (merged < 0) continue;      /* a merge whose result is no token can never be emitted */
+        uint64_t key = pair_key(l, r);
+        uint32_t s = pair_slot(key, t->mask);
+        while (t->keys[s] != EMPTY_KEY && t->keys[s] != key) s = (s + 1) & t->mask;
+        if (t->keys[s] == key) continue;     /* a repeated pair keeps its first (lowest) rank */
+        t->keys[s] = key;
+        t->rank[s] = i;
+        t->merged[s] = merged;
+    }
+    free(joined);
+    *out = t;
+    return 0;
+}
+
+/* Rank of merging left+right (and the merged id), or -1 when the pair is not a merge. */
+static int32_t merge_rank(const bpe_merge_table *t, int32_t left, int32_t right, int32_t *merged) {
+    uint64_t key = pair_key(left, right);
+    for (uint32_t s = pair_slot(key, t->mask);; s = (s + 1) & t->mask) {
+        if (t->keys[s] == key) { *merged = t->merged[s]; return t->rank[s]; }
+        if (t->keys[s] == EMPTY_KEY) return -1;
+    }
+}
+
+int bpe_prepare(vocab *v, ts_error *err) {
+    if (v->merge_table) return 0;
+    return bpe_merge_table_build(v, &v->merge_table, err);
+}
+
+void bpe_release(vocab *v) {
+    bpe_merge_table_free(v->merge_table);
+    v->merge_table = NULL;
+}
+
+void bpe_scores_from_ranks(vocab *v) {
+    const float never = -1e9f;
+    for (int i = 0; i < v->n; i++) v->score[i] = never;
+    const bpe_merge_table *t = v->merge_table;
+    if (!t) return;
+    for (uint32_t s = 0; s <= t->mask; s++) {
+        if (t->keys[s] == EMPTY_KEY) continue;
+        float score = -(float)t->rank[s];
+        if (score > v->score[t->merged[s]]) v->score[t->merged[s]] = score;
+    }
+}
+
+/* ---- merging -------------------------------------------------------------------------------- */
+
+typedef struct bpe_symbol { int32_t id, prev, next; } bpe_symbol;   /* id -1: merged away */
+
+typedef struct bpe_candidate {
+    int32_t rank, left, right;    /* symbol indices */
+    int32_t left_id, right_id;    /* the ids when queued: a changed id makes the entry stale */
+    int32_t merged;
+} bpe_candidate;
+
+/* Scratch space reused across pieces of one call. */
+typedef struct bpe_work {
+    bpe_symbol *sym; size_t sym_cap;
+    bpe_candidate *heap; size_t heap_n, heap_cap;
+} bpe_work;
+
+static bool candidate_before(const bpe_candidate *a, const bpe_candidate *b) {
+    if (a->rank != b->rank) return a->rank < b->rank;
+    return a->left < b->left;
+}
+
+static int heap_push(bpe_work *w, bpe_candidate c) {
+    if (w->heap_n == w->heap_cap) {
+        size_t cap = w->heap_cap ? 2 * w->heap_cap : 256;
+        bpe_candidate *h = realloc(w->heap, cap * sizeof *h);
+        if (!h) return -1;
+        w->heap = h;
+        w->heap_cap = cap;
+    }
+    size_t i = w->heap_n++;
+    while (i > 0) {
+        size_t parent = (i - 1) / 2;
+        if (!candidate_before(&c, &w->heap[parent])) break;
+        w->heap[i] = w->heap[parent];
+        i = parent;
+    }
+    w->heap[i] = c;
+    return 0;
+}
+
+static bpe_candidate heap_pop(bpe_work *w) {
+    bpe_candidate top = w->heap[0], last = w->heap[--w->heap_n];
+    size_t i = 0, n = w->heap_n;
+    for (;;) {
+        size_t child = 2 * i + 1;
+        if (child >= n) break;
+        if (child + 1 < n && candidate_before(&w->heap[child + 1], &w->heap[child])) child++;
+        if (!candidate_before(&w->heap[child], &last)) break;
+        w->heap[i] = w->heap[child];
+        i = child;
+    }
+    if (n > 0) w->heap[i] = last;
+    return top;
+}
+
+static int queue_pair(const bpe_merge_table *t, bpe_work *w, int32_t left, int32_t right) {
+    if (left < 0 || right < 0) return 0;
+    int32_t l = w->sym[left].id, r = w->sym[right].id, merged;
+    if (l < 0 || r < 0) return 0;
+    int32_t rank = merge_rank(t, l, r, &merged);
+    if (rank < 0) return 0;
+    bpe_candidate c = { rank, left, right, l, r, merged };
+    return heap_push(w, c);
+}
+
+static int reserve_symbols(bpe_work *w, size_t n) {
+    if (n <= w->sym_cap) return 0;
+    size_t cap = w->sym_cap ? w->sym_cap : 64;
+    while (cap < n) cap *= 2;
+    bpe_symbol *s = realloc(w->sym, cap * sizeof *s);
+    if (!s) return -1;
+    w->sym = s;
+    w->sym_cap = cap;
+    return 0;
+}
+
+/* Merges w->sym[0..n) (ids already set, linked in order) by rank. -1 when out of memory. */
+static int merge_symbols(const bpe_merge_table *t, bpe_work *w, size_t n) {
+    w->heap_n = 0;
+    for (size_t i = 0; i < n; i++) {
+        w->sym[i].prev = (int32_t)i - 1;
+        w->sym[i].next = i + 1 < n ? (int32_t)i + 1 : -1;
+    }
+    for (size_t i = 1; i < n; i++)
+        if (queue_pair(t, w, (int32_t)i - 1, (int32_t)i)) return -1;
+    while (w->heap_n > 0) {
+        bpe_candidate c = heap_pop(w);
+        bpe_symbol *left = &w->sym[c.left], *right = &w->sym[c.right];
+        if (left->id != c.left_id || right->id != c.right_id || left->next != c.right) continue;
+        left->id = c.merged;
+        right->id = -1;
+        left->next = right->next;
+        if (right->next >= 0) w->sym[right->next].prev = c.left;
+        if (queue_pair(t, w, left->prev, c.left) || queue_pair(t, w, c.left, left->next)) return -1;
+    }
+    return 0;
+}
+
+static void emit(int32_t *out, int max_out, int *count, int32_t id) {
+    if (*count < max_out) out[*count] = id;
+    (*count)++;
+}
+
+/* Writes the ids of the surviving symbols (starting at symbol 0). */
+static void emit_symbols(const bpe_work *w, int32_t *out, int max_out, int *count) {
+    for (int32_t i = 0; i >= 0; i = w->sym[i].next) emit(out, max_out, count, w->sym[i].id);
+}
+
+/* ---- byte-level encoding -------------------------------------------------------------------- */
+
+static int encode_bytes_level(const vocab *v, const bpe_merge_table *t, const char *text, size_t len,
+                              int32_t *out, int max_out, ts_error *err) {
+    pretok_info pre;
+    if (pretok_lookup(v->pre, &pre, err)) return -1;
+
+    /* Each byte's stand-in character and its token. */
+    char byte_char[256][2];
+    uint8_t byte_char_len[256];
+    int32_t byte_id[256];
+    for (unsigned b = 0; b < 256; b++) {
+        byte_char_len[b] = (uint8_t)utf8_encode(byte_to_codepoint(b), byte_char[b]);
+        byte_id[b] = vocab_find(v, byte_char[b], byte_char_len[b]);
+    }
+
+    uint32_t *cps = malloc((len + 1) * sizeof *cps);
+    size_t *offs = malloc((len + 1) * sizeof *offs);
+    char *mapped = malloc(2 * len + 1);
+    pretok_pieces pieces = { 0 };
+    bpe_work w = { 0 };
+    int count = 0, rc = 0;
+    if (!cps || !offs || !mapped) { rc = ts_fail(err, "out of memory tokenizing %zu bytes", len); goto done; }
+
+    size_t n_cps = 0;
+    for (size_t i = 0; i < len;) {
+        int k = utf8_decode(text + i, len - i, &cps[n_cps]);
+        if (k == 0) { rc = ts_fail(err, "invalid UTF-8 at byte %zu", i); goto done; }
+        offs[n_cps++] = i;
+        i += (size_t)k;
+    }
+    offs[n_cps] = len;
+    if (pretokenize(pre.kind, cps, n_cps, &pieces, err)) { rc = -1; goto done; }
+
+    size_t piece_start = 0;
+    for (size_t p = 0; p < pieces.n; p++) {
+        size_t b0 = offs[piece_start], b1 = offs[pieces.ends[p]];
+        piece_start = pieces.ends[p];
+        if (pre.ignore_merges) {        /* the whole piece may be a token as it is */
+            size_t m = 0;
+            for (size_t i = b0; i < b1; i++) {
+                unsigned char b = (unsigned char)text[i];
+                memcpy(mapped + m, byte_char[b], byte_char_len[b]);
+                m += byte_char_len[b];
+            }
+            int32_t id = vocab_find(v, mapped, m);
+            if (id >= 0) { emit(out, max_out, &count, id); continue; }
+        }
+        if (reserve_symbols(&w, b1 - b0)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
+        for (size_t i = b0; i < b1; i++) {
+            unsigned char b = (unsigned char)text[i];
+            if (byte_id[b] < 0) {
+                rc = ts_fail(err, "the vocabulary has no token for byte 0x%02X", b);
+                goto done;
+            }
+            w.sym[i - b0].id = byte_id[b];
+        }
+        if (merge_symbols(t, &w, b1 - b0)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
+        emit_symbols(&w, out, max_out, &count);
+    }
+
+done:
+    free(cps);
+    free(offs);
+    free(mapped);
+    pretok_pieces_free(&pieces);
+    free(w.sym);
+    free(w.heap);
+    return rc ? rc : count;
+}
+
+/* ---- SentencePiece-style text merged by rank ------------------------------------------------ */
+
+/* Symbols for one character: its token, or its bytes as <0xNN> tokens (byte fallback), or unk. */
+static int char_symbols(const vocab *v, const char *s, int n, bpe_work *w, size_t *n_sym, ts_error *err) {
+    int32_t id = vocab_find(v, s, (size_t)n);
+    if (id >= 0) { w->sym[(*n_sym)++].id = id; return 0; }
+    static const char hex[] = "0123456789ABCDEF";
+    int32_t ids[4];
+    bool all = true;
+    for (int i = 0; i < n; i++) {
+        unsigned char b = (unsigned char)s[i];
+        char name[6] = { '<', '0', 'x', hex[b >> 4], hex[b & 15], '>' };
+        ids[i] = vocab_find(v, name, sizeof name);
+        if (ids[i] < 0) all = false;
+    }
+    if (all) {
+        for (int i = 0; i < n; i++) w->sym[(*n_sym)++].id = ids[i];
+        return 0;
+    }
+    if (v->unk < 0) return ts_fail(err, "the vocabulary has no token for \"%.*s\" and no unknown token", n, s);
+    w->sym[(*n_sym)++].id = v->unk;
+    return 0;
+}
+
+int bpe_encode_spm_segment(const vocab *v, const char *text, size_t len, bool space_prefix,
+                           int32_t *out, int max_out, ts_error *err) {
+    size_t bad;
+    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    if (len == 0) return 0;
+    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
+    if (max_out < 0) max_out = 0;
+
+    bpe_merge_table *own = NULL;
+    const bpe_merge_table *t = v->merge_table;
+    if (!t) {
+        if (bpe_merge_table_build(v, &own, err)) return -1;
+        t = own;
+    }
+
+    /* Spaces become U+2581 (the normalizer's Replace), optionally with one in front. */
+    static const char space_mark[3] = { '\xE2', '\x96', '\x81' };
+    char *esc = malloc(3 + 3 * len);
+    bpe_work w = { 0 };
+    int count = 0, rc = 0;
+    if (!esc || reserve_symbols(&w, 3 + 4 * len)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
+    size_t n_esc = 0;
+    if (space_prefix) { memcpy(esc, space_mark, 3); n_esc = 3; }
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == ' ') { memcpy(esc + n_esc, space_mark, 3); n_esc += 3; }
+        else esc[n_esc++] = text[i];
+    }
+
+    size_t n_sym = 0;
+    for (size_t off = 0; off < n_esc;) {
+        uint32_t cp;
+        int k = utf8_decode(esc + off, n_esc - off, &cp);
+        if (k == 0) k = 1;     /* cannot happen after validation */
+        if (char_symbols(v, esc + off, k, &w, &n_sym, err)) { rc = -1; goto done; }
+        off += (size_t)k;
+    }
+    if (merge_symbols(t, &w, n_sym)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
+    emit_symbols(&w, out, max_out, &count);
+
+done:
+    free(esc);
+    free(w.sym);
+    free(w.heap);
+    bpe_merge_table_free(own);
+    return rc ? rc : count;
+}
+
+/* ---- entry point ---------------------------------------------------------------------------- */
+
 int bpe_encode(const vocab *v, const char *text, size_t len, int32_t *out, int max_out, ts_error *err) {
-    (void)v; (void)text; (void)len; (void)out; (void)max_out;
-    return ts_fail(err, "byte-level BPE tokenizer not implemented yet");
+    if (v->kind == VOCAB_SPM) {
+        if (v->n_merges == 0) return ts_fail(err, "SentencePiece vocabulary without merges given to the BPE encoder");
+        return bpe_encode_spm_segment(v, text, len, v->add_space_prefix, out, max_out, err);
+    }
+    if (v->kind != VOCAB_BPE_BYTES) return ts_fail(err, "not a BPE vocabulary (kind %d)", v->kind);
+    size_t bad;
+    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
+    if (max_out < 0) max_out = 0;
+    if (len == 0) return 0;
+
+    bpe_merge_table *own = NULL;
+    const bpe_merge_table *t = v->merge_table;
+    if (!t) {     /* not prepared by the loader: build a table for this call only */
+        if (bpe_merge_table_build(v, &own, err)) return -1;
+        t = own;
+    }
+    int n = encode_bytes_level(v, t, text, len, out, max_out, err);
+    bpe_merge_table_free(own);
+    return n;
 }

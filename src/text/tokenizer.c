@@ -124,7 +124,10 @@ int tokenize(const vocab *v, const char *text, size_t len, bool add_bos, bool pa
         int room = count < max_out ? max_out - count : 0;
         int32_t *dst = room ? out + count : NULL;
         int n;
-        if (v->kind == VOCAB_SPM)
+        if (v->kind == VOCAB_SPM && v->n_merges > 0)   /* tokenizer.json: merge by rank */
+            n = bpe_encode_spm_segment(v, text + fr.off, fr.len, v->add_space_prefix && prev_special,
+                                       dst, room, err);
+        else if (v->kind == VOCAB_SPM)
             n = spm_encode_segment(v, text + fr.off, fr.len, v->add_space_prefix && prev_special,
                                    dst, room, err);
         else

@@ -62,6 +62,7 @@ void vocab_free(vocab *v) {
     if (v->merges) for (int i = 0; i < v->n_merges; i++) free(v->merges[i]);
     free(v->merges);
     free(v->pre);
+    bpe_release(v);
     memset(v, 0, sizeof *v);
     v->bos = v->eos = v->eot = v->unk = v->pad = -1;
 }
@@ -248,7 +249,10 @@ int vocab_from_gguf(const gguf_file *g, vocab *out, ts_error *err) {
     vocab v;
     memset(&v, 0, sizeof v);
     v.bos = v.eos = v.eot = v.unk = v.pad = -1;
-    if (load_vocab(g, &v, err)) { vocab_free(&v); return -1; }
+    if (load_vocab(g, &v, err) || (v.kind == VOCAB_BPE_BYTES && bpe_prepare(&v, err))) {
+        vocab_free(&v);
+        return -1;
+    }
     *out = v;
     return 0;
 }

@@ -1,0 +1,428 @@
+/* Loading a vocabulary from a Hugging Face tokenizer.json (+ tokenizer_config.json next to it).
+ *
+ * Two families of "BPE" models are understood:
+ *  - byte-level BPE (GPT-2, Llama 3, Qwen): a ByteLevel pre-tokenizer/decoder, with the split regex
+ *    recognised as one of the pre-tokenizers of pretokenize.c (unknown regexes are refused: a
+ *    guessed split would tokenize subtly wrong). The NFC normalizer Qwen declares is not applied:
+ *    input is taken as already NFC, which it nearly always is.
+ *  - SentencePiece-style BPE (Gemma 3, Llama 2 in HF form): spaces replaced by U+2581 by the
+ *    normalizer (optionally with one prepended), <0xNN> byte fallback, no pre-tokenizer splitting.
+ *    Loaded as VOCAB_SPM with the merges kept (bpe_encode merges them by rank, exactly as the
+ *    tokenizer.json defines) and scores derived from merge ranks (so a score-merging SPM encoder
+ *    gives the same result wherever every split of a token is listed, as converters write them).
+ */
+#include "text/tokenizer.h"
+#include "text/pretokenize.h"
+#include "io/json.h"
+#include "core/error.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_VOCAB (1 << 24)
+
+static const char SPACE_MARK[] = "\xE2\x96\x81";   /* U+2581 */
+
+/* Split regexes as tokenizer.json files spell them, and the pre-tokenizer each one is. */
+static const struct { const char *regex; const char *pre; } known_splits[] = {
+    { "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+      "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", "qwen2" },
+    { "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
+      "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", "llama3" },
+    { "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|"
+      "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}|"
+      " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", "tekken" },
+    { "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
+      "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
+      "\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", "gpt-4o" },
+    { "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+", "gpt-2" },
+    { "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)", "gpt-2" },
+};
+
+typedef struct loader {
+    const char *path;
+    ts_error *err;
+} loader;
+
+static char *copy_str(const char *s, size_t len) {
+    char *c = malloc(len + 1);
+    if (!c) return NULL;
+    memcpy(c, s, len);
+    c[len] = '\0';
+    return c;
+}
+
+static bool str_is(const json_value *v, const char *s) {
+    return v && v->type == JSON_STRING && v->len == strlen(s) && memcmp(v->str, s, v->len) == 0;
+}
+
+static const char *type_of(const json_value *obj) {
+    const char *t = json_get_str(obj, "type");
+    return t ? t : "";
+}
+
+/* ---- tokens ---------------------------------------------------------------------------------- */
+
+static bool is_byte_token(const char *s, size_t len) {
+    static const char hex[] = "0123456789ABCDEFabcdef";
+    return len == 6 && memcmp(s, "<0x", 3) == 0 && s[5] == '>' && strchr(hex, s[3]) && strchr(hex, s[4]);
+}
+
+static int set_token(loader *L, vocab *v, int64_t id, const char *s, size_t len, uint8_t attr) {
+    free(v->text[id]);
+    if (!(v->text[id] = copy_str(s, len))) return ts_fail(L->err, "%s: out of memory", L->path);
+    v->len[id] = (uint32_t)len;
+    v->attr[id] = attr;
+    return 0;
+}
+
+static int load_tokens(loader *L, const json_value *model, const json_value *added, bool byte_fallback,
+                       vocab *v) {
+    const json_value *tokens = json_get(model, "vocab");
+    if (!tokens || tokens->type != JSON_OBJECT)
+        return ts_fail(L->err, "%s: model.vocab is missing or not an object", L->path);
+    if (added && added->type != JSON_ARRAY)
+        return ts_fail(L->err, "%s: added_tokens is not an array", L->path);
+
+    int64_t max_id = -1;
+    for (size_t i = 0; i < tokens->n; i++) {
+        const json_value *id = &tokens->items[i];
+        if (id->type != JSON_NUMBER || !id->is_integer || id->integer < 0 || id->integer >= MAX_VOCAB)
+            return ts_fail(L->err, "%s: model.vocab[\"%.40s\"] is not a valid token id", L->path, tokens->keys[i]);
+        if (id->integer > max_id) max_id = id->integer;
+    }
+    size_t n_added = added ? added->n : 0;
+    for (size_t i = 0; i < n_added; i++) {
+        int64_t id = json_get_int(&added->items[i], "id", -1);
+        if (id < 0 || id >= MAX_VOCAB || !json_get_str(&added->items[i], "content"))
+            return ts_fail(L->err, "%s: added_tokens[%zu] has no valid id and content", L->path, i);
+        if (id > max_id) max_id = id;
+    }
+    if (max_id < 0) return ts_fail(L->err, "%s: the vocabulary is empty", L->path);
+
+    v->n = (int)(max_id + 1);
+    v->text = calloc((size_t)v->n, sizeof *v->text);
+    v->len = calloc((size_t)v->n, sizeof *v->len);
+    v->score = calloc((size_t)v->n, sizeof *v->score);
+    v->attr = calloc((size_t)v->n, sizeof *v->attr);
+    if (!v->text || !v->len || !v->score || !v->attr) return ts_fail(L->err, "%s: out of memory", L->path);
+
+    for (size_t i = 0; i < tokens->n; i++) {
+        int64_t id = tokens->items[i].integer;
+        if (v->text[id])
+            return ts_fail(L->err, "%s: token id %lld appears twice in model.vocab", L->path, (long long)id);
+        const char *s = tokens->keys[i];
+        size_t len = tokens->key_lens[i];
+        uint8_t attr = byte_fallback && is_byte_token(s, len) ? TOKEN_BYTE : TOKEN_NORMAL;
+        if (set_token(L, v, id, s, len, attr)) return -1;
+    }
+    for (size_t i = 0; i < n_added; i++) {
+        const json_value *a = &added->items[i];
+        const json_value *content = json_get(a, "content");
+        int64_t id = json_get_int(a, "id", -1);
+        uint8_t attr = json_get_bool(a, "special", false) ? TOKEN_CONTROL : TOKEN_USER_DEFINED;
+        /* Gemma lists runs of U+2581 as added tokens; Hugging Face's decoder turns them into
+         * spaces like any vocabulary entry, so they stay normal tokens here (user-defined ones
+         * print verbatim). Encoding is unaffected: merges reach the same token. */
+        if (attr == TOKEN_USER_DEFINED && v->attr[id] == TOKEN_NORMAL && v->len[id] == content->len &&
+            memcmp(v->text[id], content->str, content->len) == 0 && strstr(content->str, SPACE_MARK))
+            continue;
+        if (set_token(L, v, id, content->str, content->len, attr)) return -1;
+    }
+    /* Ids nobody named: empty, unused placeholders. */
+    for (int id = 0; id < v->n; id++)
+        if (!v->text[id] && set_token(L, v, id, "", 0, TOKEN_UNUSED)) return -1;
+    return 0;
+}
+
+/* ---- merges ---------------------------------------------------------------------------------- */
+
+static int load_merges(loader *L, const json_value *model, vocab *v) {
+    const json_value *merges = json_get(model, "merges");
+    if (!merges || merges->type != JSON_ARRAY)
+        return ts_fail(L->err, "%s: model.merges is missing or not an array", L->path);
+    if (merges->n > 0x7fffffff) return ts_fail(L->err, "%s: too many merges", L->path);
+    v->merges = calloc(merges->n ? merges->n : 1, sizeof *v->merges);
+    if (!v->merges) return ts_fail(L->err, "%s: out of memory", L->path);
+    for (size_t i = 0; i < merges->n; i++) {
+        const json_value *m = &merges->items[i];
+        char *joined;
+        if (m->type == JSON_STRING) {          /* "left right" */
+            joined = copy_str(m->str, m->len);
+        } else if (m->type == JSON_ARRAY && m->n == 2 && m->items[0].type == JSON_STRING &&
+                   m->items[1].type == JSON_STRING) {     /* ["left", "right"] */
+            const json_value *a = &m->items[0], *b = &m->items[1];
+            /* The shared form is "left right", split at the first space after the first byte. */
+            if (a->len == 0 || b->len == 0 || memchr(a->str + 1, ' ', a->len - 1) || memchr(b->str, ' ', b->len))
+                return ts_fail(L->err, "%s: model.merges[%zu] has a token with a space, which is not supported",
+                               L->path, i);
+            joined = malloc(a->len + b->len + 2);
+            if (joined) {
+                memcpy(joined, a->str, a->len);
+                joined[a->len] = ' ';
+                memcpy(joined + a->len + 1, b->str, b->len);
+                joined[a->len + 1 + b->len] = '\0';
+            }
+        } else {
+            return ts_fail(L->err, "%s: model.merges[%zu] is neither \"a b\" nor [\"a\", \"b\"]", L->path, i);
+        }
+        if (!joined) return ts_fail(L->err, "%s: out of memory", L->path);
+        v->merges[i] = joined;
+        v->n_merges = (int)i + 1;
+    }
+    return 0;
+}
+
+/* ---- pre-tokenizer / normalizer -------------------------------------------------------------- */
+
+static const char *pre_of_regex(const char *regex) {
+    for (size_t i = 0; i < sizeof known_splits / sizeof known_splits[0]; i++)
+        if (strcmp(known_splits[i].regex, regex) == 0) return known_splits[i].pre;
+    return NULL;
+}
+
+static bool contains_type(const json_value *node, const char *type, const char *list_key) {
+    if (!node || node->type != JSON_OBJECT) return false;
+    if (strcmp(type_of(node), type) == 0) return true;
+    const json_value *list = json_get(node, list_key);
+    if (list && list->type == JSON_ARRAY)
+        for (size_t i = 0; i < list->n; i++)
+            if (contains_type(&list->items[i], type, list_key)) return true;
+    return false;
+}
+
+/* The pre-tokenizer name for a byte-level model's pre_tokenizer section. */
+static int byte_level_pre(loader *L, const json_value *pt, const char **pre) {
+    *pre = NULL;
+    if (!pt || pt->type != JSON_OBJECT) return ts_fail(L->err, "%s: byte-level BPE without a pre_tokenizer", L->path);
+    const json_value *steps = pt;
+    size_t n_steps = 1;
+    if (strcmp(type_of(pt), "Sequence") == 0) {
+        const json_value *list = json_get(pt, "pretokenizers");
+        if (!list || list->type != JSON_ARRAY || list->n == 0)
+            return ts_fail(L->err, "%s: pre_tokenizer Sequence without pretokenizers", L->path);
+        steps = list->items;
+        n_steps = list->n;
+    }
+    const json_value *last = &steps[n_steps - 1];
+    if (strcmp(type_of(last), "ByteLevel") != 0)
+        return ts_fail(L->err, "%s: byte-level BPE whose pre_tokenizer does not end in ByteLevel", L->path);
+    if (json_get_bool(last, "add_prefix_space", false))
+        return ts_fail(L->err, "%s: ByteLevel add_prefix_space is not supported", L->path);
+    bool byte_level_regex = json_get_bool(last, "use_regex", true);
+
+    if (n_steps == 1 && byte_level_regex) { *pre = "gpt-2"; return 0; }
+    if (n_steps == 2 && byte_level_regex && strcmp(type_of(&steps[0]), "Digits") == 0 &&
+        json_get_bool(&steps[0], "individual_digits", false)) {
+        *pre = "smollm";      /* single digits, then GPT-2's regex */
+        return 0;
+    }
+    if (n_steps == 2 && !byte_level_regex && strcmp(type_of(&steps[0]), "Split") == 0) {
+        const json_value *pattern = json_get(&steps[0], "pattern");
+        const char *regex = json_get_str(pattern, "Regex");
+        const char *behavior = json_get_str(&steps[0], "behavior");
+        if (regex && behavior && strcmp(behavior, "Isolated") == 0 && !json_get_bool(&steps[0], "invert", false)) {
+            *pre = pre_of_regex(regex);
+            if (*pre) return 0;
+            return ts_fail(L->err, "%s: unsupported pre-tokenizer regex \"%.80s%s\"", L->path, regex,
+                           strlen(regex) > 80 ? "..." : "");
+        }
+    }
+    return ts_fail(L->err, "%s: unsupported byte-level pre_tokenizer (%s with %zu steps)", L->path,
+                   type_of(pt), n_steps);
+}
+
+/* SentencePiece-style: the normalizer must turn ' ' into U+2581 (optionally prepending one), or a
+ * Metaspace pre-tokenizer must do so without splitting. Sets add_space_prefix. */
+static int spm_normalization(loader *L, const json_value *norm, const json_value *pt, vocab *v) {
+    bool replaces = false, prepends = false;
+    const json_value *steps = norm;
+    size_t n_steps = norm && norm->type == JSON_OBJECT ? 1 : 0;
+    if (n_steps && strcmp(type_of(norm), "Sequence") == 0) {
+        const json_value *list = json_get(norm, "normalizers");
+        steps = list && list->type == JSON_ARRAY ? list->items : NULL;
+        n_steps = steps ? list->n : 0;
+    }
+    for (size_t i = 0; i < n_steps; i++) {
+        const json_value *s = &steps[i];
+        const char *t = type_of(s);
+        if (strcmp(t, "Replace") == 0 && str_is(json_get(json_get(s, "pattern"), "String"), " ") &&
+            str_is(json_get(s, "content"), SPACE_MARK)) {
+            replaces = true;
+        } else if (strcmp(t, "Prepend") == 0 && str_is(json_get(s, "prepend"), SPACE_MARK)) {
+            prepends = true;
+        } else {
+            return ts_fail(L->err, "%s: unsupported normalizer step \"%s\"", L->path, t);
+        }
+    }
+    if (pt && pt->type == JSON_OBJECT) {
+        const char *t = type_of(pt);
+        if (strcmp(t, "Metaspace") == 0) {
+            if (json_get_bool(pt, "split", true))
+                return ts_fail(L->err, "%s: Metaspace pre-tokenizer with split is not supported", L->path);
+            const char *scheme = json_get_str(pt, "prepend_scheme");
+            replaces = true;
+            prepends = scheme ? strcmp(scheme, "never") != 0 : json_get_bool(pt, "add_prefix_space", true);
+        } else if (strcmp(t, "Split") == 0) {
+            /* Gemma: split on " " after the normalizer removed every " ": nothing to do. */
+            if (!replaces || !str_is(json_get(json_get(pt, "pattern"), "String"), " "))
+                return ts_fail(L->err, "%s: unsupported pre_tokenizer \"Split\" for a SentencePiece-style model", L->path);
+        } else {
+            return ts_fail(L->err, "%s: unsupported pre_tokenizer \"%s\" for a SentencePiece-style model", L->path, t);
+        }
+    }
+    if (!replaces)
+        return ts_fail(L->err, "%s: BPE model that is neither byte-level nor SentencePiece-style", L->path);
+    v->add_space_prefix = prepends;
+    return 0;
+}
+
+/* ---- special tokens -------------------------------------------------------------------------- */
+
+/* A token named by tokenizer_config.json: a string, {"content": "..."} or null. -2 when absent. */
+static int32_t config_token(const vocab *v, const json_value *cfg, const char *key) {
+    const json_value *t = json_get(cfg, key);
+    if (!t) return -2;
+    if (t->type == JSON_OBJECT) t = json_get(t, "content");
+    if (!t || t->type != JSON_STRING) return -1;
+    return vocab_find(v, t->str, t->len);
+}
+
+static int read_config(loader *L, const char *json_path, vocab *v) {
+    const char *slash = strrchr(json_path, '/');
+    size_t dir_len = slash ? (size_t)(slash - json_path) + 1 : 0;
+    char *cfg_path = malloc(dir_len + sizeof "tokenizer_config.json");
+    if (!cfg_path) return ts_fail(L->err, "%s: out of memory", L->path);
+    memcpy(cfg_path, json_path, dir_len);
+    strcpy(cfg_path + dir_len, "tokenizer_config.json");
+
+    FILE *f = fopen(cfg_path, "rb");
+    if (!f) { free(cfg_path); return 0; }     /* optional */
+    fclose(f);
+    char *text;
+    size_t len;
+    json_value *cfg = NULL;
+    ts_error perr;
+    if (read_file(cfg_path, &text, &len, L->err)) { free(cfg_path); return -1; }
+    if (json_parse(text, len, &cfg, &perr)) {
+        ts_fail(L->err, "%s: %s", cfg_path, perr.msg);
+        free(text);
+        free(cfg_path);
+        return -1;
+    }
+    free(text);
+    int rc = 0;
+    if (cfg->type != JSON_OBJECT) {
+        rc = ts_fail(L->err, "%s: not a JSON object", cfg_path);
+    } else {
+        struct { const char *key; int32_t *id; } named[] = {
+            { "bos_token", &v->bos }, { "eos_token", &v->eos }, { "pad_token", &v->pad }, { "unk_token", &v->unk },
+        };
+        for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+            int32_t id = config_token(v, cfg, named[i].key);
+            if (id != -2) *named[i].id = id;
+        }
+        v->add_bos = json_get_bool(cfg, "add_bos_token", v->add_bos);
+        v->add_eos = json_get_bool(cfg, "add_eos_token", v->add_eos);
+        if (v->add_bos && v->bos < 0) rc = ts_fail(L->err, "%s: add_bos_token without a known bos_token", cfg_path);
+    }
+    json_free(cfg);
+    free(cfg_path);
+    return rc;
+}
+
+/* BOS/EOS from a TemplateProcessing post-processor ("single": [<bos>, $A, <eos>]). */
+static void template_specials(const json_value *post, vocab *v) {
+    if (!post || strcmp(type_of(post), "TemplateProcessing") != 0) return;
+    const json_value *single = json_get(post, "single");
+    if (!single || single->type != JSON_ARRAY || single->n == 0) return;
+    for (int end = 0; end < 2; end++) {
+        const json_value *item = &single->items[end ? single->n - 1 : 0];
+        const json_value *special = json_get(item, "SpecialToken");
+        const json_value *id = json_get(special, "id");
+        if (!id || id->type != JSON_STRING) continue;
+        int32_t tok = vocab_find(v, id->str, id->len);
+        if (tok < 0) continue;
+        if (end == 0) { v->bos = tok; v->add_bos = true; }
+        else { v->eos = tok; v->add_eos = true; }
+    }
+}
+
+/* End-of-turn: the first well-known turn-end token the vocabulary holds. */
+static void find_eot(vocab *v) {
+    static const char *const names[] = { "<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>" };
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && v->eot < 0; i++)
+        v->eot = vocab_find(v, names[i], strlen(names[i]));
+}
+
+/* ---- entry point ----------------------------------------------------------------------------- */
+
+static int load(loader *L, const json_value *root, vocab *v) {
+    if (root->type != JSON_OBJECT) return ts_fail(L->err, "%s: not a JSON object", L->path);
+    const json_value *model = json_get(root, "model");
+    if (!model || model->type != JSON_OBJECT) return ts_fail(L->err, "%s: no \"model\" object", L->path);
+    const char *type = json_get_str(model, "type");
+    if (type ? strcmp(type, "BPE") != 0 : !json_get(model, "merges"))
+        return ts_fail(L->err, "%s: unsupported tokenizer model type \"%s\" (only BPE)", L->path,
+                       type ? type : "?");
+    bool byte_fallback = json_get_bool(model, "byte_fallback", false);
+    const json_value *pt = json_get(root, "pre_tokenizer");
+    const json_value *norm = json_get(root, "normalizer");
+    const json_value *decoder = json_get(root, "decoder");
+    bool byte_level = contains_type(pt, "ByteLevel", "pretokenizers") ||
+                      contains_type(decoder, "ByteLevel", "decoders");
+
+    if (load_tokens(L, model, json_get(root, "added_tokens"), byte_fallback, v)) return -1;
+    if (load_merges(L, model, v)) return -1;
+    if (vocab_build_hash(v, L->err)) return -1;
+
+    const char *unk = json_get_str(model, "unk_token");
+    if (unk && (v->unk = vocab_find(v, unk, strlen(unk))) >= 0) v->attr[v->unk] = TOKEN_UNKNOWN;
+
+    if (byte_level) {
+        const char *pre;
+        if (norm && norm->type == JSON_OBJECT && strcmp(type_of(norm), "NFC") != 0)
+            return ts_fail(L->err, "%s: unsupported normalizer \"%s\" for a byte-level model", L->path,
+                           type_of(norm));
+        if (byte_level_pre(L, pt, &pre)) return -1;
+        v->kind = VOCAB_BPE_BYTES;
+        if (!(v->pre = copy_str(pre, strlen(pre)))) return ts_fail(L->err, "%s: out of memory", L->path);
+        v->add_space_prefix = false;
+    } else {
+        v->kind = VOCAB_SPM;
+        if (spm_normalization(L, norm, pt, v)) return -1;
+    }
+
+    template_specials(json_get(root, "post_processor"), v);
+    if (read_config(L, L->path, v)) return -1;
+    find_eot(v);
+    if (bpe_prepare(v, L->err)) return -1;
+    if (v->kind == VOCAB_SPM) bpe_scores_from_ranks(v);
+    return 0;
+}
+
+int vocab_from_tokenizer_json(const char *path, vocab *out, ts_error *err) {
+    loader L = { path, err };
+    char *text;
+    size_t len;
+    json_value *root = NULL;
+    ts_error perr;
+    if (read_file(path, &text, &len, err)) return -1;
+    if (json_parse(text, len, &root, &perr)) {
+        free(text);
+        return ts_fail(err, "%s: %s", path, perr.msg);
+    }
+    free(text);
+    vocab v;
+    memset(&v, 0, sizeof v);
+    v.bos = v.eos = v.eot = v.unk = v.pad = -1;
+    int rc = load(&L, root, &v);
+    json_free(root);
+    if (rc) {
+        bpe_release(&v);
+        vocab_free(&v);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}

@@ -1,0 +1,381 @@
+/* Byte-level BPE and tokenizer.json loading against llama.cpp's tokenizer conformance vectors
+ * (fixtures/tokenizers: each .inp string must encode, without BOS and without special-token
+ * parsing, to exactly the ids on the matching .out line). */
+#include "check.h"
+#include "text/tokenizer.h"
+#include "text/pretokenize.h"
+#include "text/utf8.h"
+#include "io/gguf.h"
+#include "io/json.h"
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define SEPARATOR "\n__ggml_vocab_test__\n"
+
+typedef struct vectors {
+    char **text; size_t *len; int n;
+    int32_t **ids; int *n_ids;
+} vectors;
+
+static void vectors_free(vectors *t) {
+    for (int i = 0; i < t->n; i++) { free(t->text[i]); free(t->ids[i]); }
+    free(t->text); free(t->len); free(t->ids); free(t->n_ids);
+    memset(t, 0, sizeof *t);
+}
+
+/* Strings separated by SEPARATOR lines (a trailing separator ends the list) + one id line each. */
+static int load_vectors(const char *inp_path, const char *out_path, vectors *t) {
+    ts_error err;
+    char *inp, *out;
+    size_t inp_len, out_len;
+    memset(t, 0, sizeof *t);
+    if (read_file(inp_path, &inp, &inp_len, &err)) { printf("# %s\n", err.msg); return -1; }
+    if (read_file(out_path, &out, &out_len, &err)) { printf("# %s\n", err.msg); free(inp); return -1; }
+    size_t sep = strlen(SEPARATOR);
+    if (inp_len >= sep && memcmp(inp + inp_len - sep, SEPARATOR, sep) == 0) inp_len -= sep;
+    int cap = 64;
+    t->text = malloc(cap * sizeof *t->text);
+    t->len = malloc(cap * sizeof *t->len);
+    t->ids = calloc(cap, sizeof *t->ids);
+    t->n_ids = calloc(cap, sizeof *t->n_ids);
+    size_t pos = 0;
+    for (;;) {
+        const char *hit = memmem(inp + pos, inp_len - pos, SEPARATOR, sep);
+        size_t end = hit ? (size_t)(hit - inp) : inp_len;
+        if (t->n == cap) { printf("# too many vectors\n"); break; }
+        t->text[t->n] = malloc(end - pos + 1);
+        memcpy(t->text[t->n], inp + pos, end - pos);
+        t->text[t->n][end - pos] = '\0';
+        t->len[t->n] = end - pos;
+        t->n++;
+        if (!hit) break;
+        pos = end + sep;
+    }
+    char *line = out;
+    for (int i = 0; i < t->n; i++) {
+        char *nl = strchr(line, '\n');
+        if (!nl) { printf("# %s: fewer lines than strings\n", out_path); break; }
+        *nl = '\0';
+        t->ids[i] = malloc((strlen(line) / 2 + 2) * sizeof *t->ids[i]);
+        char *p = line, *e;
+        for (;;) {
+            long v = strtol(p, &e, 10);
+            if (e == p) break;
+            t->ids[i][t->n_ids[i]++] = (int32_t)v;
+            p = e;
+        }
+        line = nl + 1;
+    }
+    free(inp);
+    free(out);
+    return 0;
+}
+
+/* Concatenated token bytes, for the round trip. */
+static char *decode(const vocab *v, const int32_t *ids, int n, size_t *len) {
+    size_t cap = 64, w = 0;
+    char *s = malloc(cap);
+    for (int i = 0; i < n; i++) {
+        char buf[512];
+        int k = token_to_bytes(v, ids[i], buf, sizeof buf);
+        if (k < 0) k = 0;
+        while (w + (size_t)k + 1 > cap) s = realloc(s, cap *= 2);
+        memcpy(s + w, buf, (size_t)k);
+        w += (size_t)k;
+    }
+    s[w] = '\0';
+    *len = w;
+    return s;
+}
+
+/* Encodes every vector through tokenize() (no BOS, no special parsing) and, as a second path,
+ * bpe_encode directly; checks the counts and the decode round trip. */
+static void check_vectors(const char *name, const vocab *v, const vectors *t) {
+    int match = 0, direct_match = 0, round_trips = 0;
+    char failing[512] = "";
+    for (int i = 0; i < t->n; i++) {
+        ts_error err;
+        int32_t ids[4096], direct[4096];
+        int n = tokenize(v, t->text[i], t->len[i], false, false, ids, 4096, &err);
+        int nd = bpe_encode(v, t->text[i], t->len[i], direct, 4096, &err);
+        bool ok = n == t->n_ids[i] && memcmp(ids, t->ids[i], (size_t)n * sizeof *ids) == 0;
+        match += ok;
+        direct_match += nd == t->n_ids[i] && memcmp(direct, t->ids[i], (size_t)nd * sizeof *ids) == 0;
+        if (!ok) {
+            size_t l = strlen(failing);
+            snprintf(failing + l, sizeof failing - l, " %d", i);
+            printf("#   %s[%d] expected:", name, i);
+            for (int k = 0; k < t->n_ids[i]; k++) printf(" %d", t->ids[i][k]);
+            printf("\n#   %s[%d] got:     ", name, i);
+            if (n < 0) printf(" error: %s", err.msg);
+            for (int k = 0; k < n && k < 4096; k++) printf(" %d", ids[k]);
+            printf("\n");
+        }
+        if (n >= 0) {
+            size_t dl;
+            char *back = decode(v, ids, n, &dl);
+            round_trips += dl == t->len[i] && memcmp(back, t->text[i], dl) == 0;
+            free(back);
+        }
+    }
+    CHECK(match == t->n, "%s: %d/%d vectors match%s%s", name, match, t->n, *failing ? "; failing:" : "", failing);
+    CHECK(direct_match == t->n, "%s: bpe_encode directly: %d/%d vectors match", name, direct_match, t->n);
+    CHECK(round_trips == t->n, "%s: decode(encode(s)) == s for %d/%d", name, round_trips, t->n);
+}
+
+static void test_gguf(const char *name) {
+    char path[512], inp[600], out[600];
+    snprintf(path, sizeof path, "%s/tokenizers/gguf/ggml-vocab-%s.gguf", fixtures_dir(), name);
+    snprintf(inp, sizeof inp, "%s.inp", path);
+    snprintf(out, sizeof out, "%s.out", path);
+    ts_error err;
+    gguf_file *g;
+    vocab v;
+    if (gguf_open(path, &g, &err)) { CHECK(0, "%s: open: %s", name, err.msg); return; }
+    if (vocab_from_gguf(g, &v, &err)) { CHECK(0, "%s: vocab: %s", name, err.msg); gguf_close(g); return; }
+    CHECK(v.kind == VOCAB_BPE_BYTES && bpe_prepare(&v, &err) == 0, "%s: byte-level BPE vocab, pre \"%s\", %d merges",
+          name, v.pre ? v.pre : "(none)", v.n_merges);
+    vectors t;
+    if (load_vectors(inp, out, &t) == 0) check_vectors(name, &v, &t);
+    vectors_free(&t);
+    bpe_release(&v);
+    vocab_free(&v);
+    gguf_close(g);
+}
+
+/* Copies fixtures/tokenizers/hf/NAME into a fresh temporary folder (tokenizer.json gunzipped). */
+static int stage_hf(const char *name, char *dir, size_t cap) {
+    snprintf(dir, cap, "/tmp/tessera_bpe_XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "gzip -dc '%s/tokenizers/hf/%s/tokenizer.json.gz' > '%s/tokenizer.json' && "
+             "cp '%s/tokenizers/hf/%s/tokenizer_config.json' '%s/'",
+             fixtures_dir(), name, dir, fixtures_dir(), name, dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void unstage(const char *dir) {
+    char p[600];
+    snprintf(p, sizeof p, "%s/tokenizer.json", dir); unlink(p);
+    snprintf(p, sizeof p, "%s/tokenizer_config.json", dir); unlink(p);
+    rmdir(dir);
+}
+
+static double seconds_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ~100 KB of the vectors' text, encoded in one call. */
+static void check_speed(const char *name, const vocab *v, const vectors *t) {
+    size_t cap = 100 * 1024, w = 0;
+    char *text = malloc(cap + 4096);
+    while (w < cap)
+        for (int i = 0; i < t->n && w < cap; i++) { memcpy(text + w, t->text[i], t->len[i]); w += t->len[i]; text[w++] = '\n'; }
+    int32_t *ids = malloc(w * sizeof *ids);
+    ts_error err;
+    double t0 = seconds_now();
+    int n = bpe_encode(v, text, w, ids, (int)w, &err);
+    double dt = seconds_now() - t0;
+    size_t dl = 0;
+    char *back = n > 0 ? decode(v, ids, n, &dl) : NULL;
+    CHECK(n > 0 && dl == w && memcmp(back, text, w) == 0,
+          "%s: %zu bytes -> %d tokens in %.3f s (this build), round trip exact", name, w, n, dt);
+    CHECK(dt < 5.0, "%s: 100 KB encodes in under 5 s even under sanitizers (%.3f s)", name, dt);
+    free(back);
+    free(ids);
+    free(text);
+}
+
+static void test_hf(const char *name, int expect_kind) {
+    char dir[256], path[300], inp[600], out[600];
+    if (stage_hf(name, dir, sizeof dir)) { CHECK(0, "%s: staging the tokenizer in a temporary folder", name); return; }
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    snprintf(inp, sizeof inp, "%s/tokenizers/hf/%s/tests.inp", fixtures_dir(), name);
+    snprintf(out, sizeof out, "%s/tokenizers/hf/%s/tests.out", fixtures_dir(), name);
+    ts_error err;
+    vocab v;
+    if (vocab_from_tokenizer_json(path, &v, &err)) {
+        CHECK(0, "%s: vocab_from_tokenizer_json: %s", name, err.msg);
+        unstage(dir);
+        return;
+    }
+    CHECK(v.kind == expect_kind, "%s: tokenizer.json loads as kind %d (pre \"%s\", %d tokens, %d merges)", name,
+          v.kind, v.pre ? v.pre : "", v.n, v.n_merges);
+    vectors t;
+    if (load_vectors(inp, out, &t) == 0) {
+        check_vectors(name, &v, &t);
+        check_speed(name, &v, &t);
+    }
+    if (strcmp(name, "qwen3") == 0) {
+        CHECK(!v.add_bos && v.bos == -1 && v.eos == vocab_find(&v, "<|im_end|>", 10) && v.eos == 151645,
+              "qwen3: tokenizer_config: no BOS, eos <|im_end|> (%d)", v.eos);
+        CHECK(v.attr[151643] == TOKEN_CONTROL && v.attr[151667] == TOKEN_USER_DEFINED,
+              "qwen3: special added tokens are control, others user-defined");
+        int32_t ids[8];
+        int n = tokenize(&v, "a<think>b", 9, false, false, ids, 8, &err);
+        CHECK(n == 3 && ids[1] == 151667, "qwen3: user-defined <think> is split out of the text");
+    } else {
+        CHECK(v.add_bos && v.bos == 2 && !v.add_space_prefix && v.unk == 3 && v.attr[3] == TOKEN_UNKNOWN,
+              "gemma3: add_bos, bos <bos> = 2, no space prefix, unk 3 (bos %d)", v.bos);
+        /* The score-merging SPM encoder with merge-derived scores, for comparison. */
+        int same = 0;
+        for (int i = 0; i < t.n; i++) {
+            int32_t a[4096];
+            int n = spm_encode_segment(&v, t.text[i], t.len[i], false, a, 4096, &err);
+            same += n == t.n_ids[i] && memcmp(a, t.ids[i], (size_t)n * sizeof *a) == 0;
+        }
+        printf("# gemma3: spm_encode (scores from merge ranks) matches %d/%d\n", same, t.n);
+    }
+    vectors_free(&t);
+    bpe_release(&v);
+    vocab_free(&v);
+    unstage(dir);
+}
+
+/* Pre-tokenizer splits worked out by hand from the regexes. */
+static void expect_split(pretok_kind kind, const char *text, const char *expect) {
+    uint32_t cps[256];
+    size_t n = 0, len = strlen(text);
+    for (size_t i = 0; i < len;) i += (size_t)utf8_decode(text + i, len - i, &cps[n++]);
+    pretok_pieces p = { 0 };
+    ts_error err;
+    char got[1024] = "";
+    if (pretokenize(kind, cps, n, &p, &err) == 0) {
+        size_t start = 0, w = 0;
+        for (size_t i = 0; i < p.n; i++) {
+            got[w++] = '|';
+            for (size_t k = start; k < p.ends[i]; k++) w += (size_t)utf8_encode(cps[k], got + w);
+            start = p.ends[i];
+        }
+        got[w++] = '|';
+        got[w] = '\0';
+    }
+    CHECK(strcmp(got, expect) == 0, "%s split of \"%s\": %s", pretok_name(kind), text, got);
+    pretok_pieces_free(&p);
+}
+
+static void test_pretokenizers(void) {
+    expect_split(PRETOK_LLAMA3, "I'M 12345 ok!!\n\n  x", "|I|'M| |123|45| ok|!!\n\n| | x|");
+    expect_split(PRETOK_QWEN2, "ab12 'Ll", "|ab|1|2| '|Ll|");
+    expect_split(PRETOK_STARCODER, "x 2024 y", "|x| |2|0|2|4| y|");
+    expect_split(PRETOK_TEKKEN, "HelloWORLDfoo", "|Hello|WORLDfoo|");
+    expect_split(PRETOK_GPT2, "a  b\t\tc  ", "|a| | b|\t|\t|c|  |");
+    expect_split(PRETOK_FALCON, "x=1234567", "|x|=|123|456|7|");
+    expect_split(PRETOK_DEEPSEEK_LLM, "ab 12\n  ", "|ab| |12|\n|  |");
+
+    pretok_info info;
+    ts_error err;
+    CHECK(pretok_lookup("llama-bpe", &info, &err) == 0 && info.kind == PRETOK_LLAMA3 && info.ignore_merges,
+          "llama-bpe is llama3 with ignore_merges");
+    CHECK(pretok_lookup("smollm", &info, &err) == 0 && info.kind == PRETOK_STARCODER, "smollm splits like starcoder");
+    CHECK(pretok_lookup("no-such-pre", &info, &err) == -1 && strstr(err.msg, "no-such-pre"),
+          "unknown pre-tokenizer is an error naming it: %s", err.msg);
+}
+
+static void test_invalid_utf8(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/tokenizers/gguf/ggml-vocab-gpt-2.gguf", fixtures_dir());
+    ts_error err;
+    gguf_file *g;
+    vocab v;
+    if (gguf_open(path, &g, &err) || vocab_from_gguf(g, &v, &err)) { CHECK(0, "gpt-2: %s", err.msg); return; }
+    int32_t ids[16];
+    const char bad[] = "ok \xC3\x28 no";
+    CHECK(bpe_encode(&v, bad, sizeof bad - 1, ids, 16, &err) == -1 && strstr(err.msg, "UTF-8"),
+          "invalid UTF-8 is an error: %s", err.msg);
+    CHECK(bpe_encode(&v, "\xE2\x82", 2, ids, 16, &err) == -1, "a truncated character is an error");
+    int n = bpe_encode(&v, "Hello world", 11, ids, 1, &err);
+    CHECK(n == 2 && ids[0] == 15496, "max_out smaller than the count: returns the full count (%d)", n);
+    free(v.pre);
+    v.pre = strdup("no-such-pre");
+    CHECK(bpe_encode(&v, "x", 1, ids, 16, &err) == -1 && strstr(err.msg, "no-such-pre"),
+          "a vocabulary with an unknown pre-tokenizer refuses to encode: %s", err.msg);
+    vocab_free(&v);
+    gguf_close(g);
+}
+
+static int write_text(const char *path, const char *text) {
+    FILE *f = fopen(path, "wb");
+    if (!f) return -1;
+    fputs(text, f);
+    return fclose(f);
+}
+
+/* Small hand-written tokenizer.json files: merges as "a b" strings, and the refusals. */
+static void test_json_forms(void) {
+    char dir[] = "/tmp/tessera_bpe_XXXXXX", path[64];
+    if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); return; }
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    ts_error err;
+    vocab v;
+    int32_t ids[16];
+
+    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2, \"\\u0120\": 3},"
+                     " \"merges\": [\"a b\"]}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"},"
+                     " \"added_tokens\": [{\"id\": 4, \"content\": \"<s>\", \"special\": true}]}");
+    if (vocab_from_tokenizer_json(path, &v, &err) == 0) {
+        int n = tokenize(&v, "ab a", 4, false, false, ids, 16, &err);
+        CHECK(v.kind == VOCAB_BPE_BYTES && strcmp(v.pre, "gpt-2") == 0 && n == 3 && ids[0] == 2 && ids[1] == 3 &&
+              ids[2] == 0, "\"a b\" merges, plain ByteLevel = gpt-2: \"ab a\" -> 2 3 0 (n %d)", n);
+        CHECK(v.n == 5 && v.attr[4] == TOKEN_CONTROL && v.bos == -1, "added special token is control; no BOS named");
+        bpe_release(&v);
+        vocab_free(&v);
+    } else {
+        CHECK(0, "small tokenizer.json: %s", err.msg);
+    }
+
+    /* A word that is a token: Llama 3 emits it whole (ignore_merges), Qwen2 merges (none here). */
+    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"abc\": 3}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}}");
+    if (vocab_from_tokenizer_json(path, &v, &err) == 0) {
+        int n = bpe_encode(&v, "abc", 3, ids, 16, &err);
+        CHECK(strcmp(v.pre, "llama3") == 0 && n == 1 && ids[0] == 3, "llama3 regex: whole-word token without merges (n %d)", n);
+        bpe_release(&v);
+        vocab_free(&v);
+    } else {
+        CHECK(0, "llama3 tokenizer.json: %s", err.msg);
+    }
+    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"abc\": 3}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}}");
+    if (vocab_from_tokenizer_json(path, &v, &err) == 0) {
+        int n = bpe_encode(&v, "abc", 3, ids, 16, &err);
+        CHECK(strcmp(v.pre, "qwen2") == 0 && n == 3 && ids[0] == 0 && ids[2] == 2, "qwen2 regex: no merges, three byte tokens (n %d)", n);
+        bpe_release(&v);
+        vocab_free(&v);
+    } else {
+        CHECK(0, "qwen2 tokenizer.json: %s", err.msg);
+    }
+
+    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []},"
+                     " \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\","
+                     " \"pattern\": {\"Regex\": \"[a-z]+\"}, \"behavior\": \"Isolated\", \"invert\": false},"
+                     " {\"type\": \"ByteLevel\", \"use_regex\": false}]}}");
+    CHECK(vocab_from_tokenizer_json(path, &v, &err) == -1 && strstr(err.msg, path) && strstr(err.msg, "[a-z]+"),
+          "an unknown split regex is refused, naming file and regex: %s", err.msg);
+
+    write_text(path, "{\"model\": {\"type\": \"Unigram\", \"vocab\": []}}");
+    CHECK(vocab_from_tokenizer_json(path, &v, &err) == -1 && strstr(err.msg, "Unigram"),
+          "a non-BPE model is refused: %s", err.msg);
+
+    write_text(path, "{\"model\": ");
+    CHECK(vocab_from_tokenizer_json(path, &v, &err) == -1 && strstr(err.msg, path), "truncated JSON: %s", err.msg);
+    unlink(path);
+    rmdir(dir);
+}
+
+int main(void) {
+    test_pretokenizers();
+    test_gguf("gpt-2");
+    test_gguf("falcon");
+    test_gguf("deepseek-coder");
+    test_gguf("deepseek-llm");
+    test_invalid_utf8();
+    test_json_forms();
+    test_hf("qwen3", VOCAB_BPE_BYTES);
+    test_hf("gemma3", VOCAB_SPM);
+    CHECK_EXIT();
+}
