@@ -8,7 +8,8 @@ OPT     := -O3 -g
 SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LIBS    := -lm -lpthread
 
-LIB_SRC   := $(shell find src -name '*.c' ! -name main.c | sort)
+LIB_SRC   := $(shell find src -name '*.c' ! -name main.c ! -path 'src/cli/*' | sort)
+CLI_SRC   := src/main.c $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_HDR  := $(wildcard tests/unit/*.h)
 HDR       := $(shell find include src -name '*.h')
@@ -20,8 +21,8 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 .PHONY: all test clean san
 all: run
 
-run: build/opt/libtessera.a src/main.c $(HDR)
-	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) src/main.c build/opt/libtessera.a $(LIBS) -o $@
+run: build/opt/libtessera.a $(CLI_SRC) $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $(CLI_SRC) build/opt/libtessera.a $(LIBS) -o $@
 
 build/opt/libtessera.a: $(OPT_OBJ)
 	@rm -f $@; ar rcs $@ $^
@@ -37,8 +38,8 @@ build/san/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(INC) $(SAN) -c $< -o $@
 
-build/san/run: build/san/libtessera.a src/main.c $(HDR)
-	$(CC) $(CSTD) $(WARN) $(INC) $(SAN) src/main.c build/san/libtessera.a $(LIBS) -o $@
+build/san/run: build/san/libtessera.a $(CLI_SRC) $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(SAN) $(CLI_SRC) build/san/libtessera.a $(LIBS) -o $@
 
 build/san/tests/%: tests/unit/%.c build/san/libtessera.a $(UNIT_HDR) $(HDR)
 	@mkdir -p $(dir $@)
@@ -53,3 +54,12 @@ test: run san
 
 clean:
 	rm -rf build run
+
+# `make bench`: synthetic models of SmolLM2-360M's and a 1B Llama's shapes in /tmp/tessera-bench,
+# prefill/decode tokens/s, peak RSS and the bandwidth roofline (see tools/bench for options).
+build/opt/bench_gen: tools/bench_gen.c build/opt/libtessera.a $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
+
+.PHONY: bench
+bench: run build/opt/bench_gen
+	@bash tools/bench

@@ -20,8 +20,13 @@ typedef struct ts_model ts_model;       /* weights + geometry table + tokenizer;
 typedef struct ts_context ts_context;   /* one sequence: KV cache, position, scratch */
 
 typedef struct ts_load_options {
-    const char *tokenizer_path;  /* NULL: the model's own tokenizer */
+    const char *tokenizer_path;  /* NULL: the model's own tokenizer; else a tokenizer.json, a
+                                    tokenizer.model, a (vocab-only) GGUF, or a folder holding one */
+    const char *quant;           /* Hugging Face folders: NULL (weights used in place), or "q8_0" /
+                                    "q4_0" to quantize the matrices at load */
     int n_threads;               /* 0: all cores */
+    const char *simd;            /* kernel set: NULL or "auto" (the best this CPU runs), "scalar"
+                                    (the reference kernels), "avx2", "avx512" or "neon" */
 } ts_load_options;
 
 /* ---- model ---- */
@@ -31,20 +36,36 @@ int  ts_model_n_vocab(const ts_model *m);
 int  ts_model_n_ctx_train(const ts_model *m);     /* the context length the model declares */
 /* Writes the geometry table and the loader's layout decisions, human readable. */
 void ts_model_print_info(const ts_model *m, FILE *f);
+/* The kernel set the model's contexts use ("scalar", "avx2", "avx512", "neon"). */
+const char *ts_model_simd(const ts_model *m);
+/* Whether this binary and CPU can run the kernel set of that name. */
+bool ts_simd_available(const char *name);
 
 /* ---- tokenizer ---- */
 int  ts_token_bos(const ts_model *m);             /* -1 if none */
 int  ts_token_eos(const ts_model *m);             /* -1 if none */
 bool ts_add_bos(const ts_model *m);               /* per the model's metadata */
 bool ts_token_is_eog(const ts_model *m, int32_t tok);  /* EOS or end-of-turn */
-/* Encodes text (UTF-8); adds BOS first when add_bos. Returns the number of ids (may exceed
- * max_out: then only max_out were written), or -1 on error (invalid UTF-8, no tokenizer). */
-int  ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos,
+/* Encodes text (UTF-8); adds BOS first when add_bos; parse_special: text spelling a control token
+ * (e.g. "<|im_end|>") becomes that token. Returns the number of ids (may exceed max_out: then only
+ * max_out were written), or -1 on error (invalid UTF-8, no tokenizer). */
+int  ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos, bool parse_special,
                  int32_t *out, int max_out, ts_error *err);
 /* Writes the bytes a token stands for when printed into buf (byte-fallback tokens give their raw
  * byte, the SentencePiece space mark gives ' ', control tokens give nothing). Returns the length,
  * or -1 if the id is out of range or cap is too small. Bytes may be part of a UTF-8 character. */
 int  ts_token_text(const ts_model *m, int32_t tok, char *buf, size_t cap);
+
+/* ---- chat templates ---- */
+typedef struct ts_chat_message { const char *role, *content; } ts_chat_message;
+/* The model's chat template family ("llama2", "qwen3", "gemma", ...), NULL when the model has no
+ * template, "unknown" when it has one tessera does not recognize. */
+const char *ts_chat_family(const ts_model *m);
+/* Renders a conversation with the model's template (malloc'd text in *out) and says whether the
+ * rendering already holds BOS (then tokenize it without adding another). -1 when the model has no
+ * recognized template or the template cannot render this conversation exactly. */
+int  ts_chat_render(const ts_model *m, const ts_chat_message *msgs, int n, bool add_generation_prompt,
+                    char **out, bool *has_bos, ts_error *err);
 
 /* ---- evaluation ---- */
 int  ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err);

@@ -1,6 +1,7 @@
 /* The command line: ./run MODEL "prompt" [options]. One user of the tessera API. */
 #include "tessera.h"
 #include "text/utf8.h"
+#include "cli/generate.h"
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -17,6 +18,12 @@ typedef struct cli_options {
     const char *dump_logits;     /* --dump-logits FILE */
     int n_predict;               /* -n */
     int n_threads;               /* -t */
+    const char *simd;            /* --simd */
+    const char *tokenizer;       /* --tokenizer FILE */
+    const char *system;          /* --system TEXT */
+    bool raw;                    /* --raw: no chat template */
+    bool tokenize_only;          /* --tokenize: print the prompt's ids and exit */
+    const char *quant;           /* --quant q8_0|q4_0 */
     int n_ctx;                   /* -c; 0 = the model's, capped by memory */
     bool info, quiet;
     ts_sampler_params sampling;
@@ -25,7 +32,7 @@ typedef struct cli_options {
 static void usage(FILE *f) {
     fprintf(f,
         "usage: run MODEL [PROMPT] [options]\n"
-        "  MODEL is a GGUF file.\n"
+        "  MODEL is a GGUF file or a Hugging Face model folder (config.json + safetensors).\n"
         "  -p, --prompt TEXT       the prompt (or give it as the second argument)\n"
         "  -n, --n-predict N       tokens to generate (default 256)\n"
         "  -t, --threads N         threads (default: all cores)\n"
@@ -34,15 +41,16 @@ static void usage(FILE *f) {
         "  --top-k K, --top-p P, --min-p P, --repeat-penalty R, --repeat-last-n N, --seed S\n"
         "  --tokens 1,2,3          feed these token ids instead of a text prompt\n"
         "  --dump-logits FILE      write float32 logits, one row of n_vocab per evaluated position\n"
+        "  --simd SET              kernels: auto (default), scalar, avx2, avx512, neon\n"
+        "  --system TEXT           a system turn before the prompt (chat models)\n"
+        "  --raw                   send the prompt as plain text, without the chat template\n"
+        "  --tokenize              print the prompt's token ids and exit (MODEL may be a tokenizer)\n"
+        "  --tokenizer FILE        use this tokenizer.json / tokenizer.model / GGUF vocabulary\n"
+        "  --quant q8_0|q4_0       Hugging Face folders: quantize the matrices at load\n"
         "  --info                  print the geometry table and layout decisions\n"
         "  --quiet                 no statistics line on stderr\n");
 }
 
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int parse_int(const char *opt, const char *s, long lo, long hi, int *out) {
     char *end;
@@ -98,6 +106,12 @@ static int parse_args(int argc, char **argv, cli_options *o) {
         }
         else if (!strcmp(a, "--tokens")) { NEED_VALUE(); o->tokens_csv = val; }
         else if (!strcmp(a, "--dump-logits")) { NEED_VALUE(); o->dump_logits = val; }
+        else if (!strcmp(a, "--simd")) { NEED_VALUE(); o->simd = val; }
+        else if (!strcmp(a, "--tokenizer")) { NEED_VALUE(); o->tokenizer = val; }
+        else if (!strcmp(a, "--system")) { NEED_VALUE(); o->system = val; }
+        else if (!strcmp(a, "--raw")) o->raw = true;
+        else if (!strcmp(a, "--tokenize")) o->tokenize_only = true;
+        else if (!strcmp(a, "--quant")) { NEED_VALUE(); o->quant = val; }
         else if (!strcmp(a, "--info")) o->info = true;
         else if (!strcmp(a, "--quiet")) o->quiet = true;
         else if (a[0] == '-' && a[1] != 0) { fprintf(stderr, "error: unknown option '%s' (see --help)\n", a); return -1; }
@@ -149,13 +163,20 @@ static void emit_token(const ts_model *m, int32_t tok, utf8_stream *st) {
     fflush(stdout);
 }
 
+static void print_text(void *user, const char *text, size_t len) {
+    (void)user;
+    fwrite(text, 1, len, stdout);
+    fflush(stdout);
+}
+
 int main(int argc, char **argv) {
     cli_options o;
     if (parse_args(argc, argv, &o) != 0) return 1;
 
     ts_error err = {{0}};
     ts_model *m = NULL;
-    ts_load_options lo = { .tokenizer_path = NULL, .n_threads = o.n_threads };
+    ts_load_options lo = { .tokenizer_path = o.tokenizer, .n_threads = o.n_threads, .simd = o.simd,
+                           .quant = o.quant };
     if (ts_model_load(o.model_path, &lo, &m, &err) != 0) {
         fprintf(stderr, "error: %s\n", err.msg);
         return 1;
@@ -167,103 +188,70 @@ int main(int argc, char **argv) {
     int rc = 1;
     int32_t *tokens = NULL;
     int n_prompt = 0;
-    ts_context *c = NULL;
-    ts_sampler *smp = NULL;
-    float *logits = NULL;
+    bool chat = false, unknown_template = false;
+    session s = {0};
+    gen_result res = {0};
     FILE *dump = NULL;
 
     if (o.tokens_csv) {
         if (parse_token_list(o.tokens_csv, &tokens, &n_prompt) != 0) goto done;
     } else {
-        const char *text = o.prompt ? o.prompt : "";
-        size_t len = strlen(text);
-        bool bos = ts_add_bos(m);
-        int cap = (int)(len + 8 > 1 << 26 ? 1 << 26 : len + 8);
-        tokens = malloc((size_t)cap * sizeof *tokens);
-        if (!tokens) { fprintf(stderr, "error: out of memory\n"); goto done; }
-        n_prompt = ts_tokenize(m, text, len, bos, tokens, cap, &err);
+        ts_chat_message msgs[2];
+        int n = 0;
+        if (o.system) msgs[n++] = (ts_chat_message){ "system", o.system };
+        msgs[n++] = (ts_chat_message){ "user", o.prompt ? o.prompt : "" };
+        n_prompt = prompt_to_tokens(m, msgs, n, o.raw || o.tokenize_only, &tokens, &chat, &unknown_template, &err);
+        if (unknown_template)
+            fprintf(stderr, "warning: %s: the chat template is not one tessera recognizes; sending the prompt as plain text\n", o.model_path);
         if (n_prompt < 0) { fprintf(stderr, "error: %s: %s\n", o.model_path, err.msg); goto done; }
-        if (n_prompt > cap) { fprintf(stderr, "error: prompt too long\n"); goto done; }
-        if (n_prompt == 0) { fprintf(stderr, "error: the prompt is empty and the model adds no BOS token\n"); goto done; }
+        if (o.system && !chat) fprintf(stderr, "warning: %s: --system needs a chat template; ignored\n", o.model_path);
     }
-
-    if (ts_context_new(m, o.n_ctx, o.n_threads, &c, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
-    int n_ctx = ts_context_n_ctx(c);
-    if (n_prompt > n_ctx) {
-        fprintf(stderr, "error: %s: the prompt has %d tokens, longer than the context of %d\n",
-                o.model_path, n_prompt, n_ctx);
+    if (o.tokenize_only) {
+        for (int i = 0; i < n_prompt; i++) printf(i ? " %d" : "%d", tokens[i]);
+        printf("\n");
+        rc = 0;
         goto done;
     }
-    int n_vocab = ts_model_n_vocab(m);
-    smp = ts_sampler_new(&o.sampling, n_vocab);
-    size_t rows = o.dump_logits ? (size_t)n_prompt : 1;
-    logits = malloc(rows * (size_t)n_vocab * sizeof(float));
-    if (!smp || !logits) { fprintf(stderr, "error: out of memory\n"); goto done; }
+    if (session_init(&s, m, o.n_ctx, o.n_threads, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
     if (o.dump_logits && !(dump = fopen(o.dump_logits, "wb"))) {
         fprintf(stderr, "error: %s: cannot open for writing: %s\n", o.dump_logits, strerror(errno));
         goto done;
     }
-
-    /* echo the prompt, as llama-cli and llama2.c do */
-    utf8_stream st = {{0}, 0};
+    if (n_prompt > ts_context_n_ctx(s.ctx)) {
+        fprintf(stderr, "error: %s: the prompt has %d tokens, longer than the context of %d\n",
+                o.model_path, n_prompt, ts_context_n_ctx(s.ctx));
+        goto done;
+    }
+    /* echo the prompt, as llama-cli and llama2.c do (not the rendered chat template) */
     if (o.tokens_csv) {
+        utf8_stream st = {{0}, 0};
         for (int i = 0; i < n_prompt; i++) emit_token(m, tokens[i], &st);
-    } else if (o.prompt) {
+    } else if (o.prompt && !chat) {
         fputs(o.prompt, stdout);
         fflush(stdout);
     }
-
-    double t0 = now_seconds();
-    if (ts_eval(c, tokens, n_prompt, logits, o.dump_logits != NULL, &err) != 0) {
+    gen_request rq = { .prompt = tokens, .n_prompt = n_prompt, .max_tokens = o.n_predict,
+                       .sampling = o.sampling, .dump_logits = dump, .on_text = print_text };
+    if (generate(&s, &rq, &res, &err) != 0) {
+        printf("\n");
+        fflush(stdout);
         fprintf(stderr, "error: %s: %s\n", o.model_path, err.msg);
         goto done;
     }
-    if (dump && fwrite(logits, sizeof(float), rows * n_vocab, dump) != rows * n_vocab) {
-        fprintf(stderr, "error: %s: write failed\n", o.dump_logits);
-        goto done;
-    }
-    float *last = logits + (rows - 1) * (size_t)n_vocab;
-    double t1 = now_seconds();
-
-    int32_t *history = realloc(tokens, ((size_t)n_prompt + o.n_predict + 1) * sizeof *tokens);
-    if (!history) { fprintf(stderr, "error: out of memory\n"); goto done; }
-    tokens = history;
-    int n_gen = 0, n_hist = n_prompt;
-    while (n_gen < o.n_predict) {
-        int32_t next = ts_sample(smp, last, tokens, n_hist);
-        if (ts_token_is_eog(m, next)) break;
-        n_gen++;
-        tokens[n_hist++] = next;
-        emit_token(m, next, &st);
-        if (n_gen == o.n_predict) break;                 /* no need to evaluate the last token */
-        if (ts_context_pos(c) >= n_ctx) { fprintf(stderr, "\nwarning: context full (%d tokens)\n", n_ctx); break; }
-        if (ts_eval(c, &next, 1, logits, false, &err) != 0) {
-            fprintf(stderr, "error: %s: %s\n", o.model_path, err.msg);
-            goto done;
-        }
-        last = logits;
-        if (dump && fwrite(logits, sizeof(float), n_vocab, dump) != (size_t)n_vocab) {
-            fprintf(stderr, "error: %s: write failed\n", o.dump_logits);
-            goto done;
-        }
-    }
-    char tail[8];
-    size_t w = utf8_stream_flush(&st, tail);
-    fwrite(tail, 1, w, stdout);
     fputc('\n', stdout);
     fflush(stdout);
-    double t2 = now_seconds();
+    if (!strcmp(res.finish_reason, "context"))
+        fprintf(stderr, "warning: the context is full (%d tokens)\n", ts_context_n_ctx(s.ctx));
     if (!o.quiet)
         fprintf(stderr, "prompt: %d tokens, %.1f tok/s | generation: %d tokens, %.1f tok/s\n",
-                n_prompt, n_prompt / (t1 - t0 + 1e-9), n_gen,
-                n_gen > 1 ? (n_gen - 1) / (t2 - t1 + 1e-9) : 0.0);
+                n_prompt, n_prompt / (res.prompt_seconds + 1e-9), res.n_generated,
+                res.n_generated > 1 ? (res.n_generated - 1) / (res.gen_seconds + 1e-9) : 0.0);
     rc = 0;
 done:
     if (dump && fclose(dump) != 0 && rc == 0) { fprintf(stderr, "error: %s: write failed\n", o.dump_logits); rc = 1; }
-    free(logits);
+    gen_result_free(&res);
     free(tokens);
-    ts_sampler_free(smp);
-    ts_context_free(c);
+    session_free(&s);
     ts_model_free(m);
     return rc;
 }

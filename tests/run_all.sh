@@ -29,7 +29,7 @@ for t in build/san/tests/test_*; do
     [ -x "$t" ] || continue
     run_one "$(basename "$t")" "$t"
 done
-for t in tests/sh/*.sh; do
+for t in tests/sh/test_*.sh; do
     [ -f "$t" ] || continue
     run_one "$(basename "$t")" bash "$t"
 done

@@ -25,6 +25,8 @@ typedef struct { uint8_t d[2]; uint8_t qh[4]; uint8_t qs[QK / 2]; } block_q5_0;
 typedef struct { uint8_t d[2]; uint8_t m[2]; uint8_t qh[4]; uint8_t qs[QK / 2]; } block_q5_1;
 /* value = q * d. */
 typedef struct { uint8_t d[2]; int8_t qs[QK]; } block_q8_0;
+/* Q4NX (repacked FastFlowLM q4nx tiles): value = q * d + m with a bf16 d and m; nibbles as Q4_0. */
+typedef struct { uint8_t d[2]; uint8_t m[2]; uint8_t qs[QK / 2]; } block_q4nx;
 
 /* 16 groups of 16: value = d * (scales[g] & 15) * q - dmin * (scales[g] >> 4), q in 0..3.
  * Element e = 128n + 32j + l (l < 32) is bits 2j..2j+1 of qs[32n + l]; group g = e / 16. */
@@ -51,6 +53,7 @@ _Static_assert(sizeof(block_q4_1) == 20, "block_q4_1 layout");
 _Static_assert(sizeof(block_q5_0) == 22, "block_q5_0 layout");
 _Static_assert(sizeof(block_q5_1) == 24, "block_q5_1 layout");
 _Static_assert(sizeof(block_q8_0) == 34, "block_q8_0 layout");
+_Static_assert(sizeof(block_q4nx) == 20, "block_q4nx layout");
 _Static_assert(sizeof(block_q2_K) == 84, "block_q2_K layout");
 _Static_assert(sizeof(block_q3_K) == 110, "block_q3_K layout");
 _Static_assert(sizeof(block_q4_K) == 144, "block_q4_K layout");
@@ -160,6 +163,7 @@ TS_DECLARE_KERNELS(q4_k)
 TS_DECLARE_KERNELS(q5_k)
 TS_DECLARE_KERNELS(q6_k)
 TS_DECLARE_KERNELS(q8_k)
+TS_DECLARE_KERNELS(q4nx)
 
 #undef TS_DECLARE_KERNELS
 

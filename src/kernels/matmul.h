@@ -1,12 +1,41 @@
 /* Matrix products of weight rows with activation rows: the one place the forward spends its time.
- * y[t][r] = W[r] . x[t] for t < n, rows split across the thread pool. Each output is computed by
- * the same code whichever thread or batch size, so threaded and batched runs are exact. */
+ * y[t][r] = W[r] . x[t] for t < n, rows split across the thread pool.
+ *
+ * With a SIMD kernel set the activations are first quantized to the 8-bit format the weight type
+ * wants (once per input, shared by every weight that reads it), then multiplied in register
+ * tiles of 4 rows x 4 positions (4 rows x 1 for a single position). Every output is computed by
+ * the same sequence of operations whichever thread, tile or batch size computes it, so threaded,
+ * batched and one-at-a-time runs agree bit for bit. */
 #ifndef TS_KERNELS_MATMUL_H
 #define TS_KERNELS_MATMUL_H
+#include <stddef.h>
+#include <stdint.h>
 #include "model/geometry.h"
 #include "core/threadpool.h"
 
-void matmul(thread_pool *pool, const weight *w, const float *x, long x_stride, int n,
+struct kernel_set;
+
+/* What a matmul needs besides its operands; owned by a context. */
+typedef struct matmul_ctx {
+    thread_pool *pool;
+    const struct kernel_set *ks;
+    uint8_t *act;          /* scratch for the quantized activations */
+    size_t act_bytes;
+} matmul_ctx;
+
+/* Scratch bytes for inputs of up to max_n positions of up to max_k values. */
+size_t matmul_scratch_bytes(int max_n, int64_t max_k);
+
+/* The kernel set of a SIMD level (enum simd_level), NULL when it is not compiled in. */
+const struct kernel_set *matmul_kernels(int simd_level);
+int matmul_kernels_level(const struct kernel_set *ks);
+
+void matmul(const matmul_ctx *mc, const weight *w, const float *x, long x_stride, int n,
             float *y, long y_stride);
+
+/* Several weights reading the same input (Q, K and V; gate and up): one quantization of x and
+ * one pass of the thread pool. ws[i] NULL is skipped. */
+void matmul_multi(const matmul_ctx *mc, int count, const weight *const *ws, const float *x,
+                  long x_stride, int n, float *const *ys, const long *y_strides);
 
 #endif

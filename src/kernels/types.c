@@ -19,6 +19,7 @@ static const type_traits type_table[TS_TYPE_COUNT] = {
     ENTRY(TS_Q5_K, "Q5_K", QK_K, sizeof(block_q5_K),  q5_k),
     ENTRY(TS_Q6_K, "Q6_K", QK_K, sizeof(block_q6_K),  q6_k),
     ENTRY(TS_Q8_K, "Q8_K", QK_K, sizeof(block_q8_K),  q8_k),
+    ENTRY(TS_Q4NX, "Q4NX", QK,   sizeof(block_q4nx),  q4nx),
 };
 
 const type_traits *type_get(int type) {

@@ -17,6 +17,9 @@ enum ts_type {
      * them). FastFlowLM q4nx packs store their 4-bit tiles as I8 byte arrays. */
     TS_I8 = 40, TS_U8 = 41, TS_I16 = 42, TS_I32 = 43, TS_I64 = 44, TS_F64 = 45, TS_BOOL = 46,
     TS_U16 = 47, TS_U32 = 48, TS_U64 = 49, TS_F8_E4M3 = 50, TS_F8_E5M2 = 51,
+    /* Engine-internal block types no container stores as such: FastFlowLM q4nx tiles repacked at
+     * load into rows of 32-weight blocks (bf16 scale, bf16 min, 4-bit codes). */
+    TS_Q4NX = 60,
     TS_TYPE_COUNT = 64
 };
 

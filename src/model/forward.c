@@ -103,12 +103,13 @@ static void layer_forward(ts_context *c, int il, int n) {
     const long qs = q_width, ks = kv_width;   /* strides of c->q, c->k, c->v for this layer */
 
     for (int t = 0; t < n; t++) rmsnorm(c->xn + (long)t * H, c->x + (long)t * H, ly->attn_norm, H, g->norm_eps);
-    matmul(c->pool, &ly->wq, c->xn, H, n, c->q, qs);
     bool own_kv = ly->kv_source == il;
-    if (own_kv) {
-        matmul(c->pool, &ly->wk, c->xn, H, n, c->k, ks);
-        if (ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
-        else matmul(c->pool, &ly->wv, c->xn, H, n, c->v, ks);
+    {   /* Q, K and V read the same input: one quantization, one pass of the pool */
+        const weight *w3[3] = { &ly->wq, own_kv ? &ly->wk : NULL, own_kv && !ly->v_from_k ? &ly->wv : NULL };
+        float *y3[3] = { c->q, c->k, c->v };
+        const long s3[3] = { qs, ks, ks };
+        matmul_multi(&c->mm, 3, w3, c->xn, H, n, y3, s3);
+        if (own_kv && ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
     }
     for (int t = 0; t < n; t++) {
         int pos = c->pos + t;
@@ -131,7 +132,7 @@ static void layer_forward(ts_context *c, int il, int n) {
     attention_job aj = { c, ly, ly->kv_source, n, c->pos, qs };
     thread_pool_run(c->pool, attention_task, &aj);
 
-    matmul(c->pool, &ly->wo, c->att, qs, n, c->tmp, H);
+    matmul(&c->mm, &ly->wo, c->att, qs, n, c->tmp, H);
     for (int t = 0; t < n; t++) {
         float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
         if (ly->post_attn_norm) rmsnorm(o, o, ly->post_attn_norm, H, g->norm_eps);
@@ -140,14 +141,18 @@ static void layer_forward(ts_context *c, int il, int n) {
     }
 
     const long F = ly->ffn_dim;
-    matmul(c->pool, &ly->w_gate, c->xn, H, n, c->gate, F);
-    matmul(c->pool, &ly->w_up, c->xn, H, n, c->up, F);
+    {
+        const weight *w2[2] = { &ly->w_gate, &ly->w_up };
+        float *y2[2] = { c->gate, c->up };
+        const long s2[2] = { F, F };
+        matmul_multi(&c->mm, 2, w2, c->xn, H, n, y2, s2);
+    }
     for (long i = 0; i < (long)n * F; i++) {
         float a = c->gate[i];
         a = ly->activation == ACT_GELU_TANH ? gelu_tanh(a) : a / (1.0f + expf(-a));
         c->gate[i] = a * c->up[i];
     }
-    matmul(c->pool, &ly->w_down, c->gate, F, n, c->tmp, H);
+    matmul(&c->mm, &ly->w_down, c->gate, F, n, c->tmp, H);
     for (int t = 0; t < n; t++) {
         float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
         if (ly->post_ffn_norm) rmsnorm(o, o, ly->post_ffn_norm, H, g->norm_eps);
@@ -156,13 +161,13 @@ static void layer_forward(ts_context *c, int il, int n) {
 
     if (g->ple_dim > 0) {     /* per-layer embedding input */
         const int P = g->ple_dim;
-        matmul(c->pool, &ly->ple_gate, c->x, H, n, c->ple_tmp, P);
+        matmul(&c->mm, &ly->ple_gate, c->x, H, n, c->ple_tmp, P);
         for (int t = 0; t < n; t++) {
             float *gt = c->ple_tmp + (long)t * P;
             const float *pli = c->pli + ((long)t * g->n_layers + il) * P;
             for (int i = 0; i < P; i++) gt[i] = gelu_tanh(gt[i]) * pli[i];
         }
-        matmul(c->pool, &ly->ple_proj, c->ple_tmp, P, n, c->tmp, H);
+        matmul(&c->mm, &ly->ple_proj, c->ple_tmp, P, n, c->tmp, H);
         for (int t = 0; t < n; t++) {
             float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
             rmsnorm(o, o, ly->ple_post_norm, H, g->norm_eps);
@@ -179,7 +184,7 @@ static void per_layer_inputs(ts_context *c, const int32_t *tokens, int n) {
     const model_geometry *g = &c->m->g;
     const int P = g->ple_dim, L = g->n_layers, H = g->hidden;
     const long W = (long)P * L;
-    matmul(c->pool, &g->ple_model_proj, c->x, H, n, c->pli, W);
+    matmul(&c->mm, &g->ple_model_proj, c->x, H, n, c->pli, W);
     const type_traits *et = type_get(g->ple_embd.type);
     float *emb = c->ple_row;
     for (int t = 0; t < n; t++) {
@@ -214,7 +219,7 @@ int forward_chunk(ts_context *c, const int32_t *tokens, int n, float *logits, bo
     int first = all_rows ? 0 : n - 1, rows = n - first;
     for (int t = first; t < n; t++)
         rmsnorm(c->xn + (long)(t - first) * H, c->x + (long)t * H, g->output_norm, H, g->norm_eps);
-    matmul(c->pool, &g->output, c->xn, H, rows, logits, g->n_vocab);
+    matmul(&c->mm, &g->output, c->xn, H, rows, logits, g->n_vocab);
     if (g->final_softcap > 0.0f) {
         float cap = g->final_softcap;
         for (long i = 0; i < (long)rows * g->n_vocab; i++) logits[i] = cap * tanhf(logits[i] / cap);

@@ -4,6 +4,7 @@
 #include "model/model.h"
 #include "model/kv_cache.h"
 #include "core/threadpool.h"
+#include "kernels/matmul.h"
 
 /* Positions evaluated together; longer batches are split into chunks of this many. */
 #define FORWARD_MAX_BATCH 64
@@ -15,6 +16,7 @@ struct ts_context {
     int high_water;          /* the most positions ever held since the cache was last emptied */
     kv_cache kv;
     thread_pool *pool;
+    matmul_ctx mm;           /* the pool, the model's kernel set, quantized-activation scratch */
     /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */
     float *x, *xn, *q, *k, *v, *att, *gate, *up, *tmp;
     float *scores;           /* per thread: n_ctx attention weights */

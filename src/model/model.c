@@ -4,6 +4,9 @@
 #include "model/kv_cache.h"
 #include "text/tokenizer.h"
 #include "kernels/types.h"
+#include "io/safetensors.h"
+#include "kernels/cpu.h"
+#include "kernels/matmul.h"
 #include "core/error.h"
 #include <stdarg.h>
 #include <stdio.h>
@@ -44,20 +47,83 @@ void model_note(ts_model *m, const char *fmt, ...) {
     if (m->notes[m->n_notes]) m->n_notes++;
 }
 
+/* --tokenizer: a tokenizer.json, tokenizer.model or GGUF vocabulary instead of the model's own. */
+static int replace_tokenizer(ts_model *m, const char *path, ts_error *err) {
+    vocab v;
+    memset(&v, 0, sizeof v);
+    struct stat st;
+    if (stat(path, &st) != 0) return ts_fail(err, "%s: cannot open (no such file or directory)", path);
+    char p[1200];
+    size_t n = strlen(path);
+    int rc;
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(p, sizeof p, "%s/tokenizer.json", path);
+        if (access(p, R_OK) == 0) rc = vocab_from_tokenizer_json(p, &v, err);
+        else {
+            snprintf(p, sizeof p, "%s/tokenizer.model", path);
+            rc = access(p, R_OK) == 0 ? vocab_from_spm_model(p, &v, err)
+                                      : ts_fail(err, "%s: no tokenizer.json or tokenizer.model in the folder", path);
+        }
+    } else if (n >= 5 && !strcmp(path + n - 5, ".json")) {
+        rc = vocab_from_tokenizer_json(path, &v, err);
+    } else if (n >= 6 && !strcmp(path + n - 6, ".model")) {
+        rc = vocab_from_spm_model(path, &v, err);
+    } else {
+        gguf_file *g;
+        rc = gguf_open(path, &g, err);
+        if (rc == 0) {
+            rc = gguf_has(g, "tokenizer.ggml.model") ? vocab_from_gguf(g, &v, err)
+                                                      : ts_fail(err, "%s: the GGUF holds no tokenizer", path);
+            gguf_close(g);
+        }
+    }
+    if (rc != 0) return -1;
+    if (m->g.n_layers > 0 && v.n > m->g.n_vocab) {
+        int vn = v.n;
+        vocab_free(&v);
+        return ts_fail(err, "%s: the tokenizer has %d tokens, the model only %d", path, vn, m->g.n_vocab);
+    }
+    if (m->has_vocab) vocab_free(&m->voc);
+    m->voc = v;
+    m->has_vocab = true;
+    model_note(m, "tokenizer: replaced by %s (--tokenizer)", path);
+    return 0;
+}
+
 int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, ts_error *err) {
-    (void)opt;
     *out = NULL;
+    const char *simd = opt ? opt->simd : NULL;
+    int level = simd_from_name(simd);
+    if (level < 0) return ts_fail(err, "unknown kernel set '%s' (expected auto, scalar, avx2, avx512 or neon)", simd);
+    if (!cpu_has_simd(level) || !matmul_kernels(level))
+        return ts_fail(err, "kernel set '%s' is not supported by this CPU or build", simd);
     struct stat st;
     if (stat(path, &st) != 0) return ts_fail(err, "%s: cannot open (no such file or directory)", path);
     ts_model *m = calloc(1, sizeof *m);
     if (!m) return ts_fail(err, "%s: out of memory", path);
     snprintf(m->path, sizeof m->path, "%s", path);
+    m->simd = level;
     int rc;
-    if (S_ISDIR(st.st_mode)) {
-        rc = ts_fail(err, "%s: model folders (Hugging Face, q4nx) are not supported yet", path);
-    } else {
-        rc = load_gguf_model(m, path, err);
+    const char *quant = opt ? opt->quant : NULL;
+    if (quant && strcmp(quant, "q8_0") != 0 && strcmp(quant, "q4_0") != 0) {
+        ts_model_free(m);
+        return ts_fail(err, "unknown --quant '%s' (expected q8_0 or q4_0)", quant);
     }
+    size_t plen = strlen(path);
+    if (S_ISDIR(st.st_mode)) {
+        rc = load_hf_model(m, path, NULL, quant, err);
+    } else if ((plen > 12 && !strcmp(path + plen - 12, ".safetensors")) ||
+               (plen > 5 && !strcmp(path + plen - 5, ".q4nx"))) {   /* a FastFlowLM pack's file */
+        char dir[1024];
+        snprintf(dir, sizeof dir, "%s", path);
+        char *slash = strrchr(dir, '/');
+        if (slash) *slash = 0; else snprintf(dir, sizeof dir, ".");
+        rc = load_hf_model(m, dir, path, quant, err);
+    } else {
+        rc = quant ? ts_fail(err, "%s: --quant applies to Hugging Face folders (a GGUF keeps its own types)", path)
+                   : load_gguf_model(m, path, err);
+    }
+    if (rc == 0 && opt && opt->tokenizer_path) rc = replace_tokenizer(m, opt->tokenizer_path, err);
     if (rc != 0) { ts_model_free(m); return -1; }
     *out = m;
     return 0;
@@ -67,6 +133,7 @@ void ts_model_free(ts_model *m) {
     if (!m) return;
     if (m->has_vocab) vocab_free(&m->voc);
     if (m->gguf) gguf_close(m->gguf);
+    if (m->safetensors) safetensors_close(m->safetensors);
     arena_free(&m->arena);
     for (int i = 0; i < m->n_notes; i++) free(m->notes[i]);
     free(m->notes);
@@ -83,6 +150,7 @@ static void print_weight_type(FILE *f, const char *label, const weight *w) {
 void ts_model_print_info(const ts_model *m, FILE *f) {
     const model_geometry *g = &m->g;
     fprintf(f, "model: %s\n", m->path);
+    fprintf(f, "kernels: %s\n", simd_name(m->simd));
     if (g->n_layers > 0) {
         fprintf(f, "arch: %s  hidden %d  layers %d  vocab %d  context %d  norm eps %g\n", g->arch,
                 g->hidden, g->n_layers, g->n_vocab, g->n_ctx_train, (double)g->norm_eps);
@@ -137,15 +205,22 @@ bool ts_token_is_eog(const ts_model *m, int32_t tok) {
     return tok == m->voc.eos || (m->voc.eot >= 0 && tok == m->voc.eot);
 }
 
-int ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos, int32_t *out,
-                int max_out, ts_error *err) {
+int ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos, bool parse_special,
+                int32_t *out, int max_out, ts_error *err) {
     if (!m->has_vocab) return ts_fail(err, "%s: the model has no tokenizer (use --tokens)", m->path);
-    return tokenize(&m->voc, text, len, add_bos, false, out, max_out, err);
+    return tokenize(&m->voc, text, len, add_bos, parse_special, out, max_out, err);
 }
 
 int ts_token_text(const ts_model *m, int32_t tok, char *buf, size_t cap) {
     if (!m->has_vocab || tok < 0 || tok >= m->voc.n) return -1;
     return token_to_bytes(&m->voc, tok, buf, cap);
+}
+
+const char *ts_model_simd(const ts_model *m) { return simd_name(m->simd); }
+
+bool ts_simd_available(const char *name) {
+    int level = simd_from_name(name);
+    return level >= 0 && cpu_has_simd(level) && matmul_kernels(level) != NULL;
 }
 
 /* ---- contexts ---- */
@@ -193,6 +268,12 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
     c->gate = calloc(B * max_ff, sizeof(float));
     c->up = calloc(B * max_ff, sizeof(float));
     c->scores = calloc((size_t)thread_pool_size(c->pool) * n_ctx, sizeof(float));
+    /* quantized activations for the widest matmul input */
+    int64_t max_k = g->output.cols > max_ff ? g->output.cols : max_ff;
+    if (max_q > max_k) max_k = max_q;
+    if (g->ple_dim > max_k) max_k = g->ple_dim;
+    c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_k) };
+    c->mm.act = malloc(c->mm.act_bytes);
     bool ple_ok = true;
     if (g->ple_dim > 0) {
         size_t w = (size_t)g->ple_dim * g->n_layers;
@@ -202,7 +283,7 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
         ple_ok = c->pli && c->ple_tmp && c->ple_row;
     }
     if (!c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
-        !c->up || !c->scores || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx) != 0) {
+        !c->up || !c->scores || !c->mm.act || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx) != 0) {
         ts_context_free(c);
         return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
     }
@@ -216,6 +297,7 @@ void ts_context_free(ts_context *c) {
     thread_pool_free(c->pool);
     free(c->x); free(c->xn); free(c->tmp); free(c->q); free(c->att); free(c->k); free(c->v);
     free(c->gate); free(c->up); free(c->scores); free(c->pli); free(c->ple_tmp); free(c->ple_row);
+    free(c->mm.act);
     free(c);
 }
 

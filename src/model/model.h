@@ -19,6 +19,8 @@ struct ts_model {
     bool has_vocab;
     char *chat_template;         /* owned copy, NULL when none */
     gguf_file *gguf;             /* when loaded from a GGUF */
+    struct safetensors *safetensors;   /* when loaded from a folder */
+    int simd;                    /* enum simd_level: the kernel set its contexts use */
     model_arena arena;
     /* Layout decisions the loader made, one line each, for --info. */
     char **notes;
@@ -30,5 +32,9 @@ void model_note(ts_model *m, const char *fmt, ...) __attribute__((format(printf,
 
 /* Container loaders: fill m->g (and m->voc when the container has a vocabulary). */
 int load_gguf_model(ts_model *m, const char *path, ts_error *err);
+/* A Hugging Face folder (weights_file NULL: the folder's safetensors; else that one file, with the
+ * config and tokenizer of its folder). quant: NULL, or "q8_0" / "q4_0" to re-encode the matrices. */
+int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const char *quant,
+                  ts_error *err);
 
 #endif

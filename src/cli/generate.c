@@ -1,0 +1,231 @@
+#include "cli/generate.h"
+#include "text/utf8.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int fail(ts_error *err, const char *msg) {
+    if (err) snprintf(err->msg, sizeof err->msg, "%s", msg);
+    return -1;
+}
+
+int prompt_to_tokens(const ts_model *m, const ts_chat_message *msgs, int n_msgs, bool raw,
+                     int32_t **out, bool *chat, bool *unknown_template, ts_error *err) {
+    *out = NULL;
+    *chat = false;
+    *unknown_template = false;
+    char *rendered = NULL;
+    const char *text = NULL;
+    bool add_bos = ts_add_bos(m);
+    const char *family = ts_chat_family(m);
+    if (!raw && family && strcmp(family, "unknown") != 0) {
+        bool has_bos;
+        if (ts_chat_render(m, msgs, n_msgs, true, &rendered, &has_bos, err) != 0) return -1;
+        text = rendered;
+        add_bos = add_bos && !has_bos;
+        *chat = true;
+    } else {
+        if (family && !raw) *unknown_template = true;
+        /* plain text: the user turns as they are (a system turn has nowhere to go) */
+        size_t total = 1;
+        for (int i = 0; i < n_msgs; i++) if (!strcmp(msgs[i].role, "user")) total += strlen(msgs[i].content);
+        rendered = malloc(total);
+        if (!rendered) return fail(err, "out of memory");
+        rendered[0] = 0;
+        for (int i = 0; i < n_msgs; i++) if (!strcmp(msgs[i].role, "user")) strcat(rendered, msgs[i].content);
+        text = rendered;
+    }
+    size_t len = strlen(text);
+    if (len > (1u << 26)) { free(rendered); return fail(err, "the prompt is too long"); }
+    int cap = (int)len + 8;
+    int32_t *ids = malloc((size_t)cap * sizeof *ids);
+    int n = ids ? ts_tokenize(m, text, len, add_bos, *chat, ids, cap, err) : fail(err, "out of memory");
+    free(rendered);
+    if (n < 0 || n > cap) { free(ids); return n < 0 ? -1 : fail(err, "the prompt is too long"); }
+    if (n == 0) { free(ids); return fail(err, "the prompt is empty and the model adds no BOS token"); }
+    *out = ids;
+    return n;
+}
+
+int session_init(session *s, ts_model *m, int n_ctx, int n_threads, ts_error *err) {
+    memset(s, 0, sizeof *s);
+    s->m = m;
+    if (ts_context_new(m, n_ctx, n_threads, &s->ctx, err) != 0) return -1;
+    s->cap = ts_context_n_ctx(s->ctx) + 1;
+    s->cached = malloc((size_t)s->cap * sizeof *s->cached);
+    if (!s->cached) { ts_context_free(s->ctx); s->ctx = NULL; return fail(err, "out of memory"); }
+    return 0;
+}
+
+void session_free(session *s) {
+    ts_context_free(s->ctx);
+    free(s->cached);
+    memset(s, 0, sizeof *s);
+}
+
+void gen_result_free(gen_result *r) {
+    free(r->text);
+    memset(r, 0, sizeof *r);
+}
+
+/* Appends to the answer buffer. */
+static int append(gen_result *r, size_t *cap, const char *p, size_t n) {
+    if (r->len + n + 1 > *cap) {
+        size_t nc = (*cap ? *cap * 2 : 256) + n;
+        char *t = realloc(r->text, nc);
+        if (!t) return -1;
+        r->text = t;
+        *cap = nc;
+    }
+    memcpy(r->text + r->len, p, n);
+    r->len += n;
+    r->text[r->len] = 0;
+    return 0;
+}
+
+/* The earliest position in text where a stop string starts, or -1. */
+static long find_stop(const gen_request *rq, const char *text, size_t len) {
+    long best = -1;
+    for (int i = 0; i < rq->n_stop; i++) {
+        size_t sl = strlen(rq->stop[i]);
+        if (sl == 0 || sl > len) continue;
+        for (size_t p = 0; p + sl <= len; p++)
+            if (memcmp(text + p, rq->stop[i], sl) == 0) { if (best < 0 || (long)p < best) best = (long)p; break; }
+    }
+    return best;
+}
+
+/* How many trailing bytes of text could still grow into a stop string (held back from streaming). */
+static size_t stop_holdback(const gen_request *rq, const char *text, size_t len) {
+    size_t hold = 0;
+    for (int i = 0; i < rq->n_stop; i++) {
+        size_t sl = strlen(rq->stop[i]);
+        for (size_t k = sl > 1 ? sl - 1 : 0; k > hold; k--)
+            if (k <= len && memcmp(text + len - k, rq->stop[i], k) == 0) { hold = k; break; }
+    }
+    return hold;
+}
+
+int heal_prompt(const ts_model *m, const int32_t *prompt, int n_prompt, char *removed, size_t cap) {
+    /* keep at least one token to evaluate */
+    if (n_prompt < 2) return 0;
+    int32_t last = prompt[n_prompt - 1];
+    if (last == ts_token_bos(m) || ts_token_is_eog(m, last)) return 0;
+    int len = ts_token_text(m, last, removed, cap);
+    /* control tokens print nothing; a lone byte-fallback token is not a whole character */
+    if (len <= 0 || !utf8_valid(removed, (size_t)len, NULL)) return 0;
+    unsigned char end = (unsigned char)removed[len - 1];
+    bool word_char = end >= 0x80 || (end >= '0' && end <= '9') || (end >= 'a' && end <= 'z') || (end >= 'A' && end <= 'Z');
+    return word_char ? len : 0;
+}
+
+/* Restricts the first token after a healed prompt to those whose text starts with the removed text. */
+static void mask_healed(const ts_model *m, float *logits, int nv, const char *removed, int n_removed) {
+    char piece[256];
+    for (int t = 0; t < nv; t++) {
+        int pl = ts_token_text(m, t, piece, sizeof piece);
+        if (pl < n_removed || memcmp(piece, removed, (size_t)n_removed) != 0) logits[t] = -INFINITY;
+    }
+}
+
+int generate(session *s, const gen_request *rq, gen_result *res, ts_error *err) {
+    memset(res, 0, sizeof *res);
+    const int nv = ts_model_n_vocab(s->m);
+    const int n_ctx = ts_context_n_ctx(s->ctx);
+    if (rq->n_prompt <= 0) return fail(err, "empty prompt");
+    if (rq->n_prompt > n_ctx) {
+        snprintf(err->msg, sizeof err->msg, "the prompt has %d tokens, longer than the context of %d",
+                 rq->n_prompt, n_ctx);
+        return -1;
+    }
+    double t0 = now_seconds();
+    char healed[256];
+    int n_healed = rq->heal ? heal_prompt(s->m, rq->prompt, rq->n_prompt, healed, sizeof healed) : 0;
+    const int n_eval = rq->n_prompt - (n_healed > 0);   /* the healed token is generated again */
+    /* prefix cache: keep what the cache shares with this prompt, minus at least the last token
+     * (its logits are needed) */
+    int common = 0;
+    if (!rq->dump_logits)
+        while (common < s->n_cached && common < n_eval - 1 && s->cached[common] == rq->prompt[common]) common++;
+    int kept = ts_context_truncate(s->ctx, common);
+    s->n_cached = kept;
+    res->n_reused = kept;
+    res->n_prompt = n_eval;
+    res->n_healed = n_healed;
+
+    size_t rows = rq->dump_logits ? (size_t)(n_eval - kept) : 1;
+    float *logits = malloc(rows * (size_t)nv * sizeof(float));
+    ts_sampler *smp = ts_sampler_new(&rq->sampling, nv);
+    int32_t *history = malloc(((size_t)n_eval + (size_t)(rq->max_tokens > 0 ? rq->max_tokens : 0) + 1) * sizeof *history);
+    size_t cap = 0;
+    int rc = -1;
+    if (!logits || !smp || !history || append(res, &cap, "", 0) != 0) { fail(err, "out of memory"); goto out; }
+    memcpy(history, rq->prompt, (size_t)n_eval * sizeof *history);
+
+    if (ts_eval(s->ctx, rq->prompt + kept, n_eval - kept, logits, rq->dump_logits != NULL, err) != 0) goto out;
+    memcpy(s->cached + kept, rq->prompt + kept, (size_t)(n_eval - kept) * sizeof *s->cached);
+    s->n_cached = n_eval;
+    if (rq->dump_logits && fwrite(logits, sizeof(float), rows * nv, rq->dump_logits) != rows * nv) {
+        fail(err, "writing the logits failed");
+        goto out;
+    }
+    float *last = logits + (rows - 1) * (size_t)nv;
+    double t1 = now_seconds();
+    res->prompt_seconds = t1 - t0;
+
+    utf8_stream st = {{0}, 0};
+    size_t streamed = 0;   /* bytes of res->text already handed to on_text */
+    int n_hist = n_eval;
+    res->finish_reason = "length";
+    while (res->n_generated < rq->max_tokens) {
+        bool first = res->n_generated == 0;
+        if (first && n_healed) mask_healed(s->m, last, nv, healed, n_healed);
+        int32_t next = ts_sample(smp, last, history, n_hist);
+        if (first) res->first_token_seconds = now_seconds() - t0;
+        if (ts_token_is_eog(s->m, next)) { res->finish_reason = "stop"; break; }
+        res->n_generated++;
+        history[n_hist++] = next;
+        char piece[256], text[256 + 16];
+        int pl = ts_token_text(s->m, next, piece, sizeof piece);
+        int skip = first && n_healed && pl >= n_healed ? n_healed : 0;   /* already in the prompt text */
+        size_t tl = pl > skip ? utf8_stream_push(&st, piece + skip, (size_t)(pl - skip), text) : 0;
+        if (tl && append(res, &cap, text, tl) != 0) { fail(err, "out of memory"); goto out; }
+        long at = find_stop(rq, res->text, res->len);
+        if (at >= 0) {
+            res->len = (size_t)at;
+            res->text[at] = 0;
+            res->finish_reason = "stop";
+            break;
+        }
+        size_t safe = res->len - stop_holdback(rq, res->text, res->len);
+        if (rq->on_text && safe > streamed) { rq->on_text(rq->user, res->text + streamed, safe - streamed); streamed = safe; }
+        if (res->n_generated == rq->max_tokens) break;          /* the last token need not be evaluated */
+        if (ts_context_pos(s->ctx) >= n_ctx) { res->finish_reason = "context"; break; }
+        if (ts_eval(s->ctx, &next, 1, logits, false, err) != 0) goto out;
+        s->cached[s->n_cached++] = next;
+        last = logits;
+        if (rq->dump_logits && fwrite(logits, sizeof(float), nv, rq->dump_logits) != (size_t)nv) {
+            fail(err, "writing the logits failed");
+            goto out;
+        }
+    }
+    char tail[8];
+    size_t w = utf8_stream_flush(&st, tail);
+    if (w && append(res, &cap, tail, w) != 0) { fail(err, "out of memory"); goto out; }
+    if (rq->on_text && res->len > streamed) rq->on_text(rq->user, res->text + streamed, res->len - streamed);
+    res->gen_seconds = now_seconds() - t1;
+    rc = 0;
+out:
+    free(logits);
+    free(history);
+    ts_sampler_free(smp);
+    if (rc != 0) gen_result_free(res);
+    return rc;
+}

@@ -1,0 +1,47 @@
+/* F32 weights . f32 activations: the activations stay f32, products are
+ * accumulated with FMA in 8 lanes per output and the lanes summed at the end; the k % 8 tail is
+ * added last in element order. Portable and AVX2/AVX-512. */
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+/* Portable: 8 running sums (lane j takes elements j, j+8, ...), then the tail. */
+float vec_dot_f32_generic(const void *w, const void *act, int64_t k) {
+    const float *wr = w;
+    const float *x = act;
+    float lane[8] = { 0 };
+    int64_t i = 0;
+    for (; i + 8 <= k; i += 8)
+        for (int j = 0; j < 8; j++) lane[j] += wr[i + j] * x[i + j];
+    float sum = ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+    for (; i < k; i++) sum += wr[i] * x[i];
+    return sum;
+}
+
+#if defined(TS_X86)
+static ALWAYS_INLINE TARGET_AVX2 void f32_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                   size_t as, int64_t k, float *y, long ys,
+                                                   const int NR, const int NC) {
+    __m256 acc[4][4];
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 8 <= k; i += 8) {
+        __m256 wv[4];
+        for (int r = 0; r < NR; r++) wv[r] = _mm256_loadu_ps((const float *)(w + r * ws) + i);
+        for (int c = 0; c < NC; c++) {
+            __m256 xv = _mm256_loadu_ps((const float *)(a + c * as) + i);
+            for (int r = 0; r < NR; r++) acc[r][c] = _mm256_fmadd_ps(wv[r], xv, acc[r][c]);
+        }
+    }
+    for (int r = 0; r < NR; r++)
+        for (int c = 0; c < NC; c++) {
+            const float *wr = (const float *)(w + r * ws);
+            const float *x = (const float *)(a + c * as);
+            float sum = hsum_f32x8(acc[r][c]);
+            for (int64_t t = i; t < k; t++) sum += wr[t] * x[t];
+            y[c * ys + r] = sum;
+        }
+}
+
+TS_X86_SHAPES(f32, avx2, TARGET_AVX2, f32_tile_avx2)
+TS_X86_SHAPES(f32, avx512, TARGET_AVX512, f32_tile_avx2)
+#endif

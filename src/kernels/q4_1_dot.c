@@ -1,0 +1,23 @@
+/* Q4_1 weights . Q8_0 activations: sum((d q + m) d_a a) = d d_a sum(q a) + m d_a sum(a). */
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+static ALWAYS_INLINE float dot_q4_1_q8_0(const void *w, const void *act, int64_t k) {
+    const block_q4_1 *x = w;
+    const block_q8_0 *y = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK; i++) {
+        int8_t q[QK];
+        int32_t asum = 0;
+        for (int j = 0; j < QK / 2; j++) {
+            q[j] = (int8_t)(x[i].qs[j] & 0xf);
+            q[j + QK / 2] = (int8_t)(x[i].qs[j] >> 4);
+        }
+        for (int j = 0; j < QK; j++) asum += y[i].qs[j];
+        float da = load_f16(y[i].d);
+        sum += load_f16(x[i].d) * da * (float)dot_i8(q, y[i].qs, QK) + load_f16(x[i].m) * da * (float)asum;
+    }
+    return sum;
+}
+
+TS_PORTABLE_DOTS(q4_1, dot_q4_1_q8_0)

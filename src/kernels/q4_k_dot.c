@@ -1,0 +1,100 @@
+/* Q4_K weights . Q8_K activations: per super-block
+ *   d_a * (d * sum_g sc[g] sum(q a) - dmin * sum_g m[g] (bsum[2g] + bsum[2g+1]))
+ * over the 8 groups of 32 with 4-bit q; the sums are integers. Portable and AVX2/AVX-512. */
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+static ALWAYS_INLINE float dot_q4_k_q8_k(const void *w, const void *act, int64_t k) {
+    const block_q4_K *x = w;
+    const block_q8_K *y = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        int8_t q[QK_K];
+        for (int c = 0; c < 4; c++)
+            for (int l = 0; l < 32; l++) {
+                q[64 * c + l] = (int8_t)(x[i].qs[32 * c + l] & 0xf);
+                q[64 * c + 32 + l] = (int8_t)(x[i].qs[32 * c + l] >> 4);
+            }
+        int32_t isum = 0, msum = 0;
+        for (int g = 0; g < 8; g++) {
+            int sc, m;
+            kq_get_scale_min(x[i].scales, g, &sc, &m);
+            isum += sc * dot_i8(q + 32 * g, y[i].qs + 32 * g, 32);
+            msum += m * (q8k_bsum(y[i].bsums, 2 * g) + q8k_bsum(y[i].bsums, 2 * g + 1));
+        }
+        float da = f32_from_bits(load_u32(y[i].d));
+        sum += da * (load_f16(x[i].d) * (float)isum - load_f16(x[i].dmin) * (float)msum);
+    }
+    return sum;
+}
+
+float vec_dot_q4_k_generic(const void *w, const void *act, int64_t k) {
+    return dot_q4_k_q8_k(w, act, k);
+}
+
+#if defined(TS_X86)
+/* Per super-block and output: the scaled group sums in 8 int32 lanes (maddubs gives the byte-pair
+ * products, madd with the group's scale widens and scales them), then
+ *   acc += (d * d_a) * lanes   and   mins += (dmin * d_a) * sum_g m[g] bsum(g)
+ * and the result is hsum(acc) - mins. */
+static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                     size_t as, int64_t k, float *y, long ys,
+                                                     const int NR, const int NC) {
+    __m256 acc[4][4];
+    float mins[4][4];
+    for (int r = 0; r < NR; r++)
+        for (int c = 0; c < NC; c++) { acc[r][c] = _mm256_setzero_ps(); mins[r][c] = 0.0f; }
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const block_q4_K *wb[4];
+        const block_q8_K *ab[4];
+        __m256i scale[4][8];
+        int m[4][8];
+        for (int r = 0; r < NR; r++) {
+            wb[r] = (const block_q4_K *)(w + r * ws) + i;
+            for (int g = 0; g < 8; g++) {
+                int sc;
+                kq_get_scale_min(wb[r]->scales, g, &sc, &m[r][g]);
+                scale[r][g] = _mm256_set1_epi16((short)sc);
+            }
+        }
+        for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
+        __m256i isum[4][4];
+        for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm256_setzero_si256();
+        for (int j = 0; j < 4; j++) {
+            __m256i lo[4], hi[4];
+            for (int r = 0; r < NR; r++) {
+                __m256i q = _mm256_loadu_si256((const __m256i *)(wb[r]->qs + 32 * j));
+                lo[r] = _mm256_and_si256(q, low4);
+                hi[r] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+            }
+            for (int c = 0; c < NC; c++) {
+                __m256i a0 = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 64 * j));
+                __m256i a1 = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 64 * j + 32));
+                for (int r = 0; r < NR; r++) {
+                    __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo[r], a0), scale[r][2 * j]);
+                    __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi[r], a1), scale[r][2 * j + 1]);
+                    isum[r][c] = _mm256_add_epi32(isum[r][c], _mm256_add_epi32(p0, p1));
+                }
+            }
+        }
+        for (int c = 0; c < NC; c++) {
+            float da = f32_from_bits(load_u32(ab[c]->d));
+            int bs[8];
+            for (int g = 0; g < 8; g++) bs[g] = q8k_bsum(ab[c]->bsums, 2 * g) + q8k_bsum(ab[c]->bsums, 2 * g + 1);
+            for (int r = 0; r < NR; r++) {
+                int msum = 0;
+                for (int g = 0; g < 8; g++) msum += m[r][g] * bs[g];
+                float d = f16_bits_to_f32(wb[r]->d) * da, dmin = f16_bits_to_f32(wb[r]->dmin) * da;
+                acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(isum[r][c]), acc[r][c]);
+                mins[r][c] += dmin * (float)msum;
+            }
+        }
+    }
+    for (int r = 0; r < NR; r++)
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - mins[r][c];
+}
+
+TS_X86_SHAPES(q4_k, avx2, TARGET_AVX2, q4_k_tile_avx2)
+TS_X86_SHAPES(q4_k, avx512, TARGET_AVX512, q4_k_tile_avx2)
+#endif

@@ -1,0 +1,32 @@
+/* Q5_K weights . Q8_K activations: per super-block
+ *   d_a * (d * sum_g sc[g] sum(q a) - dmin * sum_g m[g] (bsum[2g] + bsum[2g+1]))
+ * over the 8 groups of 32 with 5-bit q, integer inside. */
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+static ALWAYS_INLINE float dot_q5_k_q8_k(const void *w, const void *act, int64_t k) {
+    const block_q5_K *x = w;
+    const block_q8_K *y = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        int8_t q[QK_K];
+        for (int c = 0; c < 4; c++)
+            for (int l = 0; l < 32; l++) {
+                uint8_t b = x[i].qs[32 * c + l], h = x[i].qh[l];
+                q[64 * c + l] = (int8_t)((b & 0xf) | ((h >> (2 * c)) & 1) << 4);
+                q[64 * c + 32 + l] = (int8_t)((b >> 4) | ((h >> (2 * c + 1)) & 1) << 4);
+            }
+        int32_t isum = 0, msum = 0;
+        for (int g = 0; g < 8; g++) {
+            int sc, m;
+            kq_get_scale_min(x[i].scales, g, &sc, &m);
+            isum += sc * dot_i8(q + 32 * g, y[i].qs + 32 * g, 32);
+            msum += m * (q8k_bsum(y[i].bsums, 2 * g) + q8k_bsum(y[i].bsums, 2 * g + 1));
+        }
+        float da = f32_from_bits(load_u32(y[i].d));
+        sum += da * (load_f16(x[i].d) * (float)isum - load_f16(x[i].dmin) * (float)msum);
+    }
+    return sum;
+}
+
+TS_PORTABLE_DOTS(q5_k, dot_q5_k_q8_k)

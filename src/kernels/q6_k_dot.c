@@ -1,0 +1,92 @@
+/* Q6_K weights . Q8_K activations: per super-block
+ *   d * d_a * (sum_g scales[g] sum(q a) - 32 sum_g scales[g] bsum[g])
+ * over the 16 groups of 16 with the unsigned 6-bit q; the sums are integers. Portable and
+ * AVX2/AVX-512. */
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+static ALWAYS_INLINE float dot_q6_k_q8_k(const void *w, const void *act, int64_t k) {
+    const block_q6_K *x = w;
+    const block_q8_K *y = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        int8_t q[QK_K];
+        for (int n = 0; n < 2; n++)
+            for (int j = 0; j < 4; j++)
+                for (int l = 0; l < 32; l++) {
+                    int low = (x[i].ql[64 * n + 32 * (j & 1) + l] >> (4 * (j >> 1))) & 0xf;
+                    int high = (x[i].qh[32 * n + l] >> (2 * j)) & 3;
+                    q[128 * n + 32 * j + l] = (int8_t)(low | high << 4);
+                }
+        int32_t isum = 0, corr = 0;
+        for (int g = 0; g < 16; g++) {
+            isum += x[i].scales[g] * dot_i8(q + 16 * g, y[i].qs + 16 * g, 16);
+            corr += x[i].scales[g] * q8k_bsum(y[i].bsums, g);
+        }
+        sum += f32_from_bits(load_u32(y[i].d)) * load_f16(x[i].d) * (float)(isum - 32 * corr);
+    }
+    return sum;
+}
+
+float vec_dot_q6_k_generic(const void *w, const void *act, int64_t k) {
+    return dot_q6_k_q8_k(w, act, k);
+}
+
+#if defined(TS_X86)
+/* Per super-block and output: the unsigned codes times the activations, scaled per group of 16
+ * (the low and high 128-bit halves of a 32-code vector are two groups), in 8 int32 lanes; then
+ *   acc += (d * d_a) * lanes   and   corr += (d * d_a) * 32 sum_g scales[g] bsum(g)
+ * and the result is hsum(acc) - corr. */
+static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                     size_t as, int64_t k, float *y, long ys,
+                                                     const int NR, const int NC) {
+    __m256 acc[4][4];
+    float corr[4][4];
+    for (int r = 0; r < NR; r++)
+        for (int c = 0; c < NC; c++) { acc[r][c] = _mm256_setzero_ps(); corr[r][c] = 0.0f; }
+    const __m256i low4 = _mm256_set1_epi8(0x0f), low2 = _mm256_set1_epi8(0x03);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const block_q6_K *wb[4];
+        const block_q8_K *ab[4];
+        for (int r = 0; r < NR; r++) wb[r] = (const block_q6_K *)(w + r * ws) + i;
+        for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
+        __m256i isum[4][4];
+        for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm256_setzero_si256();
+        for (int n = 0; n < 2; n++)
+            for (int j = 0; j < 4; j++) {
+                __m256i q[4], scale[4];
+                for (int r = 0; r < NR; r++) {
+                    __m256i ql = _mm256_loadu_si256((const __m256i *)(wb[r]->ql + 64 * n + 32 * (j & 1)));
+                    __m256i qh = _mm256_loadu_si256((const __m256i *)(wb[r]->qh + 32 * n));
+                    __m256i low = _mm256_and_si256(_mm256_srli_epi16(ql, 4 * (j >> 1)), low4);
+                    __m256i high = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), low2);
+                    q[r] = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
+                    const int8_t *s = wb[r]->scales + 8 * n + 2 * j;
+                    scale[r] = _mm256_setr_m128i(_mm_set1_epi16(s[0]), _mm_set1_epi16(s[1]));
+                }
+                for (int c = 0; c < NC; c++) {
+                    __m256i av = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 128 * n + 32 * j));
+                    for (int r = 0; r < NR; r++) {
+                        __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(q[r], av), scale[r]);
+                        isum[r][c] = _mm256_add_epi32(isum[r][c], p);
+                    }
+                }
+            }
+        for (int c = 0; c < NC; c++) {
+            float da = f32_from_bits(load_u32(ab[c]->d));
+            for (int r = 0; r < NR; r++) {
+                int cs = 0;
+                for (int g = 0; g < 16; g++) cs += wb[r]->scales[g] * q8k_bsum(ab[c]->bsums, g);
+                float d = f16_bits_to_f32(wb[r]->d) * da;
+                acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(isum[r][c]), acc[r][c]);
+                corr[r][c] += d * (float)(32 * cs);
+            }
+        }
+    }
+    for (int r = 0; r < NR; r++)
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - corr[r][c];
+}
+
+TS_X86_SHAPES(q6_k, avx2, TARGET_AVX2, q6_k_tile_avx2)
+TS_X86_SHAPES(q6_k, avx512, TARGET_AVX512, q6_k_tile_avx2)
+#endif

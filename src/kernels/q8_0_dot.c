@@ -1,0 +1,103 @@
+/* Q8_0 weights . Q8_0 activations: per block (d_w * d_a) * sum(q_w * q_a), the sum in integers.
+ * Portable, AVX2 (sign trick + maddubs), AVX-512 VNNI (dpbusd) and NEON variants. */
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+static ALWAYS_INLINE float dot_q8_0_q8_0(const void *w, const void *act, int64_t k) {
+    const block_q8_0 *x = w, *y = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK; i++)
+        sum += load_f16(x[i].d) * load_f16(y[i].d) * (float)dot_i8(x[i].qs, y[i].qs, QK);
+    return sum;
+}
+
+float vec_dot_q8_0_generic(const void *w, const void *act, int64_t k) {
+    return dot_q8_0_q8_0(w, act, k);
+}
+
+#if defined(TS_X86)
+/* Per block and output: the 32 products summed into 8 int32 lanes, converted, scaled by d_w*d_a
+ * and added to one f32x8 accumulator per output; the lanes are summed at the end. x86 has no
+ * signed x signed byte multiply, so |w| (unsigned) multiplies a with w's sign. */
+static ALWAYS_INLINE TARGET_AVX2 void q8_0_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                     size_t as, int64_t k, float *y, long ys,
+                                                     const int NR, const int NC) {
+    __m256 acc[4][4];
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (int64_t i = 0; i < k / QK; i++) {
+        __m256i wq[4], wabs[4];
+        float dw[4];
+        for (int r = 0; r < NR; r++) {
+            const block_q8_0 *b = (const block_q8_0 *)(w + r * ws) + i;
+            wq[r] = _mm256_loadu_si256((const __m256i *)b->qs);
+            wabs[r] = _mm256_sign_epi8(wq[r], wq[r]);
+            dw[r] = f16_bits_to_f32(b->d);
+        }
+        for (int c = 0; c < NC; c++) {
+            const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
+            __m256i aq = _mm256_loadu_si256((const __m256i *)b->qs);
+            float da = f16_bits_to_f32(b->d);
+            for (int r = 0; r < NR; r++) {
+                __m256i p = _mm256_maddubs_epi16(wabs[r], _mm256_sign_epi8(aq, wq[r]));
+                p = _mm256_madd_epi16(p, ones);
+                acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(dw[r] * da), _mm256_cvtepi32_ps(p), acc[r][c]);
+            }
+        }
+    }
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+}
+
+/* VNNI: the activation is offset to unsigned (a + 128) so dpbusd multiplies it by the signed
+ * weights directly; each weight block's lanes start at -128 * sum(w), which cancels the offset. */
+static ALWAYS_INLINE TARGET_AVX512 void q8_0_tile_vnni(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                       size_t as, int64_t k, float *y, long ys,
+                                                       const int NR, const int NC) {
+    __m256 acc[4][4];
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
+    const __m256i offset = _mm256_set1_epi8((char)0x80);
+    for (int64_t i = 0; i < k / QK; i++) {
+        __m256i wq[4], start[4];
+        float dw[4];
+        for (int r = 0; r < NR; r++) {
+            const block_q8_0 *b = (const block_q8_0 *)(w + r * ws) + i;
+            wq[r] = _mm256_loadu_si256((const __m256i *)b->qs);
+            start[r] = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                        _mm256_dpbusd_epi32(_mm256_setzero_si256(), offset, wq[r]));
+            dw[r] = f16_bits_to_f32(b->d);
+        }
+        for (int c = 0; c < NC; c++) {
+            const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
+            __m256i au = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)b->qs), offset);
+            float da = f16_bits_to_f32(b->d);
+            for (int r = 0; r < NR; r++) {
+                __m256i p = _mm256_dpbusd_epi32(start[r], au, wq[r]);
+                acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(dw[r] * da), _mm256_cvtepi32_ps(p), acc[r][c]);
+            }
+        }
+    }
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+}
+
+TS_X86_SHAPES(q8_0, avx2, TARGET_AVX2, q8_0_tile_avx2)
+TS_X86_SHAPES(q8_0, avx512, TARGET_AVX512, q8_0_tile_vnni)
+#endif
+
+#if defined(__aarch64__)
+#include <arm_neon.h>
+/* NEON: widening byte multiplies summed pairwise into int32 lanes, per block scaled in f32. */
+float vec_dot_q8_0_neon(const void *w, const void *act, int64_t k) {
+    const block_q8_0 *x = w, *y = act;
+    float32x4_t acc = vdupq_n_f32(0.0f);
+    for (int64_t i = 0; i < k / QK; i++) {
+        int32x4_t s = vdupq_n_s32(0);
+        for (int h = 0; h < 2; h++) {
+            int8x16_t a = vld1q_s8(x[i].qs + 16 * h), b = vld1q_s8(y[i].qs + 16 * h);
+            s = vpadalq_s16(s, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
+            s = vpadalq_s16(s, vmull_s8(vget_high_s8(a), vget_high_s8(b)));
+        }
+        acc = vmlaq_n_f32(acc, vcvtq_f32_s32(s), load_f16(x[i].d) * load_f16(y[i].d));
+    }
+    return vaddvq_f32(acc);
+}
+#endif

@@ -1,0 +1,161 @@
+/* The kernel sets: per weight type, the activation format it wants and its dot product kernels,
+ * one set per SIMD level (private to src/kernels/ and matmul).
+ *
+ * Quantized weights are multiplied by activations quantized to 8 bits once per matmul input
+ * (Q8_0 blocks for the 32-weight legacy types, Q8_K super-blocks for the K-quants): the block
+ * dots are integer, scaled and accumulated in f32. Float weights (F32, F16, BF16) take the f32
+ * activations as they are and are multiplied with FMA.
+ *
+ * Every kernel of a set computes one output (weight row . activation row) with an order of
+ * operations that depends only on k, never on which rows or columns are computed together, so
+ * the tile kernels agree bit for bit with the row kernels. */
+#ifndef TS_KERNELS_SIMD_H
+#define TS_KERNELS_SIMD_H
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include "kernels/types.h"
+#include "kernels/cpu.h"
+
+#if defined(__x86_64__)
+#define TS_X86 1
+#define TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define TARGET_AVX512 \
+    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#endif
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+
+/* Register tiles of the matrix kernels: 4 weight rows with 1 activation row (matrix-vector) or
+ * with 4 activation rows (matrix-matrix). */
+#define TILE_ROWS 4
+#define TILE_COLS 4
+
+/* w . act over k weights: one weight row with one activation row (in the set's format). */
+typedef float (*vec_dot_fn)(const void *w, const void *act, int64_t k);
+/* y[c * y_stride + r] = w_r . act_c for r < TILE_ROWS and c < 1 (rows4) or c < TILE_COLS (tile),
+ * each bitwise equal to the type's vec_dot_fn; weight rows are w_stride bytes apart, activation
+ * rows act_stride bytes apart. */
+typedef void (*tile_fn)(const uint8_t *w, size_t w_stride, const uint8_t *act, size_t act_stride,
+                        int64_t k, float *y, long y_stride);
+/* One activation row of k floats into the 8-bit format. */
+typedef void (*quantize_act_fn)(const float *x, void *act, int64_t k);
+
+typedef struct type_kernels {
+    int act_type;      /* TS_F32 (the activations as they are), TS_Q8_0 or TS_Q8_K */
+    vec_dot_fn dot;    /* NULL: the scalar reference type_traits.dot_f32 on f32 activations */
+    tile_fn rows4;     /* NULL: the matmul calls dot per output */
+    tile_fn tile;      /* NULL: the matmul uses rows4 per activation row */
+} type_kernels;
+
+typedef struct kernel_set {
+    int level;                       /* enum simd_level */
+    quantize_act_fn quantize_q8_0, quantize_q8_k;
+    type_kernels types[TS_TYPE_COUNT];
+} kernel_set;
+
+/* The set of a level, NULL when it is not compiled into this binary. Does not check the CPU. */
+const kernel_set *kernel_set_for(int level);
+
+/* Bytes of one activation row of k values in format act_type (k a multiple of its block). */
+size_t act_row_bytes(int act_type, int64_t k);
+
+/* ---- kernels, one file per weight type (q8_0_dot.c, ...) ---- */
+
+#define TS_DECLARE_DOTS(t) \
+    float vec_dot_##t##_generic(const void *w, const void *act, int64_t k); \
+    float vec_dot_##t##_avx2(const void *w, const void *act, int64_t k); \
+    float vec_dot_##t##_avx512(const void *w, const void *act, int64_t k); \
+    float vec_dot_##t##_neon(const void *w, const void *act, int64_t k);
+
+TS_DECLARE_DOTS(f32)
+TS_DECLARE_DOTS(f16)
+TS_DECLARE_DOTS(bf16)
+TS_DECLARE_DOTS(q8_0)
+TS_DECLARE_DOTS(q4_0)
+TS_DECLARE_DOTS(q4_1)
+TS_DECLARE_DOTS(q5_0)
+TS_DECLARE_DOTS(q5_1)
+TS_DECLARE_DOTS(q2_k)
+TS_DECLARE_DOTS(q3_k)
+TS_DECLARE_DOTS(q4_k)
+TS_DECLARE_DOTS(q5_k)
+TS_DECLARE_DOTS(q6_k)
+#undef TS_DECLARE_DOTS
+
+#define TS_DECLARE_TILES(t, isa) \
+    void rows4_##t##_##isa(const uint8_t *w, size_t w_stride, const uint8_t *act, size_t act_stride, \
+                           int64_t k, float *y, long y_stride); \
+    void tile_##t##_##isa(const uint8_t *w, size_t w_stride, const uint8_t *act, size_t act_stride, \
+                          int64_t k, float *y, long y_stride);
+#define TS_DECLARE_X86_TILES(t) TS_DECLARE_TILES(t, avx2) TS_DECLARE_TILES(t, avx512)
+TS_DECLARE_X86_TILES(q8_0)
+TS_DECLARE_X86_TILES(q4_k)
+TS_DECLARE_X86_TILES(q6_k)
+TS_DECLARE_X86_TILES(f32)
+TS_DECLARE_X86_TILES(f16)
+TS_DECLARE_X86_TILES(bf16)
+#undef TS_DECLARE_X86_TILES
+#undef TS_DECLARE_TILES
+
+/* Activation quantizers (q8_act.c): the same formats as quantize_row_q8_0 / quantize_row_q8_k. */
+void quantize_act_q8_0_generic(const float *x, void *act, int64_t k);
+void quantize_act_q8_k_generic(const float *x, void *act, int64_t k);
+void quantize_act_q8_0_avx2(const float *x, void *act, int64_t k);
+void quantize_act_q8_k_avx2(const float *x, void *act, int64_t k);
+
+/* Sum of a[i] * b[i] over n int8 values: the inner loop of the portable kernels, written to
+ * vectorize with whatever ISA the caller is compiled for. */
+static ALWAYS_INLINE int32_t dot_i8(const int8_t *a, const int8_t *b, int n) {
+    int32_t s = 0;
+    for (int i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* vec_dot_T_generic (and, on x86, vec_dot_T_avx2 / vec_dot_T_avx512) from one portable body, for
+ * the types without hand-written kernels: the body is inlined into each target function, so the
+ * compiler vectorizes its integer loops with that ISA. */
+#if defined(TS_X86)
+#define TS_PORTABLE_DOTS(t, body) \
+    float vec_dot_##t##_generic(const void *w, const void *a, int64_t k) { return body(w, a, k); } \
+    TARGET_AVX2 float vec_dot_##t##_avx2(const void *w, const void *a, int64_t k) { return body(w, a, k); } \
+    TARGET_AVX512 float vec_dot_##t##_avx512(const void *w, const void *a, int64_t k) { return body(w, a, k); }
+#else
+#define TS_PORTABLE_DOTS(t, body) \
+    float vec_dot_##t##_generic(const void *w, const void *a, int64_t k) { return body(w, a, k); }
+#endif
+
+/* bsums[g] of a Q8_K block: the sum of its codes 16g .. 16g+15. */
+static inline int q8k_bsum(const uint8_t *bsums, int g) {
+    return (int16_t)(bsums[2 * g] | bsums[2 * g + 1] << 8);
+}
+
+#if defined(TS_X86)
+#include <immintrin.h>
+
+/* Sum of the 8 lanes, always in the same order. */
+static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
+    __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    s = _mm_add_ps(s, _mm_movehl_ps(s, s));
+    s = _mm_add_ss(s, _mm_movehdup_ps(s));
+    return _mm_cvtss_f32(s);
+}
+
+static ALWAYS_INLINE TARGET_AVX2 float f16_bits_to_f32(const uint8_t *p) {
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return _cvtsh_ss(h);
+}
+
+/* vec_dot_T_ISA, rows4_T_ISA and tile_T_ISA from one tile body
+ *   body(w, w_stride, act, act_stride, k, y, y_stride, NR, NC)
+ * instantiated with NR x NC = 1x1, 4x1 and 4x4. */
+#define TS_X86_SHAPES(t, isa, TARGET, body) \
+    TARGET float vec_dot_##t##_##isa(const void *w, const void *a, int64_t k) { \
+        float y; body((const uint8_t *)w, 0, (const uint8_t *)a, 0, k, &y, 0, 1, 1); return y; } \
+    TARGET void rows4_##t##_##isa(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
+                                  int64_t k, float *y, long ys) { body(w, ws, a, as, k, y, ys, 4, 1); } \
+    TARGET void tile_##t##_##isa(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
+                                 int64_t k, float *y, long ys) { body(w, ws, a, as, k, y, ys, 4, 4); }
+#endif
+
+#endif

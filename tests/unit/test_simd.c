@@ -1,0 +1,218 @@
+/* The SIMD kernel sets against independent computations, for every weight type, on odd sizes:
+ * - a quantized-activation dot (portable, AVX2, AVX-512, NEON) equals the double-precision dot of
+ *   the dequantized weights with the dequantized activations (integer sums are exact, so only
+ *   f32 rounding separates them);
+ * - it is within the activation quantization error of the scalar reference dot_f32 (bounded by
+ *   sum |w| |x - dequant(quant(x))|);
+ * - the activation quantizers keep every value within half a step (plus the scale's f16 rounding
+ *   error times 127 for Q8_0), their Q8_K block sums are the
+ *   sums of the codes, and the SIMD quantizers agree with the reference ones (same scales, codes
+ *   within one);
+ * - the 4-row and 4x4 tile kernels give bitwise the row kernel's outputs;
+ * - matmul: threaded == single-threaded, batched == one position at a time, exactly. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "kernels/simd.h"
+#include "kernels/matmul.h"
+
+typedef struct { uint64_t s; } rng;
+static uint32_t rng_u32(rng *r) {
+    r->s ^= r->s >> 12; r->s ^= r->s << 25; r->s ^= r->s >> 27;
+    return (uint32_t)((r->s * 0x2545F4914F6CDD1DULL) >> 32);
+}
+static float rng_gauss(rng *r) {
+    double u = (rng_u32(r) + 0.5) / 4294967296.0, v = (rng_u32(r) + 0.5) / 4294967296.0;
+    return (float)(sqrt(-2.0 * log(u)) * cos(6.283185307179586 * v));
+}
+
+static const int TYPES[] = { TS_F32, TS_F16, TS_BF16, TS_Q8_0, TS_Q4_0, TS_Q4_1, TS_Q5_0, TS_Q5_1,
+                             TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K };
+#define N_TYPES (int)(sizeof TYPES / sizeof TYPES[0])
+
+/* Odd sizes: k not a multiple of the vector width where the format allows it. */
+static int64_t test_k(int type) {
+    const type_traits *tt = type_get(type);
+    if (tt->block_size == 1) return 203;
+    if (tt->block_size == 32) return 32 * 7;
+    return 256 * 3;
+}
+
+/* rows x k weights quantized by the engine's quantizer, with a per-row scale and an offset so
+ * the min/offset terms of the affine formats matter. */
+static uint8_t *random_weights(rng *r, int type, int rows, int64_t k, size_t *row_bytes) {
+    const type_traits *tt = type_get(type);
+    *row_bytes = type_row_bytes(type, k);
+    uint8_t *w = malloc((size_t)rows * *row_bytes);
+    float *src = malloc((size_t)k * sizeof(float));
+    for (int i = 0; i < rows; i++) {
+        float scale = 0.02f * (1 + i % 3), shift = (i % 2) ? 0.01f : 0.0f;
+        for (int64_t j = 0; j < k; j++) src[j] = scale * rng_gauss(r) + shift;
+        tt->quantize_row(src, w + (size_t)i * *row_bytes, k);
+    }
+    free(src);
+    return w;
+}
+
+static void random_acts(rng *r, float *x, int64_t k) {
+    for (int64_t j = 0; j < k; j++) x[j] = rng_gauss(r) * (j % 17 == 0 ? 4.0f : 1.0f);
+}
+
+static const char *ISA_NAMES[] = { "scalar", "avx2", "avx512", "neon" };
+
+static void check_quantizers(const kernel_set *ks, rng *r) {
+    const char *isa = ISA_NAMES[ks->level];
+    const int64_t k = 512;
+    float x[512], deq[512];
+    random_acts(r, x, k);
+    x[5] = 0.0f; x[300] = -x[301];   /* a zero and a symmetric pair */
+    struct { int type; quantize_act_fn q; } fmt[2] = { { TS_Q8_0, ks->quantize_q8_0 }, { TS_Q8_K, ks->quantize_q8_k } };
+    for (int f = 0; f < 2; f++) {
+        const type_traits *tt = type_get(fmt[f].type);
+        size_t bytes = type_row_bytes(fmt[f].type, k);
+        uint8_t *a = malloc(bytes), *ref = malloc(bytes);
+        fmt[f].q(x, a, k);
+        tt->quantize_row(x, ref, k);
+        tt->dequant_row(a, deq, k);
+        int bad = 0, code_diff = 0, scale_diff = 0, bsum_bad = 0;
+        for (int64_t b = 0; b < k / tt->block_size; b++) {
+            float amax = 0;
+            for (int j = 0; j < tt->block_size; j++) amax = fmaxf(amax, fabsf(x[b * tt->block_size + j]));
+            const uint8_t *blk = a + b * tt->block_bytes, *rblk = ref + b * tt->block_bytes;
+            float step = fmt[f].type == TS_Q8_0 ? fp16_to_f32((uint16_t)(blk[0] | blk[1] << 8))
+                                                : (float)(amax / 127.0f);
+            if (memcmp(blk, rblk, fmt[f].type == TS_Q8_0 ? 2 : 4) != 0) scale_diff++;
+            const int8_t *qs = (const int8_t *)blk + (fmt[f].type == TS_Q8_0 ? 2 : 4);
+            const int8_t *rqs = (const int8_t *)rblk + (fmt[f].type == TS_Q8_0 ? 2 : 4);
+            for (int j = 0; j < tt->block_size; j++) {
+                int64_t e = b * tt->block_size + j;
+                /* Q8_0 codes may be chosen against the unrounded scale amax / 127 */
+                float slack = 127.0f * fabsf(step - amax / 127.0f);
+                if (fabsf(x[e] - deq[e]) > (0.5f * step + slack) * 1.0001f + 1e-30f) bad++;
+                if (abs(qs[j] - rqs[j]) > 1) code_diff++;
+            }
+            if (fmt[f].type == TS_Q8_K)
+                for (int g = 0; g < 16; g++) {
+                    int s = 0;
+                    for (int j = 0; j < 16; j++) s += qs[16 * g + j];
+                    if (q8k_bsum(blk + 4 + 256, g) != s) bsum_bad++;
+                }
+        }
+        CHECK(bad == 0 && code_diff == 0 && scale_diff == 0 && bsum_bad == 0,
+              "%s: %s activation quantizer: within half a step (%d off), codes within 1 of the reference "
+              "(%d off), same scales (%d differ), block sums (%d wrong)", isa, tt->name, bad, code_diff,
+              scale_diff, bsum_bad);
+        free(a); free(ref);
+    }
+}
+
+/* One type under one kernel set. */
+static void check_type(const kernel_set *ks, int type, rng *r) {
+    const char *isa = ISA_NAMES[ks->level];
+    const type_traits *tt = type_get(type);
+    const type_kernels *tk = &ks->types[type];
+    const int rows = 9, cols = 6;
+    const int64_t k = test_k(type);
+    size_t rb;
+    uint8_t *w = random_weights(r, type, rows, k, &rb);
+    float *x = malloc((size_t)cols * k * sizeof(float)), *wd = malloc((size_t)k * sizeof(float));
+    float *ad = malloc((size_t)k * sizeof(float));
+    for (int c = 0; c < cols; c++) random_acts(r, x + c * k, k);
+    size_t as = act_row_bytes(tk->act_type, k);
+    uint8_t *act = malloc((size_t)cols * as);
+    for (int c = 0; c < cols; c++) {
+        if (tk->act_type == TS_F32) memcpy(act + c * as, x + c * k, as);
+        else (tk->act_type == TS_Q8_0 ? ks->quantize_q8_0 : ks->quantize_q8_k)(x + c * k, act + c * as, k);
+    }
+    double worst_exact = 0, worst_ref = 0;
+    float y[6][9];
+    for (int i = 0; i < rows; i++) {
+        tt->dequant_row(w + i * rb, wd, k);
+        for (int c = 0; c < cols; c++) {
+            const float *xc = x + c * k;
+            if (tk->act_type == TS_F32) memcpy(ad, xc, k * sizeof(float));
+            else type_get(tk->act_type)->dequant_row(act + c * as, ad, k);
+            double exact = 0, mag = 0, qerr = 0;
+            for (int64_t j = 0; j < k; j++) {
+                exact += (double)wd[j] * ad[j];
+                mag += fabs((double)wd[j] * ad[j]);
+                qerr += fabs((double)wd[j]) * fabs((double)xc[j] - ad[j]);
+            }
+            float got = tk->dot(w + i * rb, act + c * as, k);
+            y[c][i] = got;
+            double e1 = fabs(got - exact) / (mag + 1e-30);
+            if (e1 > worst_exact) worst_exact = e1;
+            double ref = tt->dot_f32(w + i * rb, xc, k);
+            double e2 = fabs(got - ref) / (qerr + 1e-5 * mag + 1e-30);
+            if (e2 > worst_ref) worst_ref = e2;
+        }
+    }
+    CHECK(worst_exact <= 2e-6, "%s: %s dot (k=%lld) equals the double dot of the dequantized operands "
+          "(worst error %.3g of sum|w a|)", isa, tt->name, (long long)k, worst_exact);
+    CHECK(worst_ref <= 1.0, "%s: %s dot is within the activation rounding of the scalar reference "
+          "(worst %.3g of the bound)", isa, tt->name, worst_ref);
+    if (tk->rows4) {
+        float t4[6][9], t44[6][9];
+        memset(t4, 0, sizeof t4); memset(t44, 0, sizeof t44);
+        for (int c = 0; c < cols; c++) tk->rows4(w + rb, rb, act + c * as, as, k, &t4[c][1], 9);
+        tk->tile(w + 5 * rb, rb, act + 2 * as, as, k, &t44[2][5], 9);
+        int diff = 0;
+        for (int c = 0; c < cols; c++)
+            for (int i = 1; i < 5; i++) if (memcmp(&t4[c][i], &y[c][i], 4)) diff++;
+        for (int c = 2; c < 6; c++)
+            for (int i = 5; i < 9; i++) if (memcmp(&t44[c][i], &y[c][i], 4)) diff++;
+        CHECK(diff == 0, "%s: %s 4x1 and 4x4 tiles equal the row kernel bit for bit (%d differ)", isa, tt->name, diff);
+    }
+    free(w); free(x); free(wd); free(ad); free(act);
+}
+
+/* matmul: batched/threaded equals one position at a time on one thread, bit for bit. */
+static void check_matmul(int level, int type, rng *r) {
+    const int rows = 23, n = 11;
+    const int64_t k = test_k(type);
+    size_t rb;
+    uint8_t *data = random_weights(r, type, rows, k, &rb);
+    weight w = { .type = type, .rows = rows, .cols = k, .row_bytes = rb, .data = data, .name = "w" };
+    float *x = malloc((size_t)n * k * sizeof(float));
+    for (int t = 0; t < n; t++) random_acts(r, x + t * k, k);
+    float *y1 = calloc((size_t)n * rows, sizeof(float)), *y3 = calloc((size_t)n * rows, sizeof(float));
+    size_t sb = matmul_scratch_bytes(n, k);
+    thread_pool *p1 = thread_pool_new(1), *p3 = thread_pool_new(3);
+    matmul_ctx m1 = { p1, matmul_kernels(level), malloc(sb), sb }, m3 = { p3, matmul_kernels(level), malloc(sb), sb };
+    for (int t = 0; t < n; t++) matmul(&m1, &w, x + t * k, k, 1, y1 + t * rows, rows);
+    matmul(&m3, &w, x, k, n, y3, rows);
+    CHECK(memcmp(y1, y3, (size_t)n * rows * sizeof(float)) == 0,
+          "%s: %s matmul, %d positions on 3 threads == one at a time on 1 thread, exactly",
+          ISA_NAMES[level], type_name(type), n);
+    thread_pool_free(p1); thread_pool_free(p3);
+    free(m1.act); free(m3.act); free(data); free(x); free(y1); free(y3);
+}
+
+int main(void) {
+    rng r = { 0x9e3779b97f4a7c15ULL };
+    for (int level = 0; level < SIMD_COUNT; level++) {
+        const kernel_set *ks = kernel_set_for(level);
+        if (!ks || !cpu_has_simd(level)) { printf("# %s: not available here, skipped\n", ISA_NAMES[level]); continue; }
+        if (level != SIMD_SCALAR) {
+            check_quantizers(ks, &r);
+            for (int i = 0; i < N_TYPES; i++) check_type(ks, TYPES[i], &r);
+        }
+        for (int i = 0; i < N_TYPES; i++) check_matmul(level, TYPES[i], &r);
+    }
+    /* the portable kernels (the NEON set's, and the reference for every ISA) on this machine */
+    kernel_set portable = { .level = SIMD_SCALAR, .quantize_q8_0 = quantize_act_q8_0_generic,
+                            .quantize_q8_k = quantize_act_q8_k_generic };
+    vec_dot_fn gen[] = { vec_dot_f32_generic, vec_dot_f16_generic, vec_dot_bf16_generic, vec_dot_q8_0_generic,
+                         vec_dot_q4_0_generic, vec_dot_q4_1_generic, vec_dot_q5_0_generic, vec_dot_q5_1_generic,
+                         vec_dot_q2_k_generic, vec_dot_q3_k_generic, vec_dot_q4_k_generic, vec_dot_q5_k_generic,
+                         vec_dot_q6_k_generic };
+    for (int i = 0; i < N_TYPES; i++) {
+        int bs = type_get(TYPES[i])->block_size;
+        portable.types[TYPES[i]] = (type_kernels){ bs == 1 ? TS_F32 : bs == 32 ? TS_Q8_0 : TS_Q8_K, gen[i], NULL, NULL };
+    }
+    for (int i = 0; i < N_TYPES; i++) check_type(&portable, TYPES[i], &r);
+    CHECK_EXIT();
+}

@@ -1,0 +1,217 @@
+/* Writes a random-weight GGUF model for the benchmark: llama architecture, a named shape, every
+ * matrix quantized with the engine's own quantizers (2 threads). No tokenizer: the benchmark
+ * feeds token ids.
+ *
+ *   bench_gen OUT.gguf SHAPE TYPE
+ *   SHAPE: smollm2-360m (hidden 960, 32 layers, 15 heads, 5 KV heads, ffn 2560, vocab 50257,
+ *          tied output, rope base 1e5) or llama-1b (hidden 2048, 16 layers, 32 heads, 8 KV
+ *          heads, ffn 8192, vocab 128256, tied output, rope base 5e5)
+ *   TYPE:  Q8_0, Q4_K_M, Q6_K, F16 or BF16. Q4_K_M follows llama.cpp's mix: Q4_K everywhere,
+ *          Q6_K for the (tied) output/embedding and for attn_v and ffn_down of the first and
+ *          last eighth of the layers and every third layer between.
+ *
+ *   bench_gen probe [THREADS]
+ *   The read bandwidth roofline: THREADS (default 2) threads each stream over their share of a
+ *   1 GiB buffer, read-only, best of 5 passes; prints "probe: N.N GB/s". */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "io/gguf_write.h"
+#include "kernels/types.h"
+
+typedef struct shape {
+    const char *name;
+    int hidden, layers, heads, kv_heads, ffn, vocab;
+    float rope_base;
+} shape;
+
+static const shape SHAPES[] = {
+    { "smollm2-360m", 960, 32, 15, 5, 2560, 50257, 1e5f },
+    { "llama-1b", 2048, 16, 32, 8, 8192, 128256, 5e5f },
+};
+
+typedef struct { uint64_t s; } rng;
+static uint32_t rng_u32(rng *r) {
+    r->s ^= r->s >> 12; r->s ^= r->s << 25; r->s ^= r->s >> 27;
+    return (uint32_t)((r->s * 0x2545F4914F6CDD1DULL) >> 32);
+}
+/* Roughly normal (sum of 4 uniforms), standard deviation sigma. */
+static float rng_normalish(rng *r, float sigma) {
+    float s = 0;
+    for (int i = 0; i < 4; i++) s += (float)rng_u32(r) / 4294967296.0f;
+    return (s - 2.0f) * sigma * 1.7320508f;
+}
+
+typedef struct quant_job {
+    int type;
+    int64_t rows, cols;
+    uint64_t seed;
+    uint8_t *out;
+    size_t row_bytes;
+    int ith, nth;
+} quant_job;
+
+static void *quantize_slice(void *arg) {
+    quant_job *j = arg;
+    const type_traits *tt = type_get(j->type);
+    float *src = malloc((size_t)j->cols * sizeof(float));
+    for (int64_t r = j->ith; r < j->rows; r += j->nth) {
+        rng g = { j->seed ^ (0x9e3779b97f4a7c15ULL * (uint64_t)(r + 1)) };
+        for (int64_t c = 0; c < j->cols; c++) src[c] = rng_normalish(&g, 0.02f);
+        tt->quantize_row(src, j->out + (size_t)r * j->row_bytes, j->cols);
+    }
+    free(src);
+    return NULL;
+}
+
+/* A rows x cols random matrix in type, quantized on 2 threads. */
+static uint8_t *random_matrix(int type, int64_t rows, int64_t cols, uint64_t seed, size_t *bytes) {
+    size_t rb = type_row_bytes(type, cols);
+    *bytes = rb * (size_t)rows;
+    uint8_t *out = malloc(*bytes);
+    if (!out) return NULL;
+    quant_job jobs[2];
+    pthread_t th;
+    for (int i = 0; i < 2; i++) jobs[i] = (quant_job){ type, rows, cols, seed, out, rb, i, 2 };
+    pthread_create(&th, NULL, quantize_slice, &jobs[1]);
+    quantize_slice(&jobs[0]);
+    pthread_join(th, NULL);
+    return out;
+}
+
+static int type_by_name(const char *s) {
+    if (!strcmp(s, "Q8_0")) return TS_Q8_0;
+    if (!strcmp(s, "Q6_K")) return TS_Q6_K;
+    if (!strcmp(s, "F16")) return TS_F16;
+    if (!strcmp(s, "BF16")) return TS_BF16;
+    if (!strcmp(s, "Q4_K_M")) return TS_Q4_K;
+    return -1;
+}
+
+/* llama.cpp's "more bits" layers of the Q4_K_M mix. */
+static int more_bits(int layer, int n_layers) {
+    return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
+}
+
+/* ---- bandwidth probe ---- */
+
+typedef struct probe_job { const uint64_t *p; size_t n; uint64_t sum; } probe_job;
+
+static void *probe_read(void *arg) {
+    probe_job *j = arg;
+    uint64_t s[8] = { 0 };   /* 8 independent sums: the loads, not the adds, set the pace */
+    for (size_t i = 0; i + 8 <= j->n; i += 8)
+        for (int k = 0; k < 8; k++) s[k] += j->p[i + k];
+    j->sum = s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7];
+    return NULL;
+}
+
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int probe(int n_threads) {
+    if (n_threads < 1 || n_threads > 64) n_threads = 2;
+    size_t words = (size_t)1 << 27;   /* 1 GiB */
+    uint64_t *buf = malloc(words * sizeof *buf);
+    if (!buf) { fprintf(stderr, "error: out of memory\n"); return 1; }
+    for (size_t i = 0; i < words; i++) buf[i] = i;
+    double best = 0;
+    uint64_t check = 0;
+    for (int pass = 0; pass < 5; pass++) {
+        probe_job jobs[64];
+        pthread_t th[64];
+        double t0 = seconds();
+        for (int i = 0; i < n_threads; i++) {
+            jobs[i] = (probe_job){ buf + words / n_threads * i, words / n_threads, 0 };
+            if (i > 0) pthread_create(&th[i], NULL, probe_read, &jobs[i]);
+        }
+        probe_read(&jobs[0]);
+        for (int i = 1; i < n_threads; i++) pthread_join(th[i], NULL);
+        double gbs = words * sizeof *buf / (seconds() - t0) / 1e9;
+        if (gbs > best) best = gbs;
+        for (int i = 0; i < n_threads; i++) check += jobs[i].sum;
+    }
+    printf("probe: %.1f GB/s (%d threads, checksum %llu)\n", best, n_threads, (unsigned long long)check);
+    free(buf);
+    return 0;
+}
+
+int main(int argc, char **argv) {
+    if (argc >= 2 && !strcmp(argv[1], "probe")) return probe(argc > 2 ? atoi(argv[2]) : 2);
+    if (argc != 4) {
+        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b Q8_0|Q4_K_M|Q6_K|F16|BF16\n");
+        return 1;
+    }
+    const shape *sh = NULL;
+    for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) if (!strcmp(argv[2], SHAPES[i].name)) sh = &SHAPES[i];
+    int base = type_by_name(argv[3]);
+    if (!sh || base < 0) { fprintf(stderr, "error: unknown shape '%s' or type '%s'\n", argv[2], argv[3]); return 1; }
+    const int mix = !strcmp(argv[3], "Q4_K_M");
+    const int H = sh->hidden, hd = H / sh->heads, kv = sh->kv_heads * hd;
+
+    gguf_writer *w = gguf_writer_new();
+    gguf_writer_add_str(w, "general.architecture", "llama");
+    gguf_writer_add_str(w, "general.name", sh->name);
+    gguf_writer_add_u32(w, "llama.context_length", 8192);
+    gguf_writer_add_u32(w, "llama.embedding_length", (uint32_t)H);
+    gguf_writer_add_u32(w, "llama.block_count", (uint32_t)sh->layers);
+    gguf_writer_add_u32(w, "llama.feed_forward_length", (uint32_t)sh->ffn);
+    gguf_writer_add_u32(w, "llama.attention.head_count", (uint32_t)sh->heads);
+    gguf_writer_add_u32(w, "llama.attention.head_count_kv", (uint32_t)sh->kv_heads);
+    gguf_writer_add_u32(w, "llama.rope.dimension_count", (uint32_t)hd);
+    gguf_writer_add_f32(w, "llama.rope.freq_base", sh->rope_base);
+    gguf_writer_add_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+
+    /* every buffer stays alive until the write */
+    void **keep = calloc((size_t)sh->layers * 16 + 8, sizeof *keep);
+    int n_keep = 0;
+    float *ones = malloc((size_t)(H > sh->ffn ? H : sh->ffn) * sizeof(float));
+    for (int i = 0; i < (H > sh->ffn ? H : sh->ffn); i++) ones[i] = 1.0f;
+    keep[n_keep++] = ones;
+    uint64_t seed = 1;
+    size_t bytes, total = 0;
+
+#define MATRIX(name, type, rows, cols) do {                                                   \
+        uint8_t *m_ = random_matrix(type, rows, cols, seed++, &bytes);                        \
+        if (!m_) { fprintf(stderr, "error: out of memory\n"); return 1; }                     \
+        keep[n_keep++] = m_;                                                                  \
+        gguf_writer_add_tensor(w, name, type, 2, (int64_t[]){ cols, rows }, m_, bytes);       \
+        total += bytes;                                                                       \
+    } while (0)
+
+    int embd_type = mix ? TS_Q6_K : base;
+    MATRIX("token_embd.weight", embd_type, sh->vocab, H);
+    gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){ H }, ones, (size_t)H * 4);
+    char name[96];
+    for (int l = 0; l < sh->layers; l++) {
+        int vd_type = mix && more_bits(l, sh->layers) ? TS_Q6_K : base;
+        snprintf(name, sizeof name, "blk.%d.attn_norm.weight", l);
+        gguf_writer_add_tensor(w, name, TS_F32, 1, (int64_t[]){ H }, ones, (size_t)H * 4);
+        snprintf(name, sizeof name, "blk.%d.ffn_norm.weight", l);
+        gguf_writer_add_tensor(w, name, TS_F32, 1, (int64_t[]){ H }, ones, (size_t)H * 4);
+        snprintf(name, sizeof name, "blk.%d.attn_q.weight", l);      MATRIX(name, base, H, H);
+        snprintf(name, sizeof name, "blk.%d.attn_k.weight", l);      MATRIX(name, base, kv, H);
+        snprintf(name, sizeof name, "blk.%d.attn_v.weight", l);      MATRIX(name, vd_type, kv, H);
+        snprintf(name, sizeof name, "blk.%d.attn_output.weight", l); MATRIX(name, base, H, H);
+        snprintf(name, sizeof name, "blk.%d.ffn_gate.weight", l);    MATRIX(name, base, sh->ffn, H);
+        snprintf(name, sizeof name, "blk.%d.ffn_up.weight", l);      MATRIX(name, base, sh->ffn, H);
+        snprintf(name, sizeof name, "blk.%d.ffn_down.weight", l);    MATRIX(name, vd_type, H, sh->ffn);
+    }
+#undef MATRIX
+    ts_error err = {{0}};
+    int rc = gguf_writer_write(w, argv[1], &err);
+    if (rc != 0) fprintf(stderr, "error: %s\n", err.msg);
+    /* the embedding is the (tied) output matrix, so a decoded token reads every matrix */
+    else printf("%s: %s %s, %.1f MB of matrices, bytes read per token %zu\n", argv[1], sh->name,
+                argv[3], total / 1e6, total);
+    gguf_writer_free(w);
+    for (int i = 0; i < n_keep; i++) free(keep[i]);
+    free(keep);
+    return rc != 0;
+}
