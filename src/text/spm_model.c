@@ -255,13 +255,6 @@ static int special_id(const char *path, const char *name, int64_t id, int n, int
     return 0;
 }
 
-/* End-of-turn: the first of the well-known turn-end strings the vocabulary holds (as for GGUF). */
-static void find_eot(vocab *v) {
-    static const char *const names[] = { "<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>" };
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && v->eot < 0; i++)
-        v->eot = vocab_find(v, names[i], strlen(names[i]));
-}
-
 static int parse_model(const char *path, const uint8_t *data, size_t size, vocab *v, ts_error *err) {
     if (size == 0) return ts_fail(err, "%s: empty file (expected a SentencePiece tokenizer.model)", path);
     pb_reader top = { data, data + size, data, path, "ModelProto", err };
@@ -326,7 +319,7 @@ static int parse_model(const char *path, const uint8_t *data, size_t size, vocab
         special_id(path, "eos_id", s.eos_id, v->n, &v->eos, err) ||
         special_id(path, "pad_id", s.pad_id, v->n, &v->pad, err))
         return -1;
-    find_eot(v);
+    vocab_find_eot(v);
     /* as vocab_from_gguf for a "llama" vocabulary without add_* keys */
     v->add_bos = true;
     v->add_eos = false;

@@ -348,13 +348,6 @@ static void template_specials(const json_value *post, vocab *v) {
     }
 }
 
-/* End-of-turn: the first well-known turn-end token the vocabulary holds. */
-static void find_eot(vocab *v) {
-    static const char *const names[] = { "<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>" };
-    for (size_t i = 0; i < sizeof names / sizeof names[0] && v->eot < 0; i++)
-        v->eot = vocab_find(v, names[i], strlen(names[i]));
-}
-
 /* ---- entry point ----------------------------------------------------------------------------- */
 
 static int load(loader *L, const json_value *root, vocab *v) {
@@ -395,7 +388,7 @@ static int load(loader *L, const json_value *root, vocab *v) {
 
     template_specials(json_get(root, "post_processor"), v);
     if (read_config(L, L->path, v)) return -1;
-    find_eot(v);
+    vocab_find_eot(v);
     if (bpe_prepare(v, L->err)) return -1;
     if (v->kind == VOCAB_SPM) bpe_scores_from_ranks(v);
     return 0;

@@ -192,8 +192,7 @@ static int load_merges(const gguf_file *g, vocab *v, ts_error *err) {
     return 0;
 }
 
-/* End-of-turn: stated, or the first of the well-known turn-end strings the vocabulary holds. */
-static void find_eot(vocab *v) {
+void vocab_find_eot(vocab *v) {
     static const char *const names[] = {
         "<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>"
     };
@@ -233,7 +232,7 @@ static int load_vocab(const gguf_file *g, vocab *v, ts_error *err) {
         read_special_id(g, "tokenizer.ggml.unknown_token_id", v->n, &v->unk, err) ||
         read_special_id(g, "tokenizer.ggml.padding_token_id", v->n, &v->pad, err))
         return -1;
-    find_eot(v);
+    vocab_find_eot(v);
 
     v->add_bos = spm;
     v->add_eos = false;

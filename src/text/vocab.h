@@ -45,5 +45,8 @@ int  vocab_build_hash(vocab *v, ts_error *err);
 /* id of the token whose text is exactly s[0..len), or -1. */
 int32_t vocab_find(const vocab *v, const char *s, size_t len);
 void vocab_free(vocab *v);
+/* Sets v->eot, when not stated, to the first well-known end-of-turn token the vocabulary holds
+ * ("<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>"). */
+void vocab_find_eot(vocab *v);
 
 #endif
