@@ -1,7 +1,8 @@
 /* Chat templates: family recognition of Jinja chat templates and exact C renderings of them.
  *
- * Recognition compares a normalised form of the template with each family's signature: the
- * template pieces that decide what a plain conversation renders to. Normalising applies Jinja's
+ * Recognition compares a normalised form of the template with each family's signature: the whole
+ * template, except for holes over branches a plain conversation never runs (tools, tool calls,
+ * images), which may hold anything that stays inside its branch. Normalising applies Jinja's
  * whitespace control the way transformers configures it (trim_blocks, lstrip_blocks, `-` markers,
  * one trailing newline dropped), drops comments, removes layout whitespace inside tags, writes
  * every string literal in one quoting style and turns x['name'] into x.name. So a template is
@@ -11,6 +12,7 @@
 #include "text/utf8.h"
 #include "core/error.h"
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -532,6 +534,34 @@ static bool is_block_opener(const char *kw, const char *tag, size_t len) {
     return strcmp(kw, "set") == 0 && !memchr(tag, '=', len);
 }
 
+/* A cheap syntax check of a tag inside a hole (the pinned pieces are known good): a known
+ * statement keyword, and no characters Jinja expressions cannot contain. A template Jinja could
+ * not compile must not be rendered as if it worked. */
+static bool tag_plausible(char kind, const char *kw, const char *tag, size_t len) {
+    static const char *const keywords[] = {
+        "if", "elif", "else", "endif", "for", "endfor", "set", "endset", "macro", "endmacro", "call",
+        "endcall", "filter", "endfilter", "break", "continue", "do", "with", "endwith", "generation",
+        "endgeneration" };
+    if (kind == '%') {
+        bool known = false;
+        for (size_t i = 0; i < sizeof keywords / sizeof keywords[0] && !known; i++) known = strcmp(kw, keywords[i]) == 0;
+        if (!known) return false;
+    } else if (len <= 4) {
+        return false;                                    /* {{}} prints nothing Jinja accepts */
+    }
+    for (size_t i = 2; i + 2 < len; i++) {
+        char c = tag[i];
+        if (c == '\'') {
+            i++;
+            while (i + 2 < len && tag[i] != '\'') i += tag[i] == '\\' ? 2 : 1;
+            continue;
+        }
+        if (c == '#' || c == '\\' || c == ';' || c == '@' || c == '$' || c == '`' || c == '?' || c == '&' || c == '^')
+            return false;
+    }
+    return true;
+}
+
 /* Whether hole text h[0..n) (normalised) can stand where a hole of this kind is. */
 static bool hole_ok(const char *h, size_t n, int kind) {
     int depth = 0;
@@ -549,6 +579,7 @@ static bool hole_ok(const char *h, size_t n, int kind) {
         if (!next_tag(h + i, n - i, &tag_kind, kw, &end)) return false;
         const char *tag = h + i;
         i += end;
+        if (!tag_plausible(tag_kind, kw, tag, end)) return false;
         if (tag_kind == '{') {
             if (kind == HOLE_MACROS && depth == 0) return false;
             continue;
@@ -776,7 +807,7 @@ static int check_alternation(render_ctx *c, int start) {
     for (int i = start; i < c->n; i++) {
         const char *want = (i - start) % 2 == 0 ? "user" : "assistant";
         if (!role_is(&c->msgs[i], want))
-            return refuse(c, i, "the template requires system first, then alternating user/assistant turns");
+            return refuse(c, i, "the template requires turns alternating user/assistant, starting with user (after an optional system message)");
     }
     return 0;
 }

@@ -1,6 +1,6 @@
 /* Chat templates by family recognition: a model's Jinja chat template is matched against the
- * known template families (by the expressions that produce its output, compared after
- * normalising Jinja whitespace control, quoting and comments), then the conversation is rendered
+ * known templates (compared after normalising Jinja whitespace control, quoting and comments;
+ * only branches a plain conversation never runs, such as tool handling, may differ), then the conversation is rendered
  * in C exactly as Hugging Face transformers' Jinja rendering of that template would render it.
  *
  * Only plain conversations are rendered: system/user/assistant messages with string contents.
