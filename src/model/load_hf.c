@@ -243,9 +243,15 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
     if (load_folder_tokenizer(m, dir, err) != 0) goto out;
     if (m->has_vocab) {   /* config.json's ids win over the tokenizer's defaults */
         int64_t b = json_get_int(c, "bos_token_id", json_get_int(root, "bos_token_id", -2));
-        int64_t e = json_get_int(c, "eos_token_id", json_get_int(root, "eos_token_id", -2));
         if (b >= 0 && b < m->voc.n) m->voc.bos = (int32_t)b;
-        if (e >= 0 && e < m->voc.n) m->voc.eos = (int32_t)e;
+        /* eos_token_id: one id, or a list of ids that all end generation */
+        const json_value *e = json_get(c, "eos_token_id");
+        if (!e) e = json_get(root, "eos_token_id");
+        if (e && e->type == JSON_NUMBER && e->is_integer && e->integer >= 0 && e->integer < m->voc.n)
+            m->voc.eos = (int32_t)e->integer;
+        for (size_t i = 0; e && e->type == JSON_ARRAY && i < e->n && m->n_eog < 8; i++)
+            if (e->items[i].is_integer && e->items[i].integer >= 0 && e->items[i].integer < m->voc.n)
+                m->eog[m->n_eog++] = (int32_t)e->items[i].integer;
     }
     if (apply_tokenizer_config(m, dir, c, err) != 0) goto out;
 
@@ -294,8 +300,14 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
     float plus = L.norm_plus_one ? 1.0f : 0.0f;
     if (attach_weight(&L, &g->tok_embd, "embed_tokens.weight", 0, V, H, true, err)) goto out;
     if (attach_vector(&L, &g->output_norm, "norm.weight", 0, H, plus, true, err)) goto out;
-    bool tie = json_get_bool(c, "tie_word_embeddings", json_get_bool(root, "tie_word_embeddings", gemma));
+    const json_value *tie_v = json_get(c, "tie_word_embeddings");
+    if (!tie_v) tie_v = json_get(root, "tie_word_embeddings");
+    bool tie = tie_v && tie_v->type == JSON_BOOL ? tie_v->boolean : gemma;
     const tensor_entry *lm = tensor_dir_find(L.dir, "lm_head.weight");
+    if (!lm && tie_v && tie_v->type == JSON_BOOL && !tie_v->boolean) {
+        ts_fail(err, "%s: tie_word_embeddings is false but lm_head.weight is missing", dir);
+        goto out;
+    }
     /* A pack's lm_head is packed from the unscaled embedding: never tied to the pre-scaled one. */
     if (pack && gemma && !lm) { ts_fail(err, "%s: the pack has no lm_head.weight (its embedding is pre-scaled by sqrt(hidden) and cannot serve as the output)", weights_file); goto out; }
     if (pack && lm) tie = false;

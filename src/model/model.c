@@ -47,37 +47,35 @@ void model_note(ts_model *m, const char *fmt, ...) {
     if (m->notes[m->n_notes]) m->n_notes++;
 }
 
-/* --tokenizer: a tokenizer.json, tokenizer.model or GGUF vocabulary instead of the model's own. */
-static int replace_tokenizer(ts_model *m, const char *path, ts_error *err) {
-    vocab v;
-    memset(&v, 0, sizeof v);
+/* A tokenizer on its own: a tokenizer.json, a tokenizer.model, a GGUF's vocabulary, or a folder
+ * holding tokenizer.json / tokenizer.model. */
+static int load_tokenizer_file(const char *path, vocab *v, ts_error *err) {
+    memset(v, 0, sizeof *v);
     struct stat st;
     if (stat(path, &st) != 0) return ts_fail(err, "%s: cannot open (no such file or directory)", path);
     char p[1200];
     size_t n = strlen(path);
-    int rc;
     if (S_ISDIR(st.st_mode)) {
         snprintf(p, sizeof p, "%s/tokenizer.json", path);
-        if (access(p, R_OK) == 0) rc = vocab_from_tokenizer_json(p, &v, err);
-        else {
-            snprintf(p, sizeof p, "%s/tokenizer.model", path);
-            rc = access(p, R_OK) == 0 ? vocab_from_spm_model(p, &v, err)
-                                      : ts_fail(err, "%s: no tokenizer.json or tokenizer.model in the folder", path);
-        }
-    } else if (n >= 5 && !strcmp(path + n - 5, ".json")) {
-        rc = vocab_from_tokenizer_json(path, &v, err);
-    } else if (n >= 6 && !strcmp(path + n - 6, ".model")) {
-        rc = vocab_from_spm_model(path, &v, err);
-    } else {
-        gguf_file *g;
-        rc = gguf_open(path, &g, err);
-        if (rc == 0) {
-            rc = gguf_has(g, "tokenizer.ggml.model") ? vocab_from_gguf(g, &v, err)
-                                                      : ts_fail(err, "%s: the GGUF holds no tokenizer", path);
-            gguf_close(g);
-        }
+        if (access(p, R_OK) == 0) return vocab_from_tokenizer_json(p, v, err);
+        snprintf(p, sizeof p, "%s/tokenizer.model", path);
+        if (access(p, R_OK) == 0) return vocab_from_spm_model(p, v, err);
+        return ts_fail(err, "%s: no tokenizer.json or tokenizer.model in the folder", path);
     }
-    if (rc != 0) return -1;
+    if (n >= 5 && !strcmp(path + n - 5, ".json")) return vocab_from_tokenizer_json(path, v, err);
+    if (n >= 6 && !strcmp(path + n - 6, ".model")) return vocab_from_spm_model(path, v, err);
+    gguf_file *g;
+    if (gguf_open(path, &g, err) != 0) return -1;
+    int rc = gguf_has(g, "tokenizer.ggml.model") ? vocab_from_gguf(g, v, err)
+                                                  : ts_fail(err, "%s: the GGUF holds no tokenizer", path);
+    gguf_close(g);
+    return rc;
+}
+
+/* --tokenizer: another vocabulary instead of the model's own. */
+static int replace_tokenizer(ts_model *m, const char *path, ts_error *err) {
+    vocab v;
+    if (load_tokenizer_file(path, &v, err) != 0) return -1;
     if (m->g.n_layers > 0 && v.n > m->g.n_vocab) {
         int vn = v.n;
         vocab_free(&v);
@@ -88,6 +86,20 @@ static int replace_tokenizer(ts_model *m, const char *path, ts_error *err) {
     m->has_vocab = true;
     model_note(m, "tokenizer: replaced by %s (--tokenizer)", path);
     return 0;
+}
+
+/* A path that names only a tokenizer (no weights): tokenizer.json / tokenizer.model, or a folder
+ * with one of them and no config.json. */
+static bool is_tokenizer_only(const char *path, bool is_dir) {
+    size_t n = strlen(path);
+    if (!is_dir) return (n >= 5 && !strcmp(path + n - 5, ".json")) || (n >= 6 && !strcmp(path + n - 6, ".model"));
+    char p[1200];
+    snprintf(p, sizeof p, "%s/config.json", path);
+    if (access(p, F_OK) == 0) return false;
+    snprintf(p, sizeof p, "%s/tokenizer.json", path);
+    if (access(p, F_OK) == 0) return true;
+    snprintf(p, sizeof p, "%s/tokenizer.model", path);
+    return access(p, F_OK) == 0;
 }
 
 int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, ts_error *err) {
@@ -110,7 +122,10 @@ int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, 
         return ts_fail(err, "unknown --quant '%s' (expected q8_0 or q4_0)", quant);
     }
     size_t plen = strlen(path);
-    if (S_ISDIR(st.st_mode)) {
+    if (is_tokenizer_only(path, S_ISDIR(st.st_mode))) {
+        rc = load_tokenizer_file(path, &m->voc, err);
+        m->has_vocab = rc == 0;
+    } else if (S_ISDIR(st.st_mode)) {
         rc = load_hf_model(m, path, NULL, quant, err);
     } else if ((plen > 12 && !strcmp(path + plen - 12, ".safetensors")) ||
                (plen > 5 && !strcmp(path + plen - 5, ".q4nx"))) {   /* a FastFlowLM pack's file */
@@ -202,7 +217,9 @@ bool ts_add_bos(const ts_model *m) { return m->has_vocab && m->voc.add_bos && m-
 
 bool ts_token_is_eog(const ts_model *m, int32_t tok) {
     if (!m->has_vocab) return false;
-    return tok == m->voc.eos || (m->voc.eot >= 0 && tok == m->voc.eot);
+    if (tok == m->voc.eos || (m->voc.eot >= 0 && tok == m->voc.eot)) return true;
+    for (int i = 0; i < m->n_eog; i++) if (tok == m->eog[i]) return true;
+    return false;
 }
 
 int ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos, bool parse_special,

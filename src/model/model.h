@@ -18,6 +18,8 @@ struct ts_model {
     vocab voc;
     bool has_vocab;
     char *chat_template;         /* owned copy, NULL when none */
+    int32_t eog[8];              /* more end-of-generation ids (config.json's eos_token_id list) */
+    int n_eog;
     gguf_file *gguf;             /* when loaded from a GGUF */
     struct safetensors *safetensors;   /* when loaded from a folder */
     int simd;                    /* enum simd_level: the kernel set its contexts use */

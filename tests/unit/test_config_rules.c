@@ -1,0 +1,236 @@
+/* The config rules of SPEC 1.5 and section 4, on small synthetic models written here: layer kinds
+ * from sliding_window_pattern (and its default), layer_types winning over the pattern, the local
+ * RoPE base when missing, where linear scaling applies, BOS from tokenizer_config.json, the norm
+ * "+1" per container, the Gemma 3 attention scale. */
+#include "check.h"
+#include "model/model.h"
+#include "io/gguf_write.h"
+#include "kernels/types.h"
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { H = 8, NH = 2, NKV = 1, HD = 4, F = 8, V = 16, L = 6 };
+static char dir[256];
+
+static void write_text(const char *name, const char *text) {
+    char p[512];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    FILE *f = fopen(p, "w");
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A Gemma-shaped safetensors file: zeros, except every norm weight is 0.5. */
+static void write_safetensors(void) {
+    struct { char name[96]; int64_t rows, cols; bool norm; } t[256];
+    int n = 0;
+#define ADD(nm, r, c, isnorm) do { snprintf(t[n].name, sizeof t[n].name, "%s", nm); t[n].rows = r; t[n].cols = c; t[n].norm = isnorm; n++; } while (0)
+    ADD("model.embed_tokens.weight", V, H, false);
+    ADD("model.norm.weight", 1, H, true);
+    for (int l = 0; l < L; l++) {
+        char b[96];
+#define LAYER(suffix, r, c, isnorm) do { snprintf(b, sizeof b, "model.layers.%d.%s", l, suffix); ADD(b, r, c, isnorm); } while (0)
+        LAYER("input_layernorm.weight", 1, H, true);
+        LAYER("self_attn.q_proj.weight", NH * HD, H, false);
+        LAYER("self_attn.k_proj.weight", NKV * HD, H, false);
+        LAYER("self_attn.v_proj.weight", NKV * HD, H, false);
+        LAYER("self_attn.o_proj.weight", H, NH * HD, false);
+        LAYER("self_attn.q_norm.weight", 1, HD, true);
+        LAYER("self_attn.k_norm.weight", 1, HD, true);
+        LAYER("post_attention_layernorm.weight", 1, H, true);
+        LAYER("pre_feedforward_layernorm.weight", 1, H, true);
+        LAYER("post_feedforward_layernorm.weight", 1, H, true);
+        LAYER("mlp.gate_proj.weight", F, H, false);
+        LAYER("mlp.up_proj.weight", F, H, false);
+        LAYER("mlp.down_proj.weight", H, F, false);
+    }
+    char *hdr = malloc(65536);
+    size_t off = 0, len = 0;
+    len += sprintf(hdr + len, "{");
+    for (int i = 0; i < n; i++) {
+        size_t bytes = (size_t)t[i].rows * t[i].cols * 4;
+        if (t[i].rows == 1) len += sprintf(hdr + len, "%s\"%s\":{\"dtype\":\"F32\",\"shape\":[%lld],\"data_offsets\":[%zu,%zu]}", i ? "," : "", t[i].name, (long long)t[i].cols, off, off + bytes);
+        else len += sprintf(hdr + len, "%s\"%s\":{\"dtype\":\"F32\",\"shape\":[%lld,%lld],\"data_offsets\":[%zu,%zu]}", i ? "," : "", t[i].name, (long long)t[i].rows, (long long)t[i].cols, off, off + bytes);
+        off += bytes;
+    }
+    len += sprintf(hdr + len, "}");
+    while (len % 8) hdr[len++] = ' ';
+    char p[512];
+    snprintf(p, sizeof p, "%s/model.safetensors", dir);
+    FILE *f = fopen(p, "wb");
+    uint64_t hl = len;
+    fwrite(&hl, 8, 1, f);
+    fwrite(hdr, 1, len, f);
+    for (int i = 0; i < n; i++)
+        for (int64_t k = 0; k < t[i].rows * t[i].cols; k++) { float x = t[i].norm ? 0.5f : 0.0f; fwrite(&x, 4, 1, f); }
+    fclose(f);
+    free(hdr);
+}
+
+static ts_model *load(const char *path) {
+    ts_model *m = NULL;
+    ts_error err = {{0}};
+    if (ts_model_load(path, NULL, &m, &err) != 0) { CHECK(0, "load %s: %s", path, err.msg); return NULL; }
+    return m;
+}
+
+static void kinds(const ts_model *m, char *out) {
+    for (int l = 0; l < m->g.n_layers; l++) out[l] = m->g.layers[l].kind == LAYER_SLIDING ? 'S' : 'F';
+    out[m->g.n_layers] = 0;
+}
+
+#define GEMMA3_BASE "\"model_type\":\"gemma3_text\",\"hidden_size\":8,\"num_hidden_layers\":6,\"num_attention_heads\":2," \
+                    "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16,\"sliding_window\":4," \
+                    "\"rope_theta\":1000000.0"
+
+static void hf_rules(void) {
+    char k[16];
+    ts_model *m;
+    write_safetensors();
+
+    write_text("config.json", "{" GEMMA3_BASE ",\"sliding_window_pattern\":3,\"rope_scaling\":{\"rope_type\":\"linear\",\"factor\":4.0},"
+                              "\"query_pre_attn_scalar\":16}");
+    if ((m = load(dir))) {
+        kinds(m, k);
+        CHECK(!strcmp(k, "SSFSSF"), "HF: no layer_types, sliding_window_pattern 3 -> %s (want SSFSSF)", k);
+        const layer_geometry *s = &m->g.layers[0], *f = &m->g.layers[2];
+        CHECK(s->rope_theta == 10000.0f, "HF: sliding layer without rope_local_base_freq uses 1e4 (got %g), not 0", (double)s->rope_theta);
+        CHECK(f->rope_theta == 1e6f, "HF: full layer uses rope_theta (got %g)", (double)f->rope_theta);
+        CHECK(s->rope_pos_scale == 0.25f && f->rope_pos_scale == 0.25f,
+              "HF: no local base stated -> linear scaling on every layer (sliding %g, full %g)", (double)s->rope_pos_scale, (double)f->rope_pos_scale);
+        CHECK(fabsf(s->attn_scale - 0.25f) < 1e-7f, "HF gemma3: attention scale query_pre_attn_scalar^-0.5 = 0.25 (got %g)", (double)s->attn_scale);
+        CHECK(s->attn_norm[0] == 1.5f && s->q_norm[0] == 1.5f && m->g.output_norm[0] == 1.5f,
+              "HF gemma3: norms scale by 1 + w (0.5 -> %g)", (double)s->attn_norm[0]);
+        CHECK(s->window == 4 && f->window == 0, "HF: sliding layers get the window, full layers none");
+        CHECK(fabsf(m->g.embed_scale - sqrtf(8.0f)) < 1e-6f, "HF gemma3: embedding x sqrt(hidden)");
+        ts_model_free(m);
+    }
+    write_text("config.json", "{" GEMMA3_BASE ",\"rope_local_base_freq\":5000.0,\"rope_scaling\":{\"rope_type\":\"linear\",\"factor\":4.0}}");
+    if ((m = load(dir))) {
+        kinds(m, k);
+        CHECK(!strcmp(k, "SSSSSF"), "HF: no pattern and no layer_types -> the default pattern 6: %s", k);
+        const layer_geometry *s = &m->g.layers[0], *f = &m->g.layers[5];
+        CHECK(s->rope_theta == 5000.0f && s->rope_pos_scale == 1.0f && f->rope_pos_scale == 0.25f,
+              "HF: local base stated -> sliding layers use it unscaled, scaling on full layers only (%g, %g, %g)",
+              (double)s->rope_theta, (double)s->rope_pos_scale, (double)f->rope_pos_scale);
+        CHECK(fabsf(s->attn_scale - 0.5f) < 1e-7f, "HF gemma3: no query_pre_attn_scalar -> head_dim^-0.5");
+        ts_model_free(m);
+    }
+    write_text("config.json", "{" GEMMA3_BASE ",\"sliding_window_pattern\":3,\"layer_types\":[\"full_attention\",\"sliding_attention\","
+                              "\"full_attention\",\"sliding_attention\",\"sliding_attention\",\"sliding_attention\"]}");
+    if ((m = load(dir))) {
+        kinds(m, k);
+        CHECK(!strcmp(k, "FSFSSS"), "HF: layer_types wins over the pattern: %s", k);
+        ts_model_free(m);
+    }
+    /* Llama and Gemma 4 in HF scale by w */
+    write_text("config.json", "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":6,\"num_attention_heads\":2,"
+                              "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16}");
+    /* Llama names the pre-MLP norm post_attention_layernorm: present in the file, so this loads */
+    if ((m = load(dir))) {
+        CHECK(m->g.layers[0].attn_norm[0] == 0.5f, "HF llama: norms used as w");
+        CHECK(m->g.output.data == m->g.tok_embd.data, "HF llama without lm_head.weight (tie not stated): output tied to the embedding");
+        ts_model_free(m);
+    }
+    write_text("config.json", "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":6,\"num_attention_heads\":2,"
+                              "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16,\"tie_word_embeddings\":false}");
+    {
+        ts_error err = {{0}};
+        CHECK(ts_model_load(dir, NULL, &m, &err) != 0 && strstr(err.msg, "lm_head.weight"),
+              "HF llama: tie_word_embeddings false without lm_head.weight is refused: %s", err.msg);
+    }
+
+    /* BOS from tokenizer_config.json when config.json does not say */
+    write_text("tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2, \"\\u0120\": 3},"
+                                 " \"merges\": [\"a b\"]}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"},"
+                                 " \"added_tokens\": [{\"id\": 4, \"content\": \"<s>\", \"special\": true},"
+                                 " {\"id\": 5, \"content\": \"<bos>\", \"special\": true}]}");
+    write_text("tokenizer_config.json", "{\"bos_token\": \"<bos>\", \"add_bos_token\": true}");
+    write_text("config.json", "{" GEMMA3_BASE "}");
+    if ((m = load(dir))) {
+        CHECK(ts_token_bos(m) == 5 && ts_add_bos(m), "BOS id and add_bos from tokenizer_config.json when config.json has none (bos %d)", ts_token_bos(m));
+        int32_t ids[8];
+        ts_error err;
+        int n = ts_tokenize(m, "ab", 2, ts_add_bos(m), false, ids, 8, &err);
+        CHECK(n == 2 && ids[0] == 5 && ids[1] == 2, "the prompt starts with that BOS (n %d)", n);
+        ts_model_free(m);
+    }
+    write_text("config.json", "{" GEMMA3_BASE ",\"bos_token_id\":4}");
+    if ((m = load(dir))) {
+        CHECK(ts_token_bos(m) == 4, "config.json's bos_token_id wins (bos %d)", ts_token_bos(m));
+        ts_model_free(m);
+    }
+    char p[512];
+    snprintf(p, sizeof p, "%s/tokenizer.json", dir); unlink(p);
+    snprintf(p, sizeof p, "%s/tokenizer_config.json", dir); unlink(p);
+}
+
+/* A Gemma 3 GGUF with the same shapes; norms stored as written (0.5). */
+static void gguf_rules(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/g.gguf", dir);
+    float *zeros = calloc(V * H * 4, sizeof(float)), *half = malloc(64 * sizeof(float));
+    for (int i = 0; i < 64; i++) half[i] = 0.5f;
+    for (int variant = 0; variant < 2; variant++) {
+        gguf_writer *w = gguf_writer_new();
+        gguf_writer_add_str(w, "general.architecture", "gemma3");
+        gguf_writer_add_u32(w, "gemma3.embedding_length", H);
+        gguf_writer_add_u32(w, "gemma3.block_count", L);
+        gguf_writer_add_u32(w, "gemma3.attention.head_count", NH);
+        gguf_writer_add_u32(w, "gemma3.attention.head_count_kv", NKV);
+        gguf_writer_add_u32(w, "gemma3.attention.key_length", HD);
+        gguf_writer_add_u32(w, "gemma3.attention.sliding_window", 4);
+        gguf_writer_add_f32(w, "gemma3.rope.freq_base", 1e6f);
+        gguf_writer_add_str(w, "gemma3.rope.scaling.type", "linear");
+        gguf_writer_add_f32(w, "gemma3.rope.scaling.factor", 4.0f);
+        if (variant == 1) {
+            gguf_writer_add_f32(w, "gemma3.rope.freq_base_swa", 10000.0f);
+            gguf_writer_add_u32(w, "gemma3.attention.sliding_window_pattern", 3);
+        }
+        gguf_writer_add_tensor(w, "token_embd.weight", TS_F32, 2, (int64_t[]){H, V}, zeros, V * H * 4);
+        gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){H}, half, H * 4);
+        for (int l = 0; l < L; l++) {
+            char n[64];
+#define T2(nm, r, c) do { snprintf(n, sizeof n, "blk.%d.%s", l, nm); gguf_writer_add_tensor(w, n, TS_F32, 2, (int64_t[]){c, r}, zeros, (size_t)(r) * (c) * 4); } while (0)
+#define T1(nm, c) do { snprintf(n, sizeof n, "blk.%d.%s", l, nm); gguf_writer_add_tensor(w, n, TS_F32, 1, (int64_t[]){c}, half, (size_t)(c) * 4); } while (0)
+            T1("attn_norm.weight", H); T2("attn_q.weight", NH * HD, H); T2("attn_k.weight", NKV * HD, H);
+            T2("attn_v.weight", NKV * HD, H); T2("attn_output.weight", H, NH * HD);
+            T1("attn_q_norm.weight", HD); T1("attn_k_norm.weight", HD); T1("post_attention_norm.weight", H);
+            T1("ffn_norm.weight", H); T1("post_ffw_norm.weight", H);
+            T2("ffn_gate.weight", F, H); T2("ffn_up.weight", F, H); T2("ffn_down.weight", H, F);
+        }
+        ts_error err;
+        CHECK(gguf_writer_write(w, path, &err) == 0, "write gemma3 GGUF (%s)", err.msg);
+        gguf_writer_free(w);
+        ts_model *m = load(path);
+        if (!m) continue;
+        char k[16];
+        kinds(m, k);
+        const layer_geometry *s = &m->g.layers[0], *f = &m->g.layers[5];
+        if (variant == 0) {
+            CHECK(!strcmp(k, "SSSSSF"), "GGUF gemma3 without sliding_window_pattern: llama.cpp's default 6 -> %s", k);
+            CHECK(s->rope_theta == 10000.0f && s->rope_pos_scale == 0.25f,
+                  "GGUF: no freq_base_swa -> sliding layers 1e4, scaled like every layer (%g, %g)", (double)s->rope_theta, (double)s->rope_pos_scale);
+        } else {
+            CHECK(!strcmp(k, "SSFSSF"), "GGUF gemma3 with sliding_window_pattern 3 -> %s", k);
+            CHECK(s->rope_pos_scale == 1.0f && f->rope_pos_scale == 0.25f, "GGUF: freq_base_swa stated -> scaling on full layers only");
+        }
+        CHECK(s->attn_norm[0] == 0.5f && s->q_norm[0] == 0.5f, "GGUF gemma3: norms used as stored (+1 already folded in): %g", (double)s->attn_norm[0]);
+        CHECK(fabsf(s->attn_scale - 0.5f) < 1e-7f, "GGUF gemma3: attention scale 1/sqrt(head_dim), as llama.cpp");
+        ts_model_free(m);
+    }
+    free(zeros);
+    free(half);
+}
+
+int main(void) {
+    snprintf(dir, sizeof dir, "/tmp/ts-config-XXXXXX");
+    if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); CHECK_EXIT(); }
+    hf_rules();
+    gguf_rules();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) CHECK(0, "cleanup");
+    CHECK_EXIT();
+}
