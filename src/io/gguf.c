@@ -36,6 +36,7 @@ struct gguf_file {
     char *path;
     uint8_t *map;
     size_t size;
+    bool borrowed;              /* gguf_open_memory: map is the caller's buffer, not an mmap */
     uint32_t version;
     uint32_t alignment;
     uint64_t data_offset;
@@ -364,7 +365,8 @@ static int read_tensor_info(reader *r, gguf_file *g, int i, span *sp) {
     uint32_t type;
     snprintf(what, sizeof what, "the type of tensor '%s'", buf);
     if (take_u32(r, what, &type)) return -1;
-    const type_traits *tr = type < TS_TYPE_COUNT ? type_get((int)type) : NULL;
+    /* only the ggml type ids GGUF defines (ids from 40 up are tessera-internal: safetensors dtypes, Q4NX) */
+    const type_traits *tr = type < TS_I8 ? type_get((int)type) : NULL;
     if (!tr)
         return ts_fail(r->err, "%s: tensor '%s' has unknown or unsupported type id %" PRIu32,
                        path, buf, type);
@@ -532,6 +534,27 @@ int gguf_open(const char *path, gguf_file **out, ts_error *err) {
     return 0;
 }
 
+int gguf_open_memory(const void *data, size_t len, const char *name, gguf_file **out, ts_error *err) {
+    *out = NULL;
+    if (len < 24)
+        return ts_fail(err, "%s: too small to be a GGUF file (%zu bytes; the header alone is 24)",
+                       name, len);
+    gguf_file *g = calloc(1, sizeof *g);
+    if (!g || !(g->path = strdup(name))) {
+        free(g);
+        return ts_fail(err, "%s: out of memory", name);
+    }
+    g->map = (uint8_t *)data;   /* only read, never written */
+    g->size = len;
+    g->borrowed = true;
+    if (parse(g, err)) {
+        gguf_close(g);
+        return -1;
+    }
+    *out = g;
+    return 0;
+}
+
 void gguf_close(gguf_file *g) {
     if (!g) return;
     if (g->kv) {
@@ -544,7 +567,7 @@ void gguf_close(gguf_file *g) {
     free(g->kv);
     free(g->key_slots);
     tensor_dir_free(&g->tensors);
-    if (g->map) munmap(g->map, g->size);
+    if (g->map && !g->borrowed) munmap(g->map, g->size);
     free(g->path);
     free(g);
 }

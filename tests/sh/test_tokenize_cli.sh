@@ -1,0 +1,57 @@
+# --tokenize and --tokenizer as a user runs them: MODEL may be a vocab-only GGUF, a tokenizer.json,
+# a tokenizer.model or a folder holding one; ids must equal llama.cpp's vectors.
+source "$(dirname "$0")/lib.sh"
+
+# First strings of a vector file (separated by "\n__ggml_vocab_test__\n") as separate files.
+split_vectors() {   # inp, outdir
+    python3 - "$1" "$2" <<'PY'
+import sys
+parts = open(sys.argv[1], encoding='utf-8').read().split('\n__ggml_vocab_test__\n')
+for i, p in enumerate(parts[:12]):
+    open(f"{sys.argv[2]}/{i}.txt", 'w', encoding='utf-8').write(p)
+PY
+}
+
+check_vectors() {   # label, model, inp, out, bos-prefix
+    local label=$1 model=$2 inp=$3 out=$4 bos=$5 bad=0 i
+    mkdir -p "$TMP/v"; rm -f "$TMP/v"/*
+    split_vectors "$inp" "$TMP/v"
+    for i in $(seq 0 11); do
+        [ -f "$TMP/v/$i.txt" ] || continue
+        [ -s "$TMP/v/$i.txt" ] || continue    # an empty prompt is refused by design
+        prompt=$(cat "$TMP/v/$i.txt"; printf x); prompt=${prompt%x}    # keep trailing newlines
+        got=$("$RUN_SAN" "$model" --tokenize "$prompt" 2>&1)
+        want=$(sed -n "$((i + 1))p" "$out" | sed 's/^ *//')
+        want="$bos$want"; want=$(echo "$want" | sed 's/ *$//')
+        [ "$got" = "$want" ] || { bad=$((bad + 1)); echo "    $label #$i: got '$got' want '$want'"; }
+    done
+    check "$label: --tokenize equals the reference ids ($bad mismatches)" test "$bad" -eq 0
+}
+
+G=$FIX/tokenizers/gguf
+check_vectors "vocab-only GGUF llama-spm" "$G/ggml-vocab-llama-spm.gguf" "$G/ggml-vocab-llama-spm.gguf.inp" "$G/ggml-vocab-llama-spm.gguf.out" "1 "
+check_vectors "vocab-only GGUF gpt-2" "$G/ggml-vocab-gpt-2.gguf" "$G/ggml-vocab-gpt-2.gguf.inp" "$G/ggml-vocab-gpt-2.gguf.out" ""
+
+mkdir -p "$TMP/qwen3"
+gzip -dc "$FIX/tokenizers/hf/qwen3/tokenizer.json.gz" >"$TMP/qwen3/tokenizer.json"
+cp "$FIX/tokenizers/hf/qwen3/tokenizer_config.json" "$TMP/qwen3/"
+check_vectors "folder with qwen3 tokenizer.json" "$TMP/qwen3" "$FIX/tokenizers/hf/qwen3/tests.inp" "$FIX/tokenizers/hf/qwen3/tests.out" ""
+check_vectors "qwen3 tokenizer.json file" "$TMP/qwen3/tokenizer.json" "$FIX/tokenizers/hf/qwen3/tests.inp" "$FIX/tokenizers/hf/qwen3/tests.out" ""
+
+# tokenizer.model (qa-llama's Llama-2 vocab) gives the same ids as the Llama-2 GGUF vocab
+a=$("$RUN_SAN" "$FIX/qa-llama/hf/tokenizer.model" --tokenize "Hello world, this is a test" 2>&1)
+b=$("$RUN_SAN" "$FIX/llama2-tiny-random/llama-2-tiny-random.gguf" --tokenize "Hello world, this is a test" 2>&1)
+want=$(od -An -v -t d4 -w4 "$FIX/llama2-tiny-random/ref/f16.tokens.i32" | head -8 | tr -s ' \n' ' ' | sed 's/^ //; s/ $//')
+check "tokenizer.model --tokenize equals llama.cpp's prompt ids ($a)" test "$a" = "$want"
+check "GGUF --tokenize equals llama.cpp's prompt ids" test "$b" = "$want"
+
+# --tokenizer replaces a model's vocabulary
+c=$("$RUN_SAN" "$FIX/llama2-tiny-random/llama-2-tiny-random.gguf" --tokenizer "$FIX/qa-llama/hf/tokenizer.model" --tokenize "Hello world, this is a test" 2>&1)
+check "--tokenizer tokenizer.model on a GGUF gives the same ids" test "$c" = "$want"
+"$RUN_SAN" "$FIX/stories260K/stories260K.gguf" --tokenizer "$G/ggml-vocab-llama-spm.gguf" "hi" >/dev/null 2>"$TMP/e"
+check "--tokenizer with more tokens than the model is refused" grep -q "the tokenizer has 32000 tokens, the model only 512" "$TMP/e"
+"$RUN_SAN" "$TMP/qwen3" "hello" >/dev/null 2>"$TMP/e"
+check "a tokenizer-only folder cannot generate: clear error" grep -q "no model weights" "$TMP/e"
+printf '\xff\xfe bad' >"$TMP/badutf8.txt"
+"$RUN_SAN" "$G/ggml-vocab-llama-spm.gguf" --tokenize "$(cat "$TMP/badutf8.txt")" >/dev/null 2>"$TMP/e"
+check "invalid UTF-8 in the prompt: one-line error" grep -q "invalid UTF-8" "$TMP/e"
