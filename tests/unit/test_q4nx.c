@@ -227,7 +227,11 @@ static float top2_gap(const float *v, int n) {
     return a - b;
 }
 
-#define TOL 5e-3   /* README-gemma: Gemma3 and q4nx, about 5e-3 abs against either reference */
+/* README-gemma: about 5e-3 abs for Gemma3 and q4nx against either reference (llama.cpp's f16 GELU
+ * table is most of its difference). The numpy reference computes what this engine computes, in
+ * float64, so it is held to far less (measured: 2.7e-6). */
+#define TOL_LLAMACPP 5e-3
+#define TOL_NUMPY 1e-4
 
 /* Weight bytes per weight of the repacked matrices (the projections and lm_head). */
 static double bytes_per_weight(const ts_model *m, size_t *bytes_out) {
@@ -306,6 +310,7 @@ static void pack_case(const char *pack, int n_prompt, const char *simd) {
     /* teacher forcing: all rows in one batch */
     CHECK(ts_eval(c, tok, rows, got, true, &err) == 0, "[%s] %s: eval (%s)", simd, pack, err.msg);
     for (int ri = 0; ri < 2; ri++) {
+        const double TOL = ri == 0 ? TOL_LLAMACPP : TOL_NUMPY;
         double maxd = 0;
         int argmax_bad = 0;
         for (int r = 0; r < rows; r++) {
@@ -373,12 +378,33 @@ static void config_disagrees(void) {
     free(cfg);
 }
 
+/* The pack's file named directly loads as the folder does; --quant does not apply to a pack. */
+static void load_paths(void) {
+    char p[1024];
+    snprintf(p, sizeof p, "%s/q4nx-gemma3-quarter/model.q4nx", fixtures_dir());
+    ts_model *m = NULL;
+    ts_error err = {{0}};
+    int rc = ts_model_load(p, NULL, &m, &err);
+    CHECK(rc == 0 && m->g.layers[0].wq.type == TS_Q4NX && m->g.embed_scale == 1.0f,
+          "a path to model.q4nx loads the pack (%s)", err.msg);
+    ts_model_free(m);
+    m = NULL;
+    snprintf(p, sizeof p, "%s/q4nx-gemma3-quarter", fixtures_dir());
+    ts_load_options opt = { .quant = "q8_0" };
+    rc = ts_model_load(p, &opt, &m, &err);
+    CHECK(rc != 0 && strstr(err.msg, "q4nx"), "--quant on a pack is refused: %s", err.msg);
+    ts_model_free(m);
+}
+
 int main(void) {
     hand_built(&TILE, &QUARTER);
     hand_built(&QUARTER, &TILE);
     config_disagrees();
-    static const char *const sets[] = { "scalar", "auto" };
-    for (int s = 0; s < 2; s++) {
+    load_paths();
+    /* the scalar reference and every SIMD set this CPU runs (the AVX2 Q4NX kernel in src/kernels/q4nx_dot.c) */
+    static const char *const sets[] = { "scalar", "avx2", "avx512", "neon" };
+    for (int s = 0; s < 4; s++) {
+        if (!ts_simd_available(sets[s])) { printf("# kernel set %s: not available here\n", sets[s]); continue; }
         pack_case("q4nx-gemma3-quarter", 24, sets[s]);
         pack_case("q4nx-gemma3-full", 24, sets[s]);
     }
