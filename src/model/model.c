@@ -186,6 +186,9 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
                     ly->ffn_dim, ly->activation == ACT_GELU_TANH ? "gelu_tanh" : "silu");
             if (ly->kv_source != il) fprintf(f, " kv_from %d", ly->kv_source);
             if (ly->v_from_k) fprintf(f, " v=k");
+            if (ly->v_norm) fprintf(f, " v_norm");
+            if (ly->output_scale != 1.0f) fprintf(f, " out x%g", (double)ly->output_scale);
+            if (ly->ple_gate.data) fprintf(f, " ple");
             fprintf(f, " |");
             print_weight_type(f, "q", &ly->wq);
             print_weight_type(f, "k", &ly->wk);
@@ -199,8 +202,15 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
                     ly->post_attn_norm ? " post_attn" : "", ly->ffn_norm ? " ffn" : "",
                     ly->post_ffn_norm ? " post_ffn" : "");
         }
-        fprintf(f, "kv cache: %zu bytes per token (f32, layers that attend to every position)\n",
-                kv_bytes_per_token(g));
+        size_t ring = 0;
+        for (int il = 0; il < g->n_layers; il++) {
+            const layer_geometry *ly = &g->layers[il];
+            if (ly->kv_source == il && ly->window > 0)
+                ring += 2 * (size_t)ly->n_kv_heads * ly->head_dim * sizeof(float) * (ly->window + FORWARD_MAX_BATCH - 1);
+        }
+        fprintf(f, "kv cache: %zu bytes per token (f32, layers that attend to every position)", kv_bytes_per_token(g));
+        if (ring) fprintf(f, " + %zu bytes fixed (sliding-window rings)", ring);
+        fprintf(f, "\n");
     }
     if (m->has_vocab)
         fprintf(f, "tokenizer: %s, %d tokens, bos %d eos %d add_bos %s\n",
