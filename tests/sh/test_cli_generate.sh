@@ -72,3 +72,13 @@ expect_error "bad -n" "-n" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" "x" -n
 expect_error "vocab-only GGUF cannot generate" "no model weights" "$RUN_SAN" "$FIX/tokenizers/gguf/ggml-vocab-llama-spm.gguf" "hello"
 printf 'not a gguf file at all' >"$TMP/bad.gguf"
 expect_error "not a GGUF" "bad.gguf" "$RUN_SAN" "$TMP/bad.gguf" "hello"
+
+# --info on a heterogeneous model: each layer at its own geometry, KV bytes per token
+"$RUN_OPT" "$FIX/gemma4-tiny/model-f32.gguf" --info >"$TMP/g4.txt" 2>&1
+check "--info gemma4: sliding layers 4 KV heads x 32" grep -q "layer  0: sliding heads 4 kv_heads 4 head_dim 32 rope theta 10000 dims 32/32 window 8" "$TMP/g4.txt"
+check "--info gemma4: full layers 1 KV head x 64, 16 of 64 dims rotated, V = K" grep -q "layer  2: full    heads 4 kv_heads 1 head_dim 64 rope theta 1e+06 dims 16/64 window 0.* v=k" "$TMP/g4.txt"
+check "--info gemma4: KV bytes per token follow the full layers only (2 x 2 layers x 64 x 4 B)" grep -q "kv cache: 1024 bytes per token" "$TMP/g4.txt"
+"$RUN_OPT" "$FIX/gemma3-tiny/hf-f32" --info >"$TMP/g3.txt" 2>&1
+check "--info gemma3 HF: the +1 norm decision" grep -q "norms: 1 + w" "$TMP/g3.txt"
+"$RUN_OPT" "$FIX/gemma3-tiny/model-f32.gguf" --info >"$TMP/g3g.txt" 2>&1
+check "--info gemma3 GGUF: norms used as stored" grep -q "GGUF stores Gemma's 1 + w already" "$TMP/g3g.txt"
