@@ -2,6 +2,8 @@
 #include "tessera.h"
 #include "text/utf8.h"
 #include "cli/generate.h"
+#include "cli/batch.h"
+#include "cli/verify.h"
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -27,6 +29,15 @@ typedef struct cli_options {
     int n_ctx;                   /* -c; 0 = the model's, capped by memory */
     bool info, quiet;
     ts_sampler_params sampling;
+    bool n_predict_given;        /* the modes have their own default -n */
+    bool heal;                   /* --heal: token healing */
+    const char *batch_path;      /* --batch FILE */
+    const char *check_path;      /* --check FILE */
+    const char *output_path;     /* -o FILE (--batch) */
+    bool resume;                 /* --resume (--batch) */
+    int shard_k, shard_n;        /* --shard K/N (--batch) */
+    const char *match;           /* --match MODE (--check) */
+    bool verify;                 /* --verify */
 } cli_options;
 
 static void usage(FILE *f) {
@@ -48,7 +59,30 @@ static void usage(FILE *f) {
         "  --tokenizer FILE        use this tokenizer.json / tokenizer.model / GGUF vocabulary\n"
         "  --quant q8_0|q4_0       Hugging Face folders: quantize the matrices at load\n"
         "  --info                  print the geometry table and layout decisions\n"
-        "  --quiet                 no statistics line on stderr\n");
+        "  --quiet                 no statistics line on stderr\n"
+        "  --heal                  token healing: a prompt ending inside a word is completed as the\n"
+        "                          whole word would be (the last token is backed up and re-generated)\n"
+        "\n"
+        "batch answering (one model load, prompts sharing a prefix reuse its KV cache):\n"
+        "  --batch FILE.jsonl      answer each line {\"id\", \"prompt\" | \"messages\": [{\"role\",\"content\"}]}\n"
+        "                          (optional per line: max_tokens, temperature, seed, stop); output lines\n"
+        "                          {\"line\",\"id\",\"answer\",\"tokens_prompt\",\"tokens_generated\",\n"
+        "                          \"finish_reason\",\"ms\"} or {\"line\",\"id\",\"error\"}, in input order.\n"
+        "                          Exit 0: all answered; 2: some lines have errors; 1: could not run\n"
+        "  -o, --output FILE       write the answers there (default stdout), flushed line by line\n"
+        "  --resume                skip ids already answered in the -o file (a partial last line is redone)\n"
+        "  --shard K/N             answer only lines whose (line number - 1) %% N == K, K in 0..N-1;\n"
+        "                          merge the shards' outputs with: cat OUT-* | sort -t: -k2,2n -s\n"
+        "\n"
+        "known-answer checks:\n"
+        "  --check FILE.jsonl      cases {\"id\", \"prompt\" | \"messages\" | \"system\"+\"user\", \"expected\",\n"
+        "                          \"match\"?}; greedy; prints PASS/FAIL per case and \"N passed, N failed\";\n"
+        "                          exit 0 only when all pass. -n defaults to 64\n"
+        "  --match MODE            the default match: prefix (the trimmed answer starts with the expected\n"
+        "                          text; default), exact (equals it, trimmed) or contains\n"
+        "  --verify                self-check on the prompt (or --tokens): prefill + cached decode vs a full\n"
+        "                          re-forward, batched vs sequential prefill, truncate + re-evaluate;\n"
+        "                          -n defaults to 8. Exit 0 only when all pass\n");
 }
 
 
@@ -76,6 +110,25 @@ static int parse_float(const char *opt, const char *s, float *out) {
     return 0;
 }
 
+/* "K/N" with 0 <= K < N. */
+static int parse_shard(const char *s, int *k, int *n) {
+    char *end;
+    errno = 0;
+    long kk = strtol(s, &end, 10), nn = -1;
+    if (!errno && end != s && *end == '/') {
+        const char *p = end + 1;
+        nn = strtol(p, &end, 10);
+        if (errno || end == p || *end) nn = -1;
+    }
+    if (nn < 1 || nn > 1000000 || kk < 0 || kk >= nn) {
+        fprintf(stderr, "error: --shard expects K/N with 0 <= K < N (e.g. 0/4), got '%s'\n", s);
+        return -1;
+    }
+    *k = (int)kk;
+    *n = (int)nn;
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, cli_options *o) {
     memset(o, 0, sizeof *o);
     o->n_predict = 256;
@@ -88,7 +141,7 @@ static int parse_args(int argc, char **argv, cli_options *o) {
 #define NEED_VALUE() do { if (!val) { fprintf(stderr, "error: %s needs a value\n", a); return -1; } i++; } while (0)
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) { usage(stdout); exit(0); }
         else if (!strcmp(a, "-p") || !strcmp(a, "--prompt")) { NEED_VALUE(); o->prompt = val; }
-        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) { NEED_VALUE(); if (parse_int(a, val, 0, INT_MAX, &o->n_predict)) return -1; }
+        else if (!strcmp(a, "-n") || !strcmp(a, "--n-predict")) { NEED_VALUE(); if (parse_int(a, val, 0, INT_MAX, &o->n_predict)) return -1; o->n_predict_given = true; }
         else if (!strcmp(a, "-t") || !strcmp(a, "--threads")) { NEED_VALUE(); if (parse_int(a, val, 1, 256, &o->n_threads)) return -1; }
         else if (!strcmp(a, "-c") || !strcmp(a, "--ctx-size")) { NEED_VALUE(); if (parse_int(a, val, 0, 1 << 24, &o->n_ctx)) return -1; }
         else if (!strcmp(a, "--temp")) { NEED_VALUE(); if (parse_float(a, val, &o->sampling.temp)) return -1; }
@@ -114,6 +167,19 @@ static int parse_args(int argc, char **argv, cli_options *o) {
         else if (!strcmp(a, "--quant")) { NEED_VALUE(); o->quant = val; }
         else if (!strcmp(a, "--info")) o->info = true;
         else if (!strcmp(a, "--quiet")) o->quiet = true;
+        else if (!strcmp(a, "--heal")) o->heal = true;
+        else if (!strcmp(a, "--batch")) { NEED_VALUE(); o->batch_path = val; }
+        else if (!strcmp(a, "--check")) { NEED_VALUE(); o->check_path = val; }
+        else if (!strcmp(a, "-o") || !strcmp(a, "--output")) { NEED_VALUE(); o->output_path = val; }
+        else if (!strcmp(a, "--resume")) o->resume = true;
+        else if (!strcmp(a, "--shard")) { NEED_VALUE(); if (parse_shard(val, &o->shard_k, &o->shard_n)) return -1; }
+        else if (!strcmp(a, "--match")) {
+            NEED_VALUE();
+            match_mode mm;
+            if (parse_match_mode(val, &mm) != 0) { fprintf(stderr, "error: --match expects exact, prefix or contains, got '%s'\n", val); return -1; }
+            o->match = val;
+        }
+        else if (!strcmp(a, "--verify")) o->verify = true;
         else if (a[0] == '-' && a[1] != 0) { fprintf(stderr, "error: unknown option '%s' (see --help)\n", a); return -1; }
         else if (positional == 0) { o->model_path = a; positional++; }
         else if (positional == 1 && !o->prompt) { o->prompt = a; positional++; }
@@ -121,6 +187,20 @@ static int parse_args(int argc, char **argv, cli_options *o) {
 #undef NEED_VALUE
     }
     if (!o->model_path) { usage(stderr); return -1; }
+    if ((o->batch_path != NULL) + (o->check_path != NULL) + o->verify > 1) {
+        fprintf(stderr, "error: --batch, --check and --verify are separate modes: give one\n");
+        return -1;
+    }
+    if (!o->batch_path && (o->output_path || o->resume || o->shard_n)) {
+        fprintf(stderr, "error: -o, --resume and --shard go with --batch\n");
+        return -1;
+    }
+    if (o->resume && !o->output_path) { fprintf(stderr, "error: --resume needs -o FILE (the answers so far)\n"); return -1; }
+    if (o->match && !o->check_path) { fprintf(stderr, "error: --match goes with --check\n"); return -1; }
+    if ((o->batch_path || o->check_path) && (o->prompt || o->tokens_csv || o->dump_logits)) {
+        fprintf(stderr, "error: --batch and --check take their prompts from the file\n");
+        return -1;
+    }
     return 0;
 }
 
@@ -185,6 +265,22 @@ int main(int argc, char **argv) {
         ts_model_print_info(m, stdout);
         if (!o.prompt && !o.tokens_csv) { ts_model_free(m); return 0; }
     }
+    if (o.batch_path || o.check_path) {
+        batch_options bo = { .model_path = o.model_path, .input_path = o.batch_path ? o.batch_path : o.check_path,
+                             .output_path = o.output_path, .resume = o.resume, .shard_k = o.shard_k,
+                             .shard_n = o.shard_n, .max_tokens = o.n_predict, .sampling = o.sampling,
+                             .system = o.system, .raw = o.raw, .heal = o.heal, .quiet = o.quiet,
+                             .n_ctx = o.n_ctx, .n_threads = o.n_threads };
+        int brc;
+        if (o.batch_path) brc = run_batch(m, &bo);
+        else {
+            if (!o.n_predict_given) bo.max_tokens = 64;
+            if (o.match) parse_match_mode(o.match, &bo.match);
+            brc = run_check(m, &bo);
+        }
+        ts_model_free(m);
+        return brc;
+    }
     int rc = 1;
     int32_t *tokens = NULL;
     int n_prompt = 0;
@@ -212,6 +308,10 @@ int main(int argc, char **argv) {
         rc = 0;
         goto done;
     }
+    if (o.verify) {
+        rc = run_verify(m, tokens, n_prompt, o.n_predict_given ? o.n_predict : 8, o.n_threads, stdout);
+        goto done;
+    }
     if (session_init(&s, m, o.n_ctx, o.n_threads, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
     if (o.dump_logits && !(dump = fopen(o.dump_logits, "wb"))) {
         fprintf(stderr, "error: %s: cannot open for writing: %s\n", o.dump_logits, strerror(errno));
@@ -231,7 +331,7 @@ int main(int argc, char **argv) {
         fflush(stdout);
     }
     gen_request rq = { .prompt = tokens, .n_prompt = n_prompt, .max_tokens = o.n_predict,
-                       .sampling = o.sampling, .dump_logits = dump, .on_text = print_text };
+                       .sampling = o.sampling, .dump_logits = dump, .on_text = print_text, .heal = o.heal };
     if (generate(&s, &rq, &res, &err) != 0) {
         printf("\n");
         fflush(stdout);
@@ -242,10 +342,15 @@ int main(int argc, char **argv) {
     fflush(stdout);
     if (!strcmp(res.finish_reason, "context"))
         fprintf(stderr, "warning: the context is full (%d tokens)\n", ts_context_n_ctx(s.ctx));
-    if (!o.quiet)
-        fprintf(stderr, "prompt: %d tokens, %.1f tok/s | generation: %d tokens, %.1f tok/s\n",
-                n_prompt, n_prompt / (res.prompt_seconds + 1e-9), res.n_generated,
-                res.n_generated > 1 ? (res.n_generated - 1) / (res.gen_seconds + 1e-9) : 0.0);
+    if (!o.quiet) {
+        /* decode speed: the tokens after the first, over the time after the first */
+        double decode_seconds = res.prompt_seconds + res.gen_seconds - res.first_token_seconds;
+        fprintf(stderr, "prompt: %d tokens, %.1f tok/s | first token: %.1f ms | generation: %d tokens, %.1f tok/s",
+                res.n_prompt, res.n_prompt / (res.prompt_seconds + 1e-9), res.first_token_seconds * 1e3,
+                res.n_generated, res.n_generated > 1 ? (res.n_generated - 1) / (decode_seconds + 1e-9) : 0.0);
+        if (res.n_healed) fprintf(stderr, " | healed: %d prompt tokens backed up", n_prompt - res.n_prompt);
+        fputc('\n', stderr);
+    }
     rc = 0;
 done:
     if (dump && fclose(dump) != 0 && rc == 0) { fprintf(stderr, "error: %s: write failed\n", o.dump_logits); rc = 1; }

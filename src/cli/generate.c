@@ -113,25 +113,47 @@ static size_t stop_holdback(const gen_request *rq, const char *text, size_t len)
     return hold;
 }
 
-int heal_prompt(const ts_model *m, const int32_t *prompt, int n_prompt, char *removed, size_t cap) {
-    /* keep at least one token to evaluate */
-    if (n_prompt < 2) return 0;
-    int32_t last = prompt[n_prompt - 1];
-    if (last == ts_token_bos(m) || ts_token_is_eog(m, last)) return 0;
-    int len = ts_token_text(m, last, removed, cap);
-    /* control tokens print nothing; a lone byte-fallback token is not a whole character */
-    if (len <= 0 || !utf8_valid(removed, (size_t)len, NULL)) return 0;
-    unsigned char end = (unsigned char)removed[len - 1];
-    bool word_char = end >= 0x80 || (end >= '0' && end <= '9') || (end >= 'a' && end <= 'z') || (end >= 'A' && end <= 'Z');
-    return word_char ? len : 0;
+/* Letters, digits and anything non-ASCII continue a word. */
+static bool word_byte(unsigned char c) {
+    return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-/* Restricts the first token after a healed prompt to those whose text starts with the removed text. */
-static void mask_healed(const ts_model *m, float *logits, int nv, const char *removed, int n_removed) {
+int heal_prompt(const ts_model *m, const int32_t *prompt, int n_prompt, char *removed, size_t cap,
+                int *n_removed) {
+    *n_removed = 0;
+    int n_back = 0;
+    size_t len = 0;
+    /* back up the tokens of the last word: word characters, the first of them may carry the space
+     * before the word; keep at least one token to evaluate */
+    while (n_back < HEAL_MAX_TOKENS && n_back < n_prompt - 1) {
+        int32_t t = prompt[n_prompt - 1 - n_back];
+        char piece[256];
+        if (t == ts_token_bos(m) || ts_token_is_eog(m, t)) break;
+        int pl = ts_token_text(m, t, piece, sizeof piece);
+        /* control tokens print nothing; a lone byte-fallback token is not a whole character */
+        if (pl <= 0 || !utf8_valid(piece, (size_t)pl, NULL) || len + (size_t)pl > cap) break;
+        bool leading_space = piece[0] == ' ';
+        bool word = pl > leading_space;
+        for (int i = leading_space; i < pl && word; i++) word = word_byte((unsigned char)piece[i]);
+        if (!word) break;
+        memmove(removed + pl, removed, len);
+        memcpy(removed, piece, (size_t)pl);
+        len += (size_t)pl;
+        n_back++;
+        if (leading_space) break;   /* the start of the word */
+    }
+    *n_removed = (int)len;
+    return n_back;
+}
+
+/* While healing, a token may only spell the next part of the removed text: its text starts with
+ * what is left of it, or is a (non-empty) beginning of it. */
+static void mask_healed(const ts_model *m, float *logits, int nv, const char *rest, int n_rest) {
     char piece[256];
     for (int t = 0; t < nv; t++) {
         int pl = ts_token_text(m, t, piece, sizeof piece);
-        if (pl < n_removed || memcmp(piece, removed, (size_t)n_removed) != 0) logits[t] = -INFINITY;
+        int n = pl < n_rest ? pl : n_rest;
+        if (pl <= 0 || memcmp(piece, rest, (size_t)n) != 0) logits[t] = -INFINITY;
     }
 }
 
@@ -147,8 +169,9 @@ int generate(session *s, const gen_request *rq, gen_result *res, ts_error *err) 
     }
     double t0 = now_seconds();
     char healed[256];
-    int n_healed = rq->heal ? heal_prompt(s->m, rq->prompt, rq->n_prompt, healed, sizeof healed) : 0;
-    const int n_eval = rq->n_prompt - (n_healed > 0);   /* the healed token is generated again */
+    int n_healed = 0, n_covered = 0;   /* healed bytes, and how many of them are generated again */
+    int n_backed = rq->heal ? heal_prompt(s->m, rq->prompt, rq->n_prompt, healed, sizeof healed, &n_healed) : 0;
+    const int n_eval = rq->n_prompt - n_backed;
     /* prefix cache: keep what the cache shares with this prompt, minus at least the last token
      * (its logits are needed) */
     int common = 0;
@@ -186,7 +209,7 @@ int generate(session *s, const gen_request *rq, gen_result *res, ts_error *err) 
     res->finish_reason = "length";
     while (res->n_generated < rq->max_tokens) {
         bool first = res->n_generated == 0;
-        if (first && n_healed) mask_healed(s->m, last, nv, healed, n_healed);
+        if (n_covered < n_healed) mask_healed(s->m, last, nv, healed + n_covered, n_healed - n_covered);
         int32_t next = ts_sample(smp, last, history, n_hist);
         if (first) res->first_token_seconds = now_seconds() - t0;
         if (ts_token_is_eog(s->m, next)) { res->finish_reason = "stop"; break; }
@@ -194,7 +217,9 @@ int generate(session *s, const gen_request *rq, gen_result *res, ts_error *err) 
         history[n_hist++] = next;
         char piece[256], text[256 + 16];
         int pl = ts_token_text(s->m, next, piece, sizeof piece);
-        int skip = first && n_healed && pl >= n_healed ? n_healed : 0;   /* already in the prompt text */
+        /* the healed part is already in the prompt text */
+        int skip = pl > 0 && n_covered < n_healed ? (pl < n_healed - n_covered ? pl : n_healed - n_covered) : 0;
+        n_covered += skip;
         size_t tl = pl > skip ? utf8_stream_push(&st, piece + skip, (size_t)(pl - skip), text) : 0;
         if (tl && append(res, &cap, text, tl) != 0) { fail(err, "out of memory"); goto out; }
         long at = find_stop(rq, res->text, res->len);

@@ -40,22 +40,26 @@ typedef struct gen_request {
 typedef struct gen_result {
     char *text;               /* the answer (malloc'd, NUL-terminated) */
     size_t len;
-    int n_prompt, n_generated, n_reused;   /* n_prompt: positions evaluated (one less when healed);
-                                              n_reused: prompt positions taken from the cache */
-    int n_healed;             /* bytes of prompt text the first token re-generated (0: no healing);
+    int n_prompt, n_generated, n_reused;   /* n_prompt: the prompt tokens the answer follows (fewer
+                                              than given when healing backed some up); n_reused: how
+                                              many of them were taken from the cache */
+    int n_healed;             /* bytes of prompt text generated again by token healing (0: none);
                                  the answer starts after them, so prompt text + answer reads right */
     const char *finish_reason;   /* "stop" (EOS, end of turn or a stop string), "length" or "context" */
     double prompt_seconds, gen_seconds;
     double first_token_seconds;  /* from the call to the first sampled token (time to first token) */
 } gen_result;
 
-/* Token healing. A prompt cut inside a word ("Once upon a ti") ends in a token the model would
- * rarely have produced there (" ti" rather than " time"). When the last token is plain text ending
- * in a letter, digit or non-ASCII character, it is backed up: the prompt is evaluated without it and
- * the first generated token is restricted to tokens whose text starts with the removed text.
- * Returns the removed text's length (written to removed, room for cap bytes), 0 when the prompt is
- * left alone. */
-int  heal_prompt(const ts_model *m, const int32_t *prompt, int n_prompt, char *removed, size_t cap);
+/* Token healing. A prompt cut inside a word ("Once upon a ti") ends in tokens the model would
+ * rarely have produced there (" t" + "i" rather than " time"). The tokens of the prompt's last
+ * word (letters, digits, non-ASCII; the first may carry the space before the word; at most
+ * HEAL_MAX_TOKENS) are backed up: the prompt is evaluated without them, and generation must spell
+ * the removed text again (each token's text starts with what is left of it, or is a beginning of
+ * it) before it goes on freely. Returns the number of tokens backed up (0: the prompt does not end
+ * in a word) and the removed text in removed (*n_removed bytes, at most cap). */
+#define HEAL_MAX_TOKENS 8
+int  heal_prompt(const ts_model *m, const int32_t *prompt, int n_prompt, char *removed, size_t cap,
+                 int *n_removed);
 
 /* Evaluates the prompt (reusing the cached prefix) and generates up to max_tokens tokens. */
 int  generate(session *s, const gen_request *rq, gen_result *res, ts_error *err);

@@ -1,0 +1,33 @@
+/* Scripted use of one loaded model: --batch answers a JSONL file of prompts, --check answers a
+ * JSONL file of cases with known answers and says which match. Both keep one session for the whole
+ * file, so prompts sharing a prefix (a system prompt) reuse its KV cache. */
+#ifndef TS_CLI_BATCH_H
+#define TS_CLI_BATCH_H
+#include "tessera.h"
+
+typedef enum match_mode { MATCH_PREFIX, MATCH_EXACT, MATCH_CONTAINS } match_mode;
+
+typedef struct batch_options {
+    const char *model_path;      /* for messages */
+    const char *input_path;      /* the JSONL file */
+    const char *output_path;     /* --batch: -o FILE, NULL = stdout */
+    bool resume;                 /* --batch: skip ids already answered in output_path */
+    int shard_k, shard_n;        /* --batch: answer only lines with (line - 1) % shard_n == shard_k */
+    int max_tokens;              /* default per line */
+    ts_sampler_params sampling;  /* defaults per line (--check: always greedy) */
+    match_mode match;            /* --check: the default match */
+    const char *system;          /* --system: a system turn for lines that give a plain prompt */
+    bool raw, heal, quiet;
+    int n_ctx, n_threads;
+} batch_options;
+
+/* Both return the process exit status. --batch: 0 when every line was answered, 2 when the batch
+ * ran to the end but some lines carry an error, 1 when it could not run (unreadable files, ...).
+ * --check: 0 only when every case passes. */
+int run_batch(ts_model *m, const batch_options *o);
+int run_check(ts_model *m, const batch_options *o);
+
+/* "exact" / "prefix" / "contains" -> mode; -1 for anything else. */
+int parse_match_mode(const char *name, match_mode *out);
+
+#endif

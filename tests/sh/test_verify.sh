@@ -1,0 +1,41 @@
+# --verify on every fixture model (GGUF files, Hugging Face folders, q4nx packs; -O3 build, and the
+# sanitized build on a few): prefill + cached
+# decode equals a full re-forward, batched equals sequential prefill, truncate + re-evaluate equals
+# the full forward. 14 prompt ids + 8 generated = 22 positions, past the Gemma fixtures' sliding
+# window of 8, so the ring buffers wrap.
+source "$(dirname "$0")/lib.sh"
+IDS=2,50,100,7,30,60,90,120,150,180,210,240,11,13
+
+verify() {   # binary, description, model, options...
+    local run=$1 desc=$2 model=$3; shift 3
+    "$run" "$model" --verify "$@" >"$TMP/v.txt" 2>&1
+    local rc=$?
+    if [ "$rc" -eq 0 ] && [ "$(grep -c '^PASS ' "$TMP/v.txt")" -eq 3 ] && grep -qx "all checks passed" "$TMP/v.txt"; then ok "$desc"
+    else notok "$desc (rc=$rc: $(tr '\n' ' ' <"$TMP/v.txt" | head -c 400))"; fi
+}
+
+n=0
+for model in "$FIX"/*/*.gguf "$FIX"/*/hf "$FIX"/*/hf-f32 "$FIX"/q4nx-*; do
+    [ -e "$model/config.json" ] || [ -f "$model" ] || continue
+    verify "$RUN_OPT" "--verify ${model#$FIX/}" "$model" --tokens "$IDS" -n 8 -t 1
+    n=$((n + 1))
+done
+check "models verified: every GGUF, HF folder and q4nx pack ($n)" test "$n" -ge 30
+# the sanitized build on a few formats, and options
+verify "$RUN_SAN" "sanitized: --verify gemma4-ple-tiny/hf-f32" "$FIX/gemma4-ple-tiny/hf-f32" --tokens "$IDS" -n 8 -t 1
+verify "$RUN_SAN" "sanitized: --verify q4nx-gemma3-quarter" "$FIX/q4nx-gemma3-quarter" --tokens "$IDS" -n 8 -t 1
+verify "$RUN_SAN" "sanitized: --verify llama-tiny/hf --quant q8_0" "$FIX/llama-tiny/hf" --quant q8_0 --tokens "$IDS" -n 8 -t 1
+verify "$RUN_SAN" "sanitized: --verify llama-tiny/hf --quant q4_0" "$FIX/llama-tiny/hf" --quant q4_0 --tokens "$IDS" -n 8 -t 1
+verify "$RUN_SAN" "sanitized: --verify with 2 threads (gemma4-tiny)" "$FIX/gemma4-tiny/model-f32.gguf" --tokens "$IDS" -n 8 -t 2
+verify "$RUN_SAN" "sanitized: --verify with the scalar kernels (qa-llama Q8_0)" "$FIX/qa-llama/qa-llama-q8_0.gguf" --simd scalar --tokens "$IDS" -n 8 -t 1
+verify "$RUN_SAN" "sanitized: --verify a text prompt through the chat template (qa-llama)" "$FIX/qa-llama/qa-llama-q8_0.gguf" "Who is the captain of Vega?" -t 1
+
+# The report: one line per check with its largest logit difference
+"$RUN_SAN" "$FIX/stories260K/stories260K.gguf" --verify "Once upon a time" -n 4 -t 1 >"$TMP/r.txt" 2>&1
+check "report: prompt size and kernel set, then max |logit diff| per check" bash -c "
+    grep -q '^verify: 5 prompt tokens + 4 generated, kernels ' '$TMP/r.txt' &&
+    grep -q '^PASS prefill + cached decode vs full re-forward .*max |logit diff| [0-9.e+-]* over 9 rows' '$TMP/r.txt' &&
+    grep -q '^PASS batched vs sequential prefill .*over 9 rows' '$TMP/r.txt' &&
+    grep -q '^PASS truncate to 2 + re-evaluate vs full re-forward .*over 7 rows' '$TMP/r.txt'"
+"$RUN_SAN" "$FIX/stories260K/stories260K.gguf" --verify --tokens 1,99999 >/dev/null 2>"$TMP/e.txt"
+check "--verify with a bad token id: exit 1 and an error" bash -c "[ $? -eq 1 ] && grep -q 'out of range' '$TMP/e.txt'"
