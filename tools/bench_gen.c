@@ -8,7 +8,9 @@
  *          heads, ffn 8192, vocab 128256, tied output, rope base 5e5)
  *   TYPE:  Q8_0, Q4_K_M, Q6_K, F16 or BF16. Q4_K_M follows llama.cpp's mix: Q4_K everywhere,
  *          Q6_K for the (tied) output/embedding and for attn_v and ffn_down of the first and
- *          last eighth of the layers and every third layer between.
+ *          last eighth of the layers and every third layer between. As in llama.cpp, a matrix
+ *          whose rows are not whole 256-weight super-blocks (SmolLM2's hidden size is 960) falls
+ *          back to Q5_0 for Q4_K and to Q8_0 for Q6_K.
  *
  *   bench_gen probe [THREADS]
  *   The read bandwidth roofline: THREADS (default 2) threads each stream over their share of a
@@ -68,7 +70,10 @@ static void *quantize_slice(void *arg) {
 }
 
 /* A rows x cols random matrix in type, quantized on 2 threads. */
-static uint8_t *random_matrix(int type, int64_t rows, int64_t cols, uint64_t seed, size_t *bytes) {
+static uint8_t *random_matrix(int *type_io, int64_t rows, int64_t cols, uint64_t seed, size_t *bytes) {
+    if (cols % 256 != 0 && *type_io == TS_Q4_K) *type_io = TS_Q5_0;   /* llama.cpp's fallbacks */
+    if (cols % 256 != 0 && *type_io == TS_Q6_K) *type_io = TS_Q8_0;
+    int type = *type_io;
     size_t rb = type_row_bytes(type, cols);
     *bytes = rb * (size_t)rows;
     uint8_t *out = malloc(*bytes);
@@ -178,10 +183,11 @@ int main(int argc, char **argv) {
     size_t bytes, total = 0;
 
 #define MATRIX(name, type, rows, cols) do {                                                   \
-        uint8_t *m_ = random_matrix(type, rows, cols, seed++, &bytes);                        \
+        int t_ = type;                                                                        \
+        uint8_t *m_ = random_matrix(&t_, rows, cols, seed++, &bytes);                         \
         if (!m_) { fprintf(stderr, "error: out of memory\n"); return 1; }                     \
         keep[n_keep++] = m_;                                                                  \
-        gguf_writer_add_tensor(w, name, type, 2, (int64_t[]){ cols, rows }, m_, bytes);       \
+        gguf_writer_add_tensor(w, name, t_, 2, (int64_t[]){ cols, rows }, m_, bytes);         \
         total += bytes;                                                                       \
     } while (0)
 

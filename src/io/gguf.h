@@ -18,6 +18,9 @@ enum gguf_vtype {
 typedef struct gguf_file gguf_file;
 
 int  gguf_open(const char *path, gguf_file **out, ts_error *err);
+/* The same reader over a buffer the caller keeps alive until gguf_close (fuzzing, tests); name
+ * stands for the path in messages. */
+int  gguf_open_memory(const void *data, size_t len, const char *name, gguf_file **out, ts_error *err);
 void gguf_close(gguf_file *g);
 
 const char *gguf_path(const gguf_file *g);

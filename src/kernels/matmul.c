@@ -4,34 +4,39 @@
 
 /* ---- the kernel sets ---- */
 
-#define Q8_0_ACT(dot_fn, rows4_fn, tile_fn) { TS_Q8_0, dot_fn, rows4_fn, tile_fn }
-#define Q8_K_ACT(dot_fn, rows4_fn, tile_fn) { TS_Q8_K, dot_fn, rows4_fn, tile_fn }
-#define F32_ACT(dot_fn, rows4_fn, tile_fn) { TS_F32, dot_fn, rows4_fn, tile_fn }
+/* A type's kernels: activation format, row dot, and a register tile of rows x cols outputs. */
+#define Q8_0_ACT(dot_fn, tile_fn, rows, cols) { TS_Q8_0, dot_fn, tile_fn, rows, cols }
+#define Q8_K_ACT(dot_fn, tile_fn, rows, cols) { TS_Q8_K, dot_fn, tile_fn, rows, cols }
+#define F32_ACT(dot_fn, tile_fn, rows, cols) { TS_F32, dot_fn, tile_fn, rows, cols }
 
 /* The reference: every type through type_traits.dot_f32 on f32 activations. */
 static const kernel_set scalar_set = { .level = SIMD_SCALAR };
 
 #if defined(TS_X86)
-#define X86_SET(isa, lvl, quant) {                                                             \
+/* Quantized types: 4 rows x 4 positions per tile. Float types: 1 row x FC positions, because
+ * their row dot keeps 4 accumulators (a float FMA chain is otherwise latency-bound) and the tile
+ * must repeat the row dot's operations exactly. */
+#define X86_SET(isa, lvl, quant, FC) {                                                         \
     .level = lvl,                                                                              \
     .quantize_q8_0 = quantize_act_q8_0_##quant, .quantize_q8_k = quantize_act_q8_k_##quant,    \
     .types = {                                                                                 \
-        [TS_F32]  = F32_ACT(vec_dot_f32_##isa, rows4_f32_##isa, tile_f32_##isa),               \
-        [TS_F16]  = F32_ACT(vec_dot_f16_##isa, rows4_f16_##isa, tile_f16_##isa),               \
-        [TS_BF16] = F32_ACT(vec_dot_bf16_##isa, rows4_bf16_##isa, tile_bf16_##isa),            \
-        [TS_Q8_0] = Q8_0_ACT(vec_dot_q8_0_##isa, rows4_q8_0_##isa, tile_q8_0_##isa),           \
-        [TS_Q4_0] = Q8_0_ACT(vec_dot_q4_0_##isa, NULL, NULL),                                  \
-        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_##isa, NULL, NULL),                                  \
-        [TS_Q5_0] = Q8_0_ACT(vec_dot_q5_0_##isa, NULL, NULL),                                  \
-        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_##isa, NULL, NULL),                                  \
-        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_##isa, NULL, NULL),                                  \
-        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_##isa, NULL, NULL),                                  \
-        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_##isa, rows4_q4_k_##isa, tile_q4_k_##isa),           \
-        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_##isa, NULL, NULL),                                  \
-        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_##isa, rows4_q6_k_##isa, tile_q6_k_##isa),           \
+        [TS_F32]  = F32_ACT(vec_dot_f32_##isa, tile_f32_##isa, 1, FC),                         \
+        [TS_F16]  = F32_ACT(vec_dot_f16_##isa, tile_f16_##isa, 1, FC),                         \
+        [TS_BF16] = F32_ACT(vec_dot_bf16_##isa, tile_bf16_##isa, 1, FC),                       \
+        [TS_Q8_0] = Q8_0_ACT(vec_dot_q8_0_##isa, tile_q8_0_##isa, 4, 4),                       \
+        [TS_Q4_0] = Q8_0_ACT(vec_dot_q4_0_##isa, NULL, 0, 0),                                  \
+        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_##isa, NULL, 0, 0),                                  \
+        [TS_Q5_0] = Q8_0_ACT(vec_dot_q5_0_##isa, tile_q5_0_##isa, 4, 4),                       \
+        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_##isa, NULL, 0, 0),                                  \
+        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_##isa, NULL, 0, 0),                                  \
+        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_##isa, NULL, 0, 0),                                  \
+        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_##isa, tile_q4_k_##isa, 4, 4),                       \
+        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_##isa, NULL, 0, 0),                                  \
+        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_##isa, tile_q6_k_##isa, 4, 4),                       \
+        [TS_Q4NX] = F32_ACT(vec_dot_q4nx_##isa, tile_q4nx_##isa, 4, 4),                        \
     } }
-static const kernel_set avx2_set = X86_SET(avx2, SIMD_AVX2, avx2);
-static const kernel_set avx512_set = X86_SET(avx512, SIMD_AVX512, avx2);
+static const kernel_set avx2_set = X86_SET(avx2, SIMD_AVX2, avx2, 2);
+static const kernel_set avx512_set = X86_SET(avx512, SIMD_AVX512, avx2, 4);
 #endif
 
 #if defined(__aarch64__)
@@ -41,19 +46,19 @@ static const kernel_set neon_set = {
     .level = SIMD_NEON,
     .quantize_q8_0 = quantize_act_q8_0_generic, .quantize_q8_k = quantize_act_q8_k_generic,
     .types = {
-        [TS_F32]  = F32_ACT(vec_dot_f32_generic, NULL, NULL),
-        [TS_F16]  = F32_ACT(vec_dot_f16_generic, NULL, NULL),
-        [TS_BF16] = F32_ACT(vec_dot_bf16_generic, NULL, NULL),
-        [TS_Q8_0] = Q8_0_ACT(vec_dot_q8_0_neon, NULL, NULL),
-        [TS_Q4_0] = Q8_0_ACT(vec_dot_q4_0_generic, NULL, NULL),
-        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_generic, NULL, NULL),
-        [TS_Q5_0] = Q8_0_ACT(vec_dot_q5_0_generic, NULL, NULL),
-        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_generic, NULL, NULL),
-        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_generic, NULL, NULL),
-        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_generic, NULL, NULL),
-        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_generic, NULL, NULL),
-        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_generic, NULL, NULL),
-        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_generic, NULL, NULL),
+        [TS_F32]  = F32_ACT(vec_dot_f32_generic, NULL, 0, 0),
+        [TS_F16]  = F32_ACT(vec_dot_f16_generic, NULL, 0, 0),
+        [TS_BF16] = F32_ACT(vec_dot_bf16_generic, NULL, 0, 0),
+        [TS_Q8_0] = Q8_0_ACT(vec_dot_q8_0_neon, NULL, 0, 0),
+        [TS_Q4_0] = Q8_0_ACT(vec_dot_q4_0_generic, NULL, 0, 0),
+        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_generic, NULL, 0, 0),
+        [TS_Q5_0] = Q8_0_ACT(vec_dot_q5_0_generic, NULL, 0, 0),
+        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_generic, NULL, 0, 0),
+        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_generic, NULL, 0, 0),
+        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_generic, NULL, 0, 0),
+        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_generic, NULL, 0, 0),
+        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_generic, NULL, 0, 0),
+        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_generic, NULL, 0, 0),
     } };
 #endif
 
@@ -73,6 +78,8 @@ const kernel_set *kernel_set_for(int level) {
 
 const struct kernel_set *matmul_kernels(int simd_level) { return kernel_set_for(simd_level); }
 int matmul_kernels_level(const struct kernel_set *ks) { return ks ? ks->level : SIMD_SCALAR; }
+
+f32_dot_fn matmul_f32_dot(const struct kernel_set *ks) { return ks ? ks->types[TS_F32].dot : NULL; }
 
 size_t act_row_bytes(int act_type, int64_t k) {
     if (act_type == TS_F32) return (size_t)k * sizeof(float);
@@ -122,16 +129,19 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const size_t as = j->act_stride[tk->act_type], wsz = w->row_bytes;
     const int64_t k = w->cols;
     long r = lo;
-    /* Matrix-vector products read each row in turn: streaming several rows at once defeats the
-     * hardware prefetcher (measured: 8 vs 25 GB/s), and memory is the limit there anyway. The
-     * 4-row kernels serve batches, whose rows are reused from cache. */
-    if (tk->rows4 && tk->tile && n >= TILE_COLS)
-        for (; r + TILE_ROWS <= hi; r += TILE_ROWS) {
+    /* Register tiles when the batch fills one: the tile's rows are read from memory once for
+     * tile_cols positions. A matrix-vector product reads each row in turn instead: streaming
+     * several rows at once defeated the hardware prefetcher here (8 vs 25 GB/s measured), and
+     * memory bandwidth is the limit there anyway. */
+    if (tk->tile && n >= tk->tile_cols)
+        for (; r + tk->tile_rows <= hi; r += tk->tile_rows) {
             const uint8_t *wr = w->data + (size_t)r * wsz;
             int t = 0;
-            for (; t + TILE_COLS <= n; t += TILE_COLS)
-                    tk->tile(wr, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
-            for (; t < n; t++) tk->rows4(wr, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
+            for (; t + tk->tile_cols <= n; t += tk->tile_cols)
+                tk->tile(wr, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
+            for (; t < n; t++)
+                for (int i = 0; i < tk->tile_rows; i++)
+                    y[(long)t * ys + r + i] = tk->dot(wr + (size_t)i * wsz, act + (size_t)t * as, k);
         }
     for (; r < hi; r++) {
         const uint8_t *wr = w->data + (size_t)r * wsz;
@@ -142,16 +152,33 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
 static void matmul_task(void *ctx, int ith, int nth) {
     const matmul_job *j = ctx;
     long lo, hi;
-    /* split in whole tiles of rows so every thread can use the 4-row kernels */
+    /* split in multiples of 4 rows so every thread can use the 4-row tiles */
     long total = j->rows_before[j->count];
-    split_range((total + TILE_ROWS - 1) / TILE_ROWS, ith, nth, &lo, &hi);
-    lo *= TILE_ROWS;
-    hi = hi * TILE_ROWS < total ? hi * TILE_ROWS : total;
+    split_range((total + 3) / 4, ith, nth, &lo, &hi);
+    lo *= 4;
+    hi = hi * 4 < total ? hi * 4 : total;
     for (int wi = 0; wi < j->count; wi++) {
         long a = j->rows_before[wi], b = j->rows_before[wi + 1];
         long s = lo > a ? lo : a, e = hi < b ? hi : b;
         if (s < e) product_rows(j, wi, s - a, e - a);
     }
+}
+
+typedef struct quantize_fmt { quantize_act_fn quant; uint8_t *dst; size_t stride; int64_t k; } quantize_fmt;
+typedef struct quantize_job {
+    const float *x;
+    long x_stride;
+    int n, n_fmt;
+    quantize_fmt fmt[2];    /* Q8_0 and/or Q8_K */
+} quantize_job;
+
+static void quantize_task(void *ctx, int ith, int nth) {
+    const quantize_job *q = ctx;
+    long lo, hi;
+    split_range(q->n, ith, nth, &lo, &hi);
+    for (int f = 0; f < q->n_fmt; f++)
+        for (long t = lo; t < hi; t++)
+            q->fmt[f].quant(q->x + t * q->x_stride, q->fmt[f].dst + (size_t)t * q->fmt[f].stride, q->fmt[f].k);
 }
 
 void matmul_multi(const matmul_ctx *mc, int count, const weight *const *ws, const float *x,
@@ -171,16 +198,22 @@ void matmul_multi(const matmul_ctx *mc, int count, const weight *const *ws, cons
     j.act[TS_F32] = (const uint8_t *)x;
     j.act_stride[TS_F32] = (size_t)x_stride * sizeof(float);
     uint8_t *scratch = mc->act;
+    quantize_job q = { .x = x, .x_stride = x_stride, .n = n };
     for (int i = 0; i < j.count; i++) {
         const type_kernels *tk = &ks->types[j.w[i]->type];
         int at = tk->act_type;
         if (!tk->dot || at == TS_F32 || j.act[at]) continue;
-        quantize_act_fn quant = at == TS_Q8_0 ? ks->quantize_q8_0 : ks->quantize_q8_k;
         size_t stride = act_row_bytes(at, j.w[i]->cols);
-        for (int t = 0; t < n; t++) quant(x + (long)t * x_stride, scratch + (size_t)t * stride, j.w[i]->cols);
+        q.fmt[q.n_fmt++] = (quantize_fmt){ at == TS_Q8_0 ? ks->quantize_q8_0 : ks->quantize_q8_k,
+                                           scratch, stride, j.w[i]->cols };
         j.act[at] = scratch;
         j.act_stride[at] = stride;
         scratch += (size_t)n * stride;
+    }
+    if (q.n_fmt > 0) {
+        /* a batch's rows are quantized by the pool too (each row by one thread: same result) */
+        if (n >= 8) thread_pool_run(mc->pool, quantize_task, &q);
+        else quantize_task(&q, 0, 1);
     }
     thread_pool_run(mc->pool, matmul_task, &j);
 }

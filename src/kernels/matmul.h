@@ -2,10 +2,12 @@
  * y[t][r] = W[r] . x[t] for t < n, rows split across the thread pool.
  *
  * With a SIMD kernel set the activations are first quantized to the 8-bit format the weight type
- * wants (once per input, shared by every weight that reads it), then multiplied in register
- * tiles of 4 rows x 4 positions (4 rows x 1 for a single position). Every output is computed by
- * the same sequence of operations whichever thread, tile or batch size computes it, so threaded,
- * batched and one-at-a-time runs agree bit for bit. */
+ * wants (once per input, shared by every weight that reads it); a batch is then multiplied in
+ * register tiles (4 rows x 4 positions for the quantized types, 1 row x 4 positions for the float
+ * types) and a single position row by row. Every output is computed by the same sequence of
+ * operations whichever thread, tile or batch size computes it, so threaded, batched and
+ * one-at-a-time runs agree bit for bit. With the scalar set every output is the reference
+ * type_traits.dot_f32 on the f32 activations. */
 #ifndef TS_KERNELS_MATMUL_H
 #define TS_KERNELS_MATMUL_H
 #include <stddef.h>
@@ -29,6 +31,10 @@ size_t matmul_scratch_bytes(int max_n, int64_t max_k);
 /* The kernel set of a SIMD level (enum simd_level), NULL when it is not compiled in. */
 const struct kernel_set *matmul_kernels(int simd_level);
 int matmul_kernels_level(const struct kernel_set *ks);
+
+/* The set's f32 dot product (for attention scores), NULL for the scalar reference set. */
+typedef float (*f32_dot_fn)(const void *a, const void *b, int64_t k);
+f32_dot_fn matmul_f32_dot(const struct kernel_set *ks);
 
 void matmul(const matmul_ctx *mc, const weight *w, const float *x, long x_stride, int n,
             float *y, long y_stride);

@@ -33,6 +33,21 @@ float vec_dot_q4_k_generic(const void *w, const void *act, int64_t k) {
 }
 
 #if defined(TS_X86)
+/* The 8 six-bit scales and mins of a Q4_K/Q5_K super-block (packing in kernels_internal.h),
+ * unpacked a 32-bit word (4 groups) at a time. */
+static ALWAYS_INLINE void kq_unpack_scales_mins(const uint8_t *packed, int16_t *sc, uint8_t *m) {
+    uint32_t u[3], out[4];
+    memcpy(u, packed, 12);
+    out[0] = u[0] & 0x3f3f3f3fu;                                                   /* sc 0-3 */
+    out[1] = (u[2] & 0x0f0f0f0fu) | ((u[0] >> 6) & 0x03030303u) << 4;              /* sc 4-7 */
+    out[2] = u[1] & 0x3f3f3f3fu;                                                   /* m 0-3 */
+    out[3] = ((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 6) & 0x03030303u) << 4;       /* m 4-7 */
+    uint8_t b[16];
+    memcpy(b, out, 16);
+    for (int g = 0; g < 8; g++) sc[g] = b[g];
+    memcpy(m, b + 8, 8);
+}
+
 /* Per super-block and output: the scaled group sums in 8 int32 lanes (maddubs gives the byte-pair
  * products, madd with the group's scale widens and scales them), then
  *   acc += (d * d_a) * lanes   and   mins += (dmin * d_a) * sum_g m[g] bsum(g)
@@ -41,22 +56,25 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
                                                      size_t as, int64_t k, float *y, long ys,
                                                      const int NR, const int NC) {
     __m256 acc[4][4];
-    float mins[4][4];
+    float minsum[4][4];
     for (int r = 0; r < NR; r++)
-        for (int c = 0; c < NC; c++) { acc[r][c] = _mm256_setzero_ps(); mins[r][c] = 0.0f; }
+        for (int c = 0; c < NC; c++) { acc[r][c] = _mm256_setzero_ps(); minsum[r][c] = 0.0f; }
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     for (int64_t i = 0; i < k / QK_K; i++) {
         const block_q4_K *wb[4];
         const block_q8_K *ab[4];
         __m256i scale[4][8];
-        int m[4][8];
+        __m128i mins[4];
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q4_K *)(w + r * ws) + i;
-            for (int g = 0; g < 8; g++) {
-                int sc;
-                kq_get_scale_min(wb[r]->scales, g, &sc, &m[r][g]);
-                scale[r][g] = _mm256_set1_epi16((short)sc);
-            }
+            PREFETCH_ROW(wb[r]);
+            PREFETCH_ROW((const uint8_t *)wb[r] + 64);
+            PREFETCH_ROW((const uint8_t *)wb[r] + 128);
+            int16_t sc[8];
+            uint8_t m[8];
+            kq_unpack_scales_mins(wb[r]->scales, sc, m);
+            for (int g = 0; g < 8; g++) scale[r][g] = _mm256_set1_epi16(sc[g]);
+            mins[r] = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)m));
         }
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m256i isum[4][4];
@@ -80,21 +98,23 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
         }
         for (int c = 0; c < NC; c++) {
             float da = f32_from_bits(load_u32(ab[c]->d));
-            int bs[8];
-            for (int g = 0; g < 8; g++) bs[g] = q8k_bsum(ab[c]->bsums, 2 * g) + q8k_bsum(ab[c]->bsums, 2 * g + 1);
+            /* the activation sums of each group of 32: adjacent pairs of the 16-value bsums */
+            __m128i bs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab[c]->bsums),
+                                        _mm_loadu_si128((const __m128i *)(ab[c]->bsums + 16)));
             for (int r = 0; r < NR; r++) {
-                int msum = 0;
-                for (int g = 0; g < 8; g++) msum += m[r][g] * bs[g];
+                __m128i mb = _mm_madd_epi16(mins[r], bs);
+                mb = _mm_add_epi32(mb, _mm_unpackhi_epi64(mb, mb));
+                int msum = _mm_cvtsi128_si32(mb) + _mm_extract_epi32(mb, 1);
                 float d = f16_bits_to_f32(wb[r]->d) * da, dmin = f16_bits_to_f32(wb[r]->dmin) * da;
                 acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(isum[r][c]), acc[r][c]);
-                mins[r][c] += dmin * (float)msum;
+                minsum[r][c] += dmin * (float)msum;
             }
         }
     }
     for (int r = 0; r < NR; r++)
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - mins[r][c];
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - minsum[r][c];
 }
 
-TS_X86_SHAPES(q4_k, avx2, TARGET_AVX2, q4_k_tile_avx2)
-TS_X86_SHAPES(q4_k, avx512, TARGET_AVX512, q4_k_tile_avx2)
+TS_X86_SHAPES(q4_k, avx2, TARGET_AVX2, q4_k_tile_avx2, 4, 4)
+TS_X86_SHAPES(q4_k, avx512, TARGET_AVX512, q4_k_tile_avx2, 4, 4)
 #endif

@@ -1,4 +1,5 @@
-/* Q5_0 weights . Q8_0 activations: per block (d_w * d_a) * sum((q - 16) * a). */
+/* Q5_0 weights . Q8_0 activations: per block (d_w * d_a) * sum((q - 16) * a), the sum in
+ * integers. Portable, AVX2 and AVX-512 VNNI. */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
@@ -18,4 +19,87 @@ static ALWAYS_INLINE float dot_q5_0_q8_0(const void *w, const void *act, int64_t
     return sum;
 }
 
-TS_PORTABLE_DOTS(q5_0, dot_q5_0_q8_0)
+float vec_dot_q5_0_generic(const void *w, const void *act, int64_t k) {
+    return dot_q5_0_q8_0(w, act, k);
+}
+
+#if defined(TS_X86)
+/* The 32 signed codes of a block: nibble j (low) and j + 16 (high) of qs, minus 16 unless bit
+ * j of qh is set; as int8, nibble - 16 is the nibble with the top four bits set. */
+static ALWAYS_INLINE TARGET_AVX2 __m256i q5_0_codes(const block_q5_0 *b) {
+    __m128i qs = _mm_loadu_si128((const __m128i *)b->qs), low4 = _mm_set1_epi8(0x0f);
+    __m256i nib = _mm256_setr_m128i(_mm_and_si128(qs, low4), _mm_and_si128(_mm_srli_epi16(qs, 4), low4));
+    uint32_t qh;
+    memcpy(&qh, b->qh, 4);
+    /* byte j takes byte j / 8 of qh, then tests its bit j % 8 */
+    __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32((int)qh),
+        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                         2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i bit = _mm256_set1_epi64x(0x8040201008040201LL);
+    __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+    return _mm256_or_si256(nib, _mm256_andnot_si256(set, _mm256_set1_epi8((char)0xf0)));
+}
+
+/* As the Q8_0 kernels (q8_0_dot.c), with the codes unpacked first. */
+static ALWAYS_INLINE TARGET_AVX2 void q5_0_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                     size_t as, int64_t k, float *y, long ys,
+                                                     const int NR, const int NC) {
+    __m256 acc[4][4];
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
+    const __m256i ones = _mm256_set1_epi16(1);
+    for (int64_t i = 0; i < k / QK; i++) {
+        __m256i wq[4], wabs[4];
+        __m256 dw[4];
+        for (int r = 0; r < NR; r++) {
+            const block_q5_0 *b = (const block_q5_0 *)(w + r * ws) + i;
+            PREFETCH_ROW(b);
+            wq[r] = q5_0_codes(b);
+            wabs[r] = _mm256_sign_epi8(wq[r], wq[r]);
+            dw[r] = _mm256_set1_ps(f16_bits_to_f32(b->d));
+        }
+        for (int c = 0; c < NC; c++) {
+            const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
+            __m256i aq = _mm256_loadu_si256((const __m256i *)b->qs);
+            __m256 da = _mm256_set1_ps(f16_bits_to_f32(b->d));
+            for (int r = 0; r < NR; r++) {
+                __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(wabs[r], _mm256_sign_epi8(aq, wq[r])), ones);
+                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]);
+            }
+        }
+    }
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+}
+
+static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                       size_t as, int64_t k, float *y, long ys,
+                                                       const int NR, const int NC) {
+    __m256 acc[4][4];
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
+    const __m256i offset = _mm256_set1_epi8((char)0x80);
+    for (int64_t i = 0; i < k / QK; i++) {
+        __m256i wq[4], start[4];
+        __m256 dw[4];
+        for (int r = 0; r < NR; r++) {
+            const block_q5_0 *b = (const block_q5_0 *)(w + r * ws) + i;
+            PREFETCH_ROW(b);
+            wq[r] = q5_0_codes(b);
+            start[r] = _mm256_sub_epi32(_mm256_setzero_si256(),
+                                        _mm256_dpbusd_epi32(_mm256_setzero_si256(), offset, wq[r]));
+            dw[r] = _mm256_set1_ps(f16_bits_to_f32(b->d));
+        }
+        for (int c = 0; c < NC; c++) {
+            const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
+            __m256i au = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)b->qs), offset);
+            __m256 da = _mm256_set1_ps(f16_bits_to_f32(b->d));
+            for (int r = 0; r < NR; r++) {
+                __m256i p = _mm256_dpbusd_epi32(start[r], au, wq[r]);
+                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]);
+            }
+        }
+    }
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+}
+
+TS_X86_SHAPES(q5_0, avx2, TARGET_AVX2, q5_0_tile_avx2, 4, 4)
+TS_X86_SHAPES(q5_0, avx512, TARGET_AVX512, q5_0_tile_vnni, 4, 4)
+#endif

@@ -48,7 +48,10 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
     for (int64_t i = 0; i < k / QK_K; i++) {
         const block_q6_K *wb[4];
         const block_q8_K *ab[4];
-        for (int r = 0; r < NR; r++) wb[r] = (const block_q6_K *)(w + r * ws) + i;
+        for (int r = 0; r < NR; r++) {
+            wb[r] = (const block_q6_K *)(w + r * ws) + i;
+            for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
+        }
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m256i isum[4][4];
         for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm256_setzero_si256();
@@ -74,9 +77,13 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
             }
         for (int c = 0; c < NC; c++) {
             float da = f32_from_bits(load_u32(ab[c]->d));
+            __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
             for (int r = 0; r < NR; r++) {
-                int cs = 0;
-                for (int g = 0; g < 16; g++) cs += wb[r]->scales[g] * q8k_bsum(ab[c]->bsums, g);
+                /* sum_g scales[g] bsum[g] */
+                __m256i sb = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)wb[r]->scales)), bs);
+                __m128i h = _mm_add_epi32(_mm256_castsi256_si128(sb), _mm256_extracti128_si256(sb, 1));
+                h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
+                int cs = _mm_cvtsi128_si32(h) + _mm_extract_epi32(h, 1);
                 float d = f16_bits_to_f32(wb[r]->d) * da;
                 acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(isum[r][c]), acc[r][c]);
                 corr[r][c] += d * (float)(32 * cs);
@@ -87,6 +94,6 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - corr[r][c];
 }
 
-TS_X86_SHAPES(q6_k, avx2, TARGET_AVX2, q6_k_tile_avx2)
-TS_X86_SHAPES(q6_k, avx512, TARGET_AVX512, q6_k_tile_avx2)
+TS_X86_SHAPES(q6_k, avx2, TARGET_AVX2, q6_k_tile_avx2, 4, 4)
+TS_X86_SHAPES(q6_k, avx512, TARGET_AVX512, q6_k_tile_avx2, 4, 4)
 #endif

@@ -27,21 +27,22 @@ static ALWAYS_INLINE TARGET_AVX2 void q8_0_tile_avx2(const uint8_t *w, size_t ws
     const __m256i ones = _mm256_set1_epi16(1);
     for (int64_t i = 0; i < k / QK; i++) {
         __m256i wq[4], wabs[4];
-        float dw[4];
+        __m256 dw[4];
         for (int r = 0; r < NR; r++) {
             const block_q8_0 *b = (const block_q8_0 *)(w + r * ws) + i;
+            PREFETCH_ROW(b);
             wq[r] = _mm256_loadu_si256((const __m256i *)b->qs);
             wabs[r] = _mm256_sign_epi8(wq[r], wq[r]);
-            dw[r] = f16_bits_to_f32(b->d);
+            dw[r] = _mm256_set1_ps(f16_bits_to_f32(b->d));
         }
         for (int c = 0; c < NC; c++) {
             const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
             __m256i aq = _mm256_loadu_si256((const __m256i *)b->qs);
-            float da = f16_bits_to_f32(b->d);
+            __m256 da = _mm256_set1_ps(f16_bits_to_f32(b->d));
             for (int r = 0; r < NR; r++) {
                 __m256i p = _mm256_maddubs_epi16(wabs[r], _mm256_sign_epi8(aq, wq[r]));
                 p = _mm256_madd_epi16(p, ones);
-                acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(dw[r] * da), _mm256_cvtepi32_ps(p), acc[r][c]);
+                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]);
             }
         }
     }
@@ -58,29 +59,30 @@ static ALWAYS_INLINE TARGET_AVX512 void q8_0_tile_vnni(const uint8_t *w, size_t 
     const __m256i offset = _mm256_set1_epi8((char)0x80);
     for (int64_t i = 0; i < k / QK; i++) {
         __m256i wq[4], start[4];
-        float dw[4];
+        __m256 dw[4];
         for (int r = 0; r < NR; r++) {
             const block_q8_0 *b = (const block_q8_0 *)(w + r * ws) + i;
+            PREFETCH_ROW(b);
             wq[r] = _mm256_loadu_si256((const __m256i *)b->qs);
             start[r] = _mm256_sub_epi32(_mm256_setzero_si256(),
                                         _mm256_dpbusd_epi32(_mm256_setzero_si256(), offset, wq[r]));
-            dw[r] = f16_bits_to_f32(b->d);
+            dw[r] = _mm256_set1_ps(f16_bits_to_f32(b->d));
         }
         for (int c = 0; c < NC; c++) {
             const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
             __m256i au = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)b->qs), offset);
-            float da = f16_bits_to_f32(b->d);
+            __m256 da = _mm256_set1_ps(f16_bits_to_f32(b->d));
             for (int r = 0; r < NR; r++) {
                 __m256i p = _mm256_dpbusd_epi32(start[r], au, wq[r]);
-                acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(dw[r] * da), _mm256_cvtepi32_ps(p), acc[r][c]);
+                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]);
             }
         }
     }
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
 }
 
-TS_X86_SHAPES(q8_0, avx2, TARGET_AVX2, q8_0_tile_avx2)
-TS_X86_SHAPES(q8_0, avx512, TARGET_AVX512, q8_0_tile_vnni)
+TS_X86_SHAPES(q8_0, avx2, TARGET_AVX2, q8_0_tile_avx2, 4, 4)
+TS_X86_SHAPES(q8_0, avx512, TARGET_AVX512, q8_0_tile_vnni, 4, 4)
 #endif
 
 #if defined(__aarch64__)

@@ -23,18 +23,25 @@ static void rmsnorm(float *out, const float *x, const float *w, int n, float eps
     for (int i = 0; i < n; i++) out[i] = x[i] * inv * (w ? w[i] : 1.0f);
 }
 
-/* Split-half RoPE on one head: dimension i pairs with i + rope_dim/2. */
-static void rope(float *v, const layer_geometry *ly, int pos) {
-    int half = ly->rope_dim / 2;
+/* The rotation of each RoPE pair at a position (computed once per position, shared by heads). */
+static void rope_angles(const layer_geometry *ly, int pos, float *cs, float *sn) {
     float p = (float)pos * ly->rope_pos_scale;
     for (int i = 0; i < ly->rope_pairs; i++) {
         float freq = powf(ly->rope_theta, -2.0f * (float)i / (float)ly->rope_dim);
         if (ly->rope_freq_factors) freq /= ly->rope_freq_factors[i];
         float angle = p * freq;
-        float cs = cosf(angle), sn = sinf(angle);
+        cs[i] = cosf(angle);
+        sn[i] = sinf(angle);
+    }
+}
+
+/* Split-half RoPE on one head: dimension i pairs with i + rope_dim/2. */
+static void rope(float *v, const layer_geometry *ly, const float *cs, const float *sn) {
+    int half = ly->rope_dim / 2;
+    for (int i = 0; i < ly->rope_pairs; i++) {
         float a = v[i], b = v[i + half];
-        v[i] = a * cs - b * sn;
-        v[i + half] = a * sn + b * cs;
+        v[i] = a * cs[i] - b * sn[i];
+        v[i + half] = a * sn[i] + b * cs[i];
     }
 }
 
@@ -60,6 +67,7 @@ static void attention_task(void *ctx, int ith, int nth) {
     const int slots = c->kv.slots[j->layer];
     const float *kc = c->kv.k[j->layer], *vc = c->kv.v[j->layer];
     float *scores = c->scores + (size_t)ith * c->n_ctx;
+    const f32_dot_fn qk_dot = matmul_f32_dot(c->mm.ks);   /* NULL: the scalar reference loop */
     long lo, hi;
     split_range((long)j->n * ly->n_heads, ith, nth, &lo, &hi);
     for (long task = lo; task < hi; task++) {
@@ -72,7 +80,8 @@ static void attention_task(void *ctx, int ith, int nth) {
         for (int s = first; s <= p; s++) {
             const float *k = kc + (size_t)(s % slots) * kv_width + kvh * hd;
             float dot = 0.0f;
-            for (int i = 0; i < hd; i++) dot += q[i] * k[i];
+            if (qk_dot) dot = qk_dot(q, k, hd);
+            else for (int i = 0; i < hd; i++) dot += q[i] * k[i];
             dot *= ly->attn_scale;
             scores[s - first] = dot;
             if (dot > maxs) maxs = dot;
@@ -90,6 +99,20 @@ static void attention_task(void *ctx, int ith, int nth) {
             float a = scores[s - first] / sum;
             for (int i = 0; i < hd; i++) out[i] += a * v[i];
         }
+    }
+}
+
+/* gate[i] = act(gate[i]) * up[i] over a slice of the batch's FFN values */
+typedef struct gate_job { float *gate; const float *up; long n; int activation; } gate_job;
+
+static void gate_task(void *ctx, int ith, int nth) {
+    const gate_job *j = ctx;
+    long lo, hi;
+    split_range(j->n, ith, nth, &lo, &hi);
+    for (long i = lo; i < hi; i++) {
+        float a = j->gate[i];
+        a = j->activation == ACT_GELU_TANH ? gelu_tanh(a) : a / (1.0f + expf(-a));
+        j->gate[i] = a * j->up[i];
     }
 }
 
@@ -113,16 +136,18 @@ static void layer_forward(ts_context *c, int il, int n) {
     }
     for (int t = 0; t < n; t++) {
         int pos = c->pos + t;
+        float cs[2048], sn[2048];   /* rope_pairs <= head_dim / 2 <= 2048 (the loader checks) */
+        rope_angles(ly, pos, cs, sn);
         for (int h = 0; h < ly->n_heads; h++) {
             float *q = c->q + t * qs + h * hd;
             if (ly->q_norm) rmsnorm(q, q, ly->q_norm, hd, g->norm_eps);
-            rope(q, ly, pos);
+            rope(q, ly, cs, sn);
         }
         if (!own_kv) continue;
         for (int h = 0; h < ly->n_kv_heads; h++) {
             float *k = c->k + t * ks + h * hd;
             if (ly->k_norm) rmsnorm(k, k, ly->k_norm, hd, g->norm_eps);
-            rope(k, ly, pos);
+            rope(k, ly, cs, sn);
             if (ly->v_norm) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
         }
         int slot = pos % c->kv.slots[il];
@@ -147,11 +172,9 @@ static void layer_forward(ts_context *c, int il, int n) {
         const long s2[2] = { F, F };
         matmul_multi(&c->mm, 2, w2, c->xn, H, n, y2, s2);
     }
-    for (long i = 0; i < (long)n * F; i++) {
-        float a = c->gate[i];
-        a = ly->activation == ACT_GELU_TANH ? gelu_tanh(a) : a / (1.0f + expf(-a));
-        c->gate[i] = a * c->up[i];
-    }
+    gate_job gj = { c->gate, c->up, (long)n * F, ly->activation };
+    if (n > 1) thread_pool_run(c->pool, gate_task, &gj);   /* elementwise: any split gives the same bits */
+    else gate_task(&gj, 0, 1);
     matmul(&c->mm, &ly->w_down, c->gate, F, n, c->tmp, H);
     for (int t = 0; t < n; t++) {
         float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;

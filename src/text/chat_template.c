@@ -959,9 +959,16 @@ int chat_render(int family, const chat_message *msgs, int n, const chat_options 
     for (int i = 0; i < n; i++) {
         if (!msgs[i].role || !msgs[i].content)
             return ts_fail(err, "chat template: message %d has no role or no content", i);
-        if (!role_is(&msgs[i], "system") && !role_is(&msgs[i], "user") && !role_is(&msgs[i], "assistant"))
+        if (!role_is(&msgs[i], "system") && !role_is(&msgs[i], "user") && !role_is(&msgs[i], "assistant")) {
+            /* the role comes from the user's file: keep the message one printable line */
+            char shown[44];
+            size_t k = 0;
+            for (const char *r = msgs[i].role; *r && k < 40; r++, k++)
+                shown[k] = (unsigned char)*r < 0x20 || *r == 0x7f ? '?' : *r;
+            snprintf(shown + k, sizeof shown - k, "%s", msgs[i].role[k] ? "..." : "");
             return ts_fail(err, "chat template: message %d has role '%s'; only system, user and assistant are supported",
-                           i, msgs[i].role);
+                           i, shown);
+        }
         size_t bad;
         if (!utf8_valid(msgs[i].content, strlen(msgs[i].content), &bad))
             return ts_fail(err, "chat template: message %d content is not valid UTF-8 (byte %zu)", i, bad);

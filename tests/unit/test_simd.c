@@ -8,7 +8,7 @@
  *   error times 127 for Q8_0), their Q8_K block sums are the
  *   sums of the codes, and the SIMD quantizers agree with the reference ones (same scales, codes
  *   within one);
- * - the 4-row and 4x4 tile kernels give bitwise the row kernel's outputs;
+ * - the register tile kernels give bitwise the row kernel's outputs;
  * - matmul: threaded == single-threaded, batched == one position at a time, exactly. */
 #include <math.h>
 #include <stdint.h>
@@ -61,7 +61,7 @@ static void random_acts(rng *r, float *x, int64_t k) {
     for (int64_t j = 0; j < k; j++) x[j] = rng_gauss(r) * (j % 17 == 0 ? 4.0f : 1.0f);
 }
 
-static const char *ISA_NAMES[] = { "scalar", "avx2", "avx512", "neon" };
+static const char *ISA_NAMES[] = { "scalar", "avx2", "avx512", "neon", "portable" };
 
 static void check_quantizers(const kernel_set *ks, rng *r) {
     const char *isa = ISA_NAMES[ks->level];
@@ -154,17 +154,19 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
           "(worst error %.3g of sum|w a|)", isa, tt->name, (long long)k, worst_exact);
     CHECK(worst_ref <= 1.0, "%s: %s dot is within the activation rounding of the scalar reference "
           "(worst %.3g of the bound)", isa, tt->name, worst_ref);
-    if (tk->rows4) {
-        float t4[6][9], t44[6][9];
-        memset(t4, 0, sizeof t4); memset(t44, 0, sizeof t44);
-        for (int c = 0; c < cols; c++) tk->rows4(w + rb, rb, act + c * as, as, k, &t4[c][1], 9);
-        tk->tile(w + 5 * rb, rb, act + 2 * as, as, k, &t44[2][5], 9);
-        int diff = 0;
-        for (int c = 0; c < cols; c++)
-            for (int i = 1; i < 5; i++) if (memcmp(&t4[c][i], &y[c][i], 4)) diff++;
-        for (int c = 2; c < 6; c++)
-            for (int i = 5; i < 9; i++) if (memcmp(&t44[c][i], &y[c][i], 4)) diff++;
-        CHECK(diff == 0, "%s: %s 4x1 and 4x4 tiles equal the row kernel bit for bit (%d differ)", isa, tt->name, diff);
+    if (tk->tile) {
+        /* two tiles at odd offsets, compared with the row kernel's outputs in y */
+        float t[6][9];
+        memset(t, 0, sizeof t);
+        int diff = 0, R = tk->tile_rows, C = tk->tile_cols;
+        const int r0s[2] = { 1, rows - R }, c0s[2] = { cols - C, 1 };
+        for (int v = 0; v < 2; v++) {
+            int r0 = r0s[v], c0 = c0s[v];
+            tk->tile(w + r0 * rb, rb, act + c0 * as, as, k, &t[c0][r0], 9);
+            for (int c = c0; c < c0 + C; c++)
+                for (int i = r0; i < r0 + R; i++) if (memcmp(&t[c][i], &y[c][i], 4)) diff++;
+        }
+        CHECK(diff == 0, "%s: %s %dx%d tiles equal the row kernel bit for bit (%d differ)", isa, tt->name, R, C, diff);
     }
     free(w); free(x); free(wd); free(ad); free(act);
 }
@@ -203,7 +205,7 @@ int main(void) {
         for (int i = 0; i < N_TYPES; i++) check_matmul(level, TYPES[i], &r);
     }
     /* the portable kernels (the NEON set's, and the reference for every ISA) on this machine */
-    kernel_set portable = { .level = SIMD_SCALAR, .quantize_q8_0 = quantize_act_q8_0_generic,
+    kernel_set portable = { .level = SIMD_COUNT,   /* labelled "portable" */ .quantize_q8_0 = quantize_act_q8_0_generic,
                             .quantize_q8_k = quantize_act_q8_k_generic };
     vec_dot_fn gen[] = { vec_dot_f32_generic, vec_dot_f16_generic, vec_dot_bf16_generic, vec_dot_q8_0_generic,
                          vec_dot_q4_0_generic, vec_dot_q4_1_generic, vec_dot_q5_0_generic, vec_dot_q5_1_generic,
@@ -211,7 +213,7 @@ int main(void) {
                          vec_dot_q6_k_generic };
     for (int i = 0; i < N_TYPES; i++) {
         int bs = type_get(TYPES[i])->block_size;
-        portable.types[TYPES[i]] = (type_kernels){ bs == 1 ? TS_F32 : bs == 32 ? TS_Q8_0 : TS_Q8_K, gen[i], NULL, NULL };
+        portable.types[TYPES[i]] = (type_kernels){ bs == 1 ? TS_F32 : bs == 32 ? TS_Q8_0 : TS_Q8_K, gen[i], NULL, 0, 0 };
     }
     for (int i = 0; i < N_TYPES; i++) check_type(&portable, TYPES[i], &r);
     CHECK_EXIT();
