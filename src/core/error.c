@@ -8,6 +8,10 @@ int ts_fail(ts_error *err, const char *fmt, ...) {
         va_start(ap, fmt);
         vsnprintf(err->msg, sizeof err->msg, fmt, ap);
         va_end(ap);
+        /* Messages quote names and strings taken from the input (architectures, token texts, JSON
+         * keys); whatever they hold, an error stays one line: control characters become '?'. */
+        for (char *p = err->msg; *p; p++)
+            if ((unsigned char)*p < 0x20 || *p == 0x7f) *p = '?';
     }
     return -1;
 }
