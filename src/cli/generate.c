@@ -46,7 +46,8 @@ int prompt_to_tokens(const ts_model *m, const ts_chat_message *msgs, int n_msgs,
     if (len > (1u << 26)) { free(rendered); return fail(err, "the prompt is too long"); }
     int cap = (int)len + 8;
     int32_t *ids = malloc((size_t)cap * sizeof *ids);
-    int n = ids ? ts_tokenize(m, text, len, add_bos, *chat, ids, cap, err) : fail(err, "out of memory");
+    /* special-token text in the prompt becomes those tokens, as llama-cli parses it */
+    int n = ids ? ts_tokenize(m, text, len, add_bos, true, ids, cap, err) : fail(err, "out of memory");
     free(rendered);
     if (n < 0 || n > cap) { free(ids); return n < 0 ? -1 : fail(err, "the prompt is too long"); }
     if (n == 0) { free(ids); return fail(err, "the prompt is empty and the model adds no BOS token"); }

@@ -5,8 +5,8 @@
 #include "tessera.h"
 
 /* A prompt -> ids. With a recognized chat template (and !raw) the messages are rendered with the
- * generation prompt and special tokens are parsed; otherwise the user contents are sent as plain
- * text. *chat says which happened; *unknown_template is set when the model's template was not
+ * generation prompt; otherwise the user contents are sent as plain text. Either way text that
+ * spells a special token becomes that token, as in llama-cli. *chat says which happened; *unknown_template is set when the model's template was not
  * recognized (the caller warns). Returns the count, or -1 with err. */
 int prompt_to_tokens(const ts_model *m, const ts_chat_message *msgs, int n_msgs, bool raw,
                      int32_t **out, bool *chat, bool *unknown_template, ts_error *err);

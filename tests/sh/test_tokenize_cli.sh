@@ -41,6 +41,10 @@ RUN_VEC=$RUN_OPT
 check_vectors "folder with qwen3 tokenizer.json" "$TMP/qwen3" "$FIX/tokenizers/hf/qwen3/tests.inp" "$FIX/tokenizers/hf/qwen3/tests.out" ""
 check_vectors "qwen3 tokenizer.json file" "$TMP/qwen3/tokenizer.json" "$FIX/tokenizers/hf/qwen3/tests.inp" "$FIX/tokenizers/hf/qwen3/tests.out" ""
 
+# special tokens spelled in a prompt become single tokens (Qwen3: <|im_start|> = 151644, <|im_end|> = 151645)
+sp=$("$RUN_OPT" "$TMP/qwen3" --tokenize "<|im_start|>user hi<|im_end|>" 2>&1)
+check "special-token text in a prompt is one token each ($sp)" bash -c "[[ '$sp' == '151644 '*' 151645' ]]"
+
 # tokenizer.model (qa-llama's Llama-2 vocab) gives the same ids as the Llama-2 GGUF vocab
 a=$("$RUN_SAN" "$FIX/qa-llama/hf/tokenizer.model" --tokenize "Hello world, this is a test" 2>&1)
 b=$("$RUN_SAN" "$FIX/llama2-tiny-random/llama-2-tiny-random.gguf" --tokenize "Hello world, this is a test" 2>&1)
