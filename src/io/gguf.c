@@ -2,18 +2,14 @@
  * point into the mapping. Nothing is trusted: every count, length and offset is checked against
  * the bytes that are actually left in the file before it is used or allocated for. */
 #include "io/gguf.h"
+#include "io/mapped_file.h"
 #include "core/error.h"
 #include "kernels/types.h"
 #include "text/utf8.h"
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #define GGUF_DEFAULT_ALIGNMENT 32
 #define GGUF_MAX_ALIGNMENT (1u << 20)
@@ -489,43 +485,17 @@ static int parse(gguf_file *g, ts_error *err) {
 
 int gguf_open(const char *path, gguf_file **out, ts_error *err) {
     *out = NULL;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ts_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return ts_fail(err, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return ts_fail(err, "%s: not a regular file", path);
-    }
-    if (st.st_size < 24) {
-        close(fd);
-        return ts_fail(err, "%s: too small to be a GGUF file (%lld bytes; the header alone is 24)",
-                       path, (long long)st.st_size);
-    }
-    if ((uint64_t)st.st_size > SIZE_MAX) {
-        close(fd);
-        return ts_fail(err, "%s: too large to map", path);
-    }
+    void *map;
+    size_t size;
+    if (map_file(path, 24, "a GGUF file (the header alone is 24 bytes)", &map, &size, err) != 0) return -1;
     gguf_file *g = calloc(1, sizeof *g);
     if (!g || !(g->path = strdup(path))) {
         free(g);
-        close(fd);
+        unmap_file(map, size);
         return ts_fail(err, "%s: out of memory", path);
     }
-    g->size = (size_t)st.st_size;
-    void *map = mmap(NULL, g->size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int map_errno = errno;
-    close(fd);   /* the mapping stays valid */
-    if (map == MAP_FAILED) {
-        gguf_close(g);
-        return ts_fail(err, "%s: cannot mmap %zu bytes: %s", path, (size_t)st.st_size,
-                       strerror(map_errno));
-    }
     g->map = map;
+    g->size = size;
     if (parse(g, err)) {
         gguf_close(g);
         return -1;
@@ -567,7 +537,7 @@ void gguf_close(gguf_file *g) {
     free(g->kv);
     free(g->key_slots);
     tensor_dir_free(&g->tensors);
-    if (g->map && !g->borrowed) munmap(g->map, g->size);
+    if (!g->borrowed) unmap_file(g->map, g->size);
     free(g->path);
     free(g);
 }

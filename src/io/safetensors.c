@@ -1,15 +1,14 @@
 /* Safetensors reader: single files (any extension) and Hugging Face folders, plain or sharded. */
 #include "io/safetensors.h"
+#include "io/mapped_file.h"
 #include "core/error.h"
 #include "io/json.h"
 #include "kernels/types.h"
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -102,7 +101,7 @@ static void shard_free(shard *sh) {
     for (int i = 0; i < sh->n; i++) free(sh->t[i].name);
     free(sh->t);
     free(sh->by_name);
-    if (sh->map) munmap(sh->map, sh->size);
+    unmap_file(sh->map, sh->size);
     free(sh->path);
     memset(sh, 0, sizeof *sh);
 }
@@ -258,29 +257,9 @@ static int shard_open(shard *sh, const char *path, const json_value **metadata_o
     *header_out = NULL;
     sh->path = dup_bytes(path, strlen(path));
     if (!sh->path) return ts_fail(err, "%s: out of memory", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ts_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return ts_fail(err, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return ts_fail(err, "%s: not a regular file", path);
-    }
-    if (st.st_size < 8) {
-        close(fd);
-        return ts_fail(err, "%s: too short for a safetensors file (%lld bytes)", path,
-                       (long long)st.st_size);
-    }
-    void *map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    int map_errno = errno;
-    close(fd);
-    if (map == MAP_FAILED) return ts_fail(err, "%s: cannot mmap: %s", path, strerror(map_errno));
+    void *map;
+    if (map_file(path, 8, "a safetensors file", &map, &sh->size, err) != 0) return -1;
     sh->map = map;
-    sh->size = (size_t)st.st_size;
 
     const uint8_t *bytes = map;
     uint64_t header_len = 0;
