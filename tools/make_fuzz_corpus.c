@@ -1,7 +1,7 @@
 /* Seed corpus for the libFuzzer harnesses (tests/fuzz/) and the hand-made GGUF regression cases.
  *
  *   make_fuzz_corpus corpus OUT FIXTURES   writes OUT/NAME/... for every harness NAME
- *   make_fuzz_corpus regress OUT            writes OUT/<bug class>.gguf (tests/regress/gguf)
+ *   make_fuzz_corpus regress OUT            writes OUT/<bug class>.bin (tests/regress/gguf; GGUF bytes, named .bin so no model-file name is tracked)
  *
  * Seeds are small synthetic files (a few KB: tiny models of random weights, short vocabularies,
  * JSON snippets); only the chat templates are copied from the fixtures. Multi-file inputs join
@@ -671,57 +671,57 @@ static int regress_cases(const char *dir) {
 #define CASE(name, ...) do { b = (bytes){ 0 }; __VA_ARGS__; save_b(dir, name, &b); free(b.p); } while (0)
     uint64_t one[4] = { 32, 1, 1, 1 };
     /* n_dims above the maximum (4), and absurd */
-    CASE("n_dims-5.gguf", { ghdr(&b, 1, 0); uint64_t ne[5] = { 32, 1, 1, 1, 1 }; gtensor(&b, "t", 5, ne, TS_F32, 0); pad_to(&b, 32, 128); });
-    CASE("n_dims-4294967295.gguf", { ghdr(&b, 1, 0); put_gstr(&b, "t"); put_u32(&b, UINT32_MAX); put_u64(&b, 32); put_u64(&b, 1); pad_to(&b, 32, 128); });
+    CASE("n_dims-5.bin", { ghdr(&b, 1, 0); uint64_t ne[5] = { 32, 1, 1, 1, 1 }; gtensor(&b, "t", 5, ne, TS_F32, 0); pad_to(&b, 32, 128); });
+    CASE("n_dims-4294967295.bin", { ghdr(&b, 1, 0); put_gstr(&b, "t"); put_u32(&b, UINT32_MAX); put_u64(&b, 32); put_u64(&b, 1); pad_to(&b, 32, 128); });
     /* the dimensions' product overflows 64 bits; the product fits but the byte size does not */
-    CASE("dims-product-overflow.gguf", { ghdr(&b, 1, 0); uint64_t ne[4] = { 1ull << 32, 1ull << 32, 2, 1 }; gtensor(&b, "t", 3, ne, TS_F32, 0); pad_to(&b, 32, 64); });
-    CASE("dims-product-wraps-to-small.gguf", { ghdr(&b, 1, 0); uint64_t ne[4] = { 1ull << 33, 1ull << 31, 1ull << 1, 1 }; gtensor(&b, "t", 3, ne, TS_F32, 0); pad_to(&b, 32, 64); });
-    CASE("bytesize-overflow-f32.gguf", { ghdr(&b, 1, 0); uint64_t ne[4] = { (1ull << 62) + 32, 1, 1, 1 }; gtensor(&b, "t", 1, ne, TS_F32, 0); pad_to(&b, 32, 64); });
-    CASE("bytesize-overflow-rows.gguf", { ghdr(&b, 1, 0); uint64_t ne[4] = { 1024, 1ull << 53, 1, 1 }; gtensor(&b, "t", 2, ne, TS_F64, 0); pad_to(&b, 32, 64); });
-    CASE("bytesize-overflow-q8_0.gguf", { ghdr(&b, 1, 0); uint64_t ne[4] = { 32, 1ull << 59, 1, 1 }; gtensor(&b, "t", 2, ne, TS_Q8_0, 0); pad_to(&b, 32, 64); });
-    CASE("dim-negative.gguf", { ghdr(&b, 1, 0); uint64_t ne[4] = { 32, UINT64_MAX, 1, 1 }; gtensor(&b, "t", 2, ne, TS_F32, 0); pad_to(&b, 32, 64); });
-    CASE("dim-zero.gguf", { ghdr(&b, 1, 0); uint64_t ne[4] = { 32, 0, 1, 1 }; gtensor(&b, "t", 2, ne, TS_F32, 0); pad_to(&b, 32, 64); });
+    CASE("dims-product-overflow.bin", { ghdr(&b, 1, 0); uint64_t ne[4] = { 1ull << 32, 1ull << 32, 2, 1 }; gtensor(&b, "t", 3, ne, TS_F32, 0); pad_to(&b, 32, 64); });
+    CASE("dims-product-wraps-to-small.bin", { ghdr(&b, 1, 0); uint64_t ne[4] = { 1ull << 33, 1ull << 31, 1ull << 1, 1 }; gtensor(&b, "t", 3, ne, TS_F32, 0); pad_to(&b, 32, 64); });
+    CASE("bytesize-overflow-f32.bin", { ghdr(&b, 1, 0); uint64_t ne[4] = { (1ull << 62) + 32, 1, 1, 1 }; gtensor(&b, "t", 1, ne, TS_F32, 0); pad_to(&b, 32, 64); });
+    CASE("bytesize-overflow-rows.bin", { ghdr(&b, 1, 0); uint64_t ne[4] = { 1024, 1ull << 53, 1, 1 }; gtensor(&b, "t", 2, ne, TS_F64, 0); pad_to(&b, 32, 64); });
+    CASE("bytesize-overflow-q8_0.bin", { ghdr(&b, 1, 0); uint64_t ne[4] = { 32, 1ull << 59, 1, 1 }; gtensor(&b, "t", 2, ne, TS_Q8_0, 0); pad_to(&b, 32, 64); });
+    CASE("dim-negative.bin", { ghdr(&b, 1, 0); uint64_t ne[4] = { 32, UINT64_MAX, 1, 1 }; gtensor(&b, "t", 2, ne, TS_F32, 0); pad_to(&b, 32, 64); });
+    CASE("dim-zero.bin", { ghdr(&b, 1, 0); uint64_t ne[4] = { 32, 0, 1, 1 }; gtensor(&b, "t", 2, ne, TS_F32, 0); pad_to(&b, 32, 64); });
     /* tensor offsets past the end, wrapping, and overlapping */
-    CASE("offset-past-end.gguf", { ghdr(&b, 1, 0); gtensor(&b, "t", 1, one, TS_F32, 4096); pad_to(&b, 32, 128); });
-    CASE("offset-plus-size-wraps.gguf", { ghdr(&b, 1, 0); gtensor(&b, "t", 1, one, TS_F32, UINT64_MAX - 31); pad_to(&b, 32, 128); });
-    CASE("offset-end-one-byte-short.gguf", { ghdr(&b, 1, 0); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 127); });
-    CASE("offsets-overlap.gguf", { ghdr(&b, 2, 0); gtensor(&b, "a", 1, one, TS_F32, 0); gtensor(&b, "b", 1, one, TS_F32, 96); uint64_t ne2[4] = { 64, 1, 1, 1 }; gtensor(&b, "c", 1, ne2, TS_F32, 64); pad_to(&b, 32, 512); });
-    CASE("offsets-same.gguf", { ghdr(&b, 2, 0); gtensor(&b, "a", 1, one, TS_F32, 0); gtensor(&b, "b", 1, one, TS_F32, 0); pad_to(&b, 32, 256); });
+    CASE("offset-past-end.bin", { ghdr(&b, 1, 0); gtensor(&b, "t", 1, one, TS_F32, 4096); pad_to(&b, 32, 128); });
+    CASE("offset-plus-size-wraps.bin", { ghdr(&b, 1, 0); gtensor(&b, "t", 1, one, TS_F32, UINT64_MAX - 31); pad_to(&b, 32, 128); });
+    CASE("offset-end-one-byte-short.bin", { ghdr(&b, 1, 0); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 127); });
+    CASE("offsets-overlap.bin", { ghdr(&b, 2, 0); gtensor(&b, "a", 1, one, TS_F32, 0); gtensor(&b, "b", 1, one, TS_F32, 96); uint64_t ne2[4] = { 64, 1, 1, 1 }; gtensor(&b, "c", 1, ne2, TS_F32, 64); pad_to(&b, 32, 512); });
+    CASE("offsets-same.bin", { ghdr(&b, 2, 0); gtensor(&b, "a", 1, one, TS_F32, 0); gtensor(&b, "b", 1, one, TS_F32, 0); pad_to(&b, 32, 256); });
     /* general.alignment 0, not a power of two, huge, of the wrong type */
-    CASE("alignment-0.gguf", { ghdr(&b, 1, 1); gkv_u32(&b, "general.alignment", 0); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
-    CASE("alignment-48.gguf", { ghdr(&b, 1, 1); gkv_u32(&b, "general.alignment", 48); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 48, 128); });
-    CASE("alignment-2pow31.gguf", { ghdr(&b, 1, 1); gkv_u32(&b, "general.alignment", 1u << 31); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
-    CASE("alignment-u64-max.gguf", { ghdr(&b, 1, 1); put_gstr(&b, "general.alignment"); put_u32(&b, GGUF_U64); put_u64(&b, UINT64_MAX); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
-    CASE("alignment-i32-negative.gguf", { ghdr(&b, 1, 1); put_gstr(&b, "general.alignment"); put_u32(&b, GGUF_I32); put_u32(&b, (uint32_t)-32); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
-    CASE("alignment-string.gguf", { ghdr(&b, 1, 1); put_gstr(&b, "general.alignment"); put_u32(&b, GGUF_STRING); put_gstr(&b, "32"); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
+    CASE("alignment-0.bin", { ghdr(&b, 1, 1); gkv_u32(&b, "general.alignment", 0); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
+    CASE("alignment-48.bin", { ghdr(&b, 1, 1); gkv_u32(&b, "general.alignment", 48); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 48, 128); });
+    CASE("alignment-2pow31.bin", { ghdr(&b, 1, 1); gkv_u32(&b, "general.alignment", 1u << 31); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
+    CASE("alignment-u64-max.bin", { ghdr(&b, 1, 1); put_gstr(&b, "general.alignment"); put_u32(&b, GGUF_U64); put_u64(&b, UINT64_MAX); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
+    CASE("alignment-i32-negative.bin", { ghdr(&b, 1, 1); put_gstr(&b, "general.alignment"); put_u32(&b, GGUF_I32); put_u32(&b, (uint32_t)-32); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
+    CASE("alignment-string.bin", { ghdr(&b, 1, 1); put_gstr(&b, "general.alignment"); put_u32(&b, GGUF_STRING); put_gstr(&b, "32"); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
     /* string and array lengths near 2^64 */
-    CASE("key-length-2pow64-1.gguf", { ghdr(&b, 0, 1); put_u64(&b, UINT64_MAX); put_s(&b, "general.architecture"); pad_to(&b, 32, 64); });
-    CASE("string-length-2pow64-8.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_u64(&b, UINT64_MAX - 7); put_s(&b, "llama"); pad_to(&b, 32, 64); });
-    CASE("array-u8-length-2pow64-1.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_U8); put_u64(&b, UINT64_MAX); pad_to(&b, 32, 64); });
-    CASE("array-u32-length-times-4-wraps.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_U32); put_u64(&b, 1ull << 62); pad_to(&b, 32, 64); });
-    CASE("array-u64-length-times-8-wraps.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_U64); put_u64(&b, (1ull << 61) + 1); pad_to(&b, 32, 64); });
-    CASE("array-string-count-2pow61.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "tokenizer.ggml.tokens"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_STRING); put_u64(&b, 1ull << 61); put_gstr(&b, "a"); pad_to(&b, 32, 64); });
-    CASE("array-string-element-length-huge.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "tokenizer.ggml.tokens"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_STRING); put_u64(&b, 2); put_gstr(&b, "a"); put_u64(&b, UINT64_MAX - 1); pad_to(&b, 32, 64); });
+    CASE("key-length-2pow64-1.bin", { ghdr(&b, 0, 1); put_u64(&b, UINT64_MAX); put_s(&b, "general.architecture"); pad_to(&b, 32, 64); });
+    CASE("string-length-2pow64-8.bin", { ghdr(&b, 0, 1); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_u64(&b, UINT64_MAX - 7); put_s(&b, "llama"); pad_to(&b, 32, 64); });
+    CASE("array-u8-length-2pow64-1.bin", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_U8); put_u64(&b, UINT64_MAX); pad_to(&b, 32, 64); });
+    CASE("array-u32-length-times-4-wraps.bin", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_U32); put_u64(&b, 1ull << 62); pad_to(&b, 32, 64); });
+    CASE("array-u64-length-times-8-wraps.bin", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_U64); put_u64(&b, (1ull << 61) + 1); pad_to(&b, 32, 64); });
+    CASE("array-string-count-2pow61.bin", { ghdr(&b, 0, 1); put_gstr(&b, "tokenizer.ggml.tokens"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_STRING); put_u64(&b, 1ull << 61); put_gstr(&b, "a"); pad_to(&b, 32, 64); });
+    CASE("array-string-element-length-huge.bin", { ghdr(&b, 0, 1); put_gstr(&b, "tokenizer.ggml.tokens"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_STRING); put_u64(&b, 2); put_gstr(&b, "a"); put_u64(&b, UINT64_MAX - 1); pad_to(&b, 32, 64); });
     /* arrays nested in arrays */
-    CASE("array-of-arrays.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_ARRAY); put_u64(&b, 1); put_u32(&b, GGUF_U8); put_u64(&b, 1); put(&b, "\x01", 1); pad_to(&b, 32, 32); });
-    CASE("array-of-arrays-deep.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); for (int i = 0; i < 40; i++) { put_u32(&b, GGUF_ARRAY); put_u64(&b, 1); } put_u32(&b, GGUF_U8); put_u64(&b, 1); pad_to(&b, 32, 32); });
-    CASE("array-of-unknown-type.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, 13); put_u64(&b, 1); pad_to(&b, 32, 32); });
+    CASE("array-of-arrays.bin", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_ARRAY); put_u64(&b, 1); put_u32(&b, GGUF_U8); put_u64(&b, 1); put(&b, "\x01", 1); pad_to(&b, 32, 32); });
+    CASE("array-of-arrays-deep.bin", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); for (int i = 0; i < 40; i++) { put_u32(&b, GGUF_ARRAY); put_u64(&b, 1); } put_u32(&b, GGUF_U8); put_u64(&b, 1); pad_to(&b, 32, 32); });
+    CASE("array-of-unknown-type.bin", { ghdr(&b, 0, 1); put_gstr(&b, "a"); put_u32(&b, GGUF_ARRAY); put_u32(&b, 13); put_u64(&b, 1); pad_to(&b, 32, 32); });
     /* metadata declaring gigabytes from a file of a few hundred bytes */
-    CASE("kv-count-2pow40.gguf", { ghdr(&b, 0, 1ull << 40); gkv_u32(&b, "a", 1); pad_to(&b, 32, 200); });
-    CASE("tensor-count-2pow33.gguf", { ghdr(&b, 1ull << 33, 0); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 200); });
-    CASE("tensor-count-int-max-plus-1.gguf", { ghdr(&b, (1ull << 31), 0); pad_to(&b, 32, 200); });
-    CASE("counts-2pow64-1.gguf", { ghdr(&b, UINT64_MAX, UINT64_MAX); pad_to(&b, 32, 200); });
-    CASE("tokens-1e9-strings.gguf", { ghdr(&b, 0, 2); put_gstr(&b, "tokenizer.ggml.model"); put_u32(&b, GGUF_STRING); put_gstr(&b, "llama");
+    CASE("kv-count-2pow40.bin", { ghdr(&b, 0, 1ull << 40); gkv_u32(&b, "a", 1); pad_to(&b, 32, 200); });
+    CASE("tensor-count-2pow33.bin", { ghdr(&b, 1ull << 33, 0); gtensor(&b, "t", 1, one, TS_F32, 0); pad_to(&b, 32, 200); });
+    CASE("tensor-count-int-max-plus-1.bin", { ghdr(&b, (1ull << 31), 0); pad_to(&b, 32, 200); });
+    CASE("counts-2pow64-1.bin", { ghdr(&b, UINT64_MAX, UINT64_MAX); pad_to(&b, 32, 200); });
+    CASE("tokens-1e9-strings.bin", { ghdr(&b, 0, 2); put_gstr(&b, "tokenizer.ggml.model"); put_u32(&b, GGUF_STRING); put_gstr(&b, "llama");
           put_gstr(&b, "tokenizer.ggml.tokens"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_STRING); put_u64(&b, 1000000000); for (int i = 0; i < 20; i++) put_gstr(&b, "x"); });
-    CASE("tensor-declares-4GiB.gguf", { ghdr(&b, 1, 1); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_gstr(&b, "llama");
+    CASE("tensor-declares-4GiB.bin", { ghdr(&b, 1, 1); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_gstr(&b, "llama");
           uint64_t ne[4] = { 65536, 16384, 1, 1 }; gtensor(&b, "token_embd.weight", 2, ne, TS_F32, 0); pad_to(&b, 32, 64); });
-    CASE("scores-array-1e9-f32.gguf", { ghdr(&b, 0, 1); put_gstr(&b, "tokenizer.ggml.scores"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_F32); put_u64(&b, 1000000000); pad_to(&b, 32, 64); });
-    CASE("block-count-2pow31.gguf", { ghdr(&b, 1, 3); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_gstr(&b, "llama");
+    CASE("scores-array-1e9-f32.bin", { ghdr(&b, 0, 1); put_gstr(&b, "tokenizer.ggml.scores"); put_u32(&b, GGUF_ARRAY); put_u32(&b, GGUF_F32); put_u64(&b, 1000000000); pad_to(&b, 32, 64); });
+    CASE("block-count-2pow31.bin", { ghdr(&b, 1, 3); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_gstr(&b, "llama");
           gkv_u32(&b, "llama.block_count", 1u << 31); gkv_u32(&b, "llama.embedding_length", 32); gtensor(&b, "token_embd.weight", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
     /* strings from the file quoted in an error message must not break it into several lines */
-    CASE("arch-with-newline.gguf", { ghdr(&b, 1, 1); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_gstr(&b, "lla\nma\r\x1b[2J");
+    CASE("arch-with-newline.bin", { ghdr(&b, 1, 1); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_gstr(&b, "lla\nma\r\x1b[2J");
           gtensor(&b, "token_embd.weight", 1, one, TS_F32, 0); pad_to(&b, 32, 128); });
-    CASE("tokenizer-model-with-newline.gguf", { ghdr(&b, 0, 2); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_gstr(&b, "llama");
+    CASE("tokenizer-model-with-newline.bin", { ghdr(&b, 0, 2); put_gstr(&b, "general.architecture"); put_u32(&b, GGUF_STRING); put_gstr(&b, "llama");
           put_gstr(&b, "tokenizer.ggml.model"); put_u32(&b, GGUF_STRING); put_gstr(&b, "ab\ncd"); pad_to(&b, 32, 32); });
 #undef CASE
     return 0;

@@ -2,7 +2,7 @@
 # hand-made GGUF cases for the published GGUF parser bug classes, and every input the fuzzers
 # (tests/fuzz/) found a bug with, in the form a user would hand it to ./run. Each must give
 # exit 1, one error line naming the file, and no sanitizer report.
-#   gguf/*, gguf_model/*         run FILE hello -n 4
+#   gguf/*, gguf_model/*         run FILE hello -n 4 (GGUF bytes in *.bin files)
 #   safetensors/*                run FILE.safetensors hello -n 4 (a folder: run FOLDER)
 #   hf_config/*/, q4nx/*/        run FOLDER hello -n 4 (config.json, model.safetensors / model.q4nx...)
 #   json/*                       as the config.json of a folder
@@ -27,7 +27,9 @@ for f in "$R"/gguf/* "$R"/gguf_model/*; do
 done
 for f in "$R"/safetensors/*; do
     [ -e "$f" ] || continue
-    if [ -d "$f" ]; then expect_error "$(basename "$f")" "$RUN_SAN" "$f" hello -n 4
+    if [ -d "$f" ]; then   # shards are stored as *.st (no model-file names in the repo)
+        cp -r "$f" "$TMP/"; for s in "$TMP/$(basename "$f")"/*.st; do [ -f "$s" ] && mv "$s" "${s%.st}.safetensors"; done
+        expect_error "$(basename "$f")" "$RUN_SAN" "$TMP/$(basename "$f")" hello -n 4
     else cp "$f" "$TMP/$(basename "$f").safetensors"; expect_error "$(basename "$f")" "$RUN_SAN" "$TMP/$(basename "$f").safetensors" hello -n 4; fi
 done
 for d in "$R"/hf_config/*/ "$R"/q4nx/*/; do
