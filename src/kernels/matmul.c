@@ -79,7 +79,6 @@ const kernel_set *kernel_set_for(int level) {
 const struct kernel_set *matmul_kernels(int simd_level) { return kernel_set_for(simd_level); }
 int matmul_kernels_level(const struct kernel_set *ks) { return ks ? ks->level : SIMD_SCALAR; }
 
-f32_dot_fn matmul_f32_dot(const struct kernel_set *ks) { return ks ? ks->types[TS_F32].dot : NULL; }
 
 size_t act_row_bytes(int act_type, int64_t k) {
     if (act_type == TS_F32) return (size_t)k * sizeof(float);

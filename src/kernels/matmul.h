@@ -32,10 +32,6 @@ size_t matmul_scratch_bytes(int max_n, int64_t max_k);
 const struct kernel_set *matmul_kernels(int simd_level);
 int matmul_kernels_level(const struct kernel_set *ks);
 
-/* The set's f32 dot product (for attention scores), NULL for the scalar reference set. */
-typedef float (*f32_dot_fn)(const void *a, const void *b, int64_t k);
-f32_dot_fn matmul_f32_dot(const struct kernel_set *ks);
-
 void matmul(const matmul_ctx *mc, const weight *w, const float *x, long x_stride, int n,
             float *y, long y_stride);
 

@@ -142,6 +142,11 @@ static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
+/* Sum of the 16 lanes, always in the same order. */
+static ALWAYS_INLINE TARGET_AVX512 float hsum_f32x16(__m512 v) {
+    return hsum_f32x8(_mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1)));
+}
+
 static ALWAYS_INLINE TARGET_AVX2 float f16_bits_to_f32(const uint8_t *p) {
     uint16_t h;
     memcpy(&h, p, 2);

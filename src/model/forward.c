@@ -9,6 +9,7 @@
 #include "model/forward.h"
 #include "kernels/matmul.h"
 #include "kernels/types.h"
+#include "kernels/attention.h"
 #include "core/error.h"
 #include <math.h>
 #include <string.h>
@@ -54,10 +55,14 @@ static float gelu_tanh(float x) {
 typedef struct attention_job {
     ts_context *c;
     const layer_geometry *ly;
+    attention_kernels ak;
     int layer, n, pos0;
     long q_stride;            /* floats per position in c->q / c->att */
 } attention_job;
 
+/* One query (position t, head h) against the cached positions it sees: scores, softmax, and the
+ * weighted sum of values. A sliding layer's positions may wrap around its ring: the keys are then
+ * scored in two runs (each score is independent of its neighbours). */
 static void attention_task(void *ctx, int ith, int nth) {
     const attention_job *j = ctx;
     ts_context *c = j->c;
@@ -67,38 +72,24 @@ static void attention_task(void *ctx, int ith, int nth) {
     const int slots = c->kv.slots[j->layer];
     const float *kc = c->kv.k[j->layer], *vc = c->kv.v[j->layer];
     float *scores = c->scores + (size_t)ith * c->n_ctx;
-    const f32_dot_fn qk_dot = matmul_f32_dot(c->mm.ks);   /* NULL: the scalar reference loop */
     long lo, hi;
     split_range((long)j->n * ly->n_heads, ith, nth, &lo, &hi);
     for (long task = lo; task < hi; task++) {
         int t = (int)(task / ly->n_heads), h = (int)(task % ly->n_heads);
         int p = j->pos0 + t;
         int first = ly->window > 0 && p - ly->window + 1 > 0 ? p - ly->window + 1 : 0;
+        int count = p - first + 1;
         const float *q = c->q + t * j->q_stride + h * hd;
         int kvh = h / group;
-        float maxs = -INFINITY;
-        for (int s = first; s <= p; s++) {
-            const float *k = kc + (size_t)(s % slots) * kv_width + kvh * hd;
-            float dot = 0.0f;
-            if (qk_dot) dot = qk_dot(q, k, hd);
-            else for (int i = 0; i < hd; i++) dot += q[i] * k[i];
-            dot *= ly->attn_scale;
-            scores[s - first] = dot;
-            if (dot > maxs) maxs = dot;
+        const float *kt = kc + (size_t)kvh * hd * slots;
+        for (int done = 0, s = first % slots; done < count; s = 0) {
+            int len = count - done < slots - s ? count - done : slots - s;
+            j->ak.scores(q, kt + s, slots, hd, len, ly->attn_scale, scores + done);
+            done += len;
         }
-        float sum = 0.0f;
-        for (int s = first; s <= p; s++) {
-            float e = expf(scores[s - first] - maxs);
-            scores[s - first] = e;
-            sum += e;
-        }
+        j->ak.softmax(scores, count);
         float *out = c->att + t * j->q_stride + h * hd;
-        memset(out, 0, (size_t)hd * sizeof(float));
-        for (int s = first; s <= p; s++) {
-            const float *v = vc + (size_t)(s % slots) * kv_width + kvh * hd;
-            float a = scores[s - first] / sum;
-            for (int i = 0; i < hd; i++) out[i] += a * v[i];
-        }
+        j->ak.values(scores, count, vc + (size_t)kvh * hd, kv_width, slots, first % slots, hd, out);
     }
 }
 
@@ -116,6 +107,76 @@ static void gate_task(void *ctx, int ith, int nth) {
     }
 }
 
+/* ---- per-position steps of a layer (run across the pool for a batch: each position is
+ * computed by one thread with the same operations, so any split gives the same bits) ---- */
+
+typedef void (*position_fn)(ts_context *c, const layer_geometry *ly, int il, int t);
+typedef struct position_job { ts_context *c; const layer_geometry *ly; int il, n; position_fn fn; } position_job;
+
+static void position_task(void *ctx, int ith, int nth) {
+    const position_job *j = ctx;
+    long lo, hi;
+    split_range(j->n, ith, nth, &lo, &hi);
+    for (long t = lo; t < hi; t++) j->fn(j->c, j->ly, j->il, (int)t);
+}
+
+static void for_each_position(ts_context *c, const layer_geometry *ly, int il, int n, position_fn fn) {
+    if (n == 1) { fn(c, ly, il, 0); return; }   /* decode: not worth waking the pool */
+    position_job j = { c, ly, il, n, fn };
+    thread_pool_run(c->pool, position_task, &j);
+}
+
+/* xn = attn_norm(x) */
+static void attention_input(ts_context *c, const layer_geometry *ly, int il, int t) {
+    const model_geometry *g = &c->m->g;
+    rmsnorm(c->xn + (long)t * g->hidden, c->x + (long)t * g->hidden, ly->attn_norm, g->hidden, g->norm_eps);
+}
+
+/* q/k norms and RoPE on position t's heads, then its K and V into the cache */
+static void rope_and_cache(ts_context *c, const layer_geometry *ly, int il, int t) {
+    const model_geometry *g = &c->m->g;
+    const int hd = ly->head_dim, kv_width = ly->n_kv_heads * hd;
+    const long qs = (long)ly->n_heads * hd, ks = kv_width;   /* strides of c->q and c->k, c->v */
+    const int pos = c->pos + t;
+    float cs[2048], sn[2048];   /* rope_pairs <= head_dim / 2 <= 2048 (the loader checks) */
+    rope_angles(ly, pos, cs, sn);
+    for (int h = 0; h < ly->n_heads; h++) {
+        float *q = c->q + t * qs + h * hd;
+        if (ly->q_norm) rmsnorm(q, q, ly->q_norm, hd, g->norm_eps);
+        rope(q, ly, cs, sn);
+    }
+    if (ly->kv_source != il) return;   /* this layer reads another layer's cache */
+    for (int h = 0; h < ly->n_kv_heads; h++) {
+        float *k = c->k + t * ks + h * hd;
+        if (ly->k_norm) rmsnorm(k, k, ly->k_norm, hd, g->norm_eps);
+        rope(k, ly, cs, sn);
+        if (ly->v_norm) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
+    }
+    const int slots = c->kv.slots[il], slot = pos % slots;
+    float *kt = c->kv.k[il];   /* keys transposed: [kv head][dim][slot] */
+    for (int i = 0; i < kv_width; i++) kt[(size_t)i * slots + slot] = c->k[t * ks + i];
+    memcpy(c->kv.v[il] + (size_t)slot * kv_width, c->v + t * ks, (size_t)kv_width * sizeof(float));
+}
+
+/* x += post_attn_norm(attention output); xn = ffn_norm(x) */
+static void attention_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
+    const model_geometry *g = &c->m->g;
+    const int H = g->hidden;
+    float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
+    if (ly->post_attn_norm) rmsnorm(o, o, ly->post_attn_norm, H, g->norm_eps);
+    for (int i = 0; i < H; i++) x[i] += o[i];
+    rmsnorm(c->xn + (long)t * H, x, ly->ffn_norm, H, g->norm_eps);
+}
+
+/* x += post_ffn_norm(FFN output) */
+static void ffn_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
+    const model_geometry *g = &c->m->g;
+    const int H = g->hidden;
+    float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
+    if (ly->post_ffn_norm) rmsnorm(o, o, ly->post_ffn_norm, H, g->norm_eps);
+    for (int i = 0; i < H; i++) x[i] += o[i];
+}
+
 /* ---- one layer ---- */
 
 static void layer_forward(ts_context *c, int il, int n) {
@@ -125,7 +186,7 @@ static void layer_forward(ts_context *c, int il, int n) {
     const int q_width = ly->n_heads * hd, kv_width = ly->n_kv_heads * hd;
     const long qs = q_width, ks = kv_width;   /* strides of c->q, c->k, c->v for this layer */
 
-    for (int t = 0; t < n; t++) rmsnorm(c->xn + (long)t * H, c->x + (long)t * H, ly->attn_norm, H, g->norm_eps);
+    for_each_position(c, ly, il, n, attention_input);
     bool own_kv = ly->kv_source == il;
     {   /* Q, K and V read the same input: one quantization, one pass of the pool */
         const weight *w3[3] = { &ly->wq, own_kv ? &ly->wk : NULL, own_kv && !ly->v_from_k ? &ly->wv : NULL };
@@ -134,36 +195,12 @@ static void layer_forward(ts_context *c, int il, int n) {
         matmul_multi(&c->mm, 3, w3, c->xn, H, n, y3, s3);
         if (own_kv && ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
     }
-    for (int t = 0; t < n; t++) {
-        int pos = c->pos + t;
-        float cs[2048], sn[2048];   /* rope_pairs <= head_dim / 2 <= 2048 (the loader checks) */
-        rope_angles(ly, pos, cs, sn);
-        for (int h = 0; h < ly->n_heads; h++) {
-            float *q = c->q + t * qs + h * hd;
-            if (ly->q_norm) rmsnorm(q, q, ly->q_norm, hd, g->norm_eps);
-            rope(q, ly, cs, sn);
-        }
-        if (!own_kv) continue;
-        for (int h = 0; h < ly->n_kv_heads; h++) {
-            float *k = c->k + t * ks + h * hd;
-            if (ly->k_norm) rmsnorm(k, k, ly->k_norm, hd, g->norm_eps);
-            rope(k, ly, cs, sn);
-            if (ly->v_norm) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
-        }
-        int slot = pos % c->kv.slots[il];
-        memcpy(c->kv.k[il] + (size_t)slot * kv_width, c->k + t * ks, (size_t)kv_width * sizeof(float));
-        memcpy(c->kv.v[il] + (size_t)slot * kv_width, c->v + t * ks, (size_t)kv_width * sizeof(float));
-    }
-    attention_job aj = { c, ly, ly->kv_source, n, c->pos, qs };
+    for_each_position(c, ly, il, n, rope_and_cache);
+    attention_job aj = { c, ly, attention_kernels_for(matmul_kernels_level(c->mm.ks)), ly->kv_source, n, c->pos, qs };
     thread_pool_run(c->pool, attention_task, &aj);
 
     matmul(&c->mm, &ly->wo, c->att, qs, n, c->tmp, H);
-    for (int t = 0; t < n; t++) {
-        float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
-        if (ly->post_attn_norm) rmsnorm(o, o, ly->post_attn_norm, H, g->norm_eps);
-        for (int i = 0; i < H; i++) x[i] += o[i];
-        rmsnorm(c->xn + (long)t * H, x, ly->ffn_norm, H, g->norm_eps);
-    }
+    for_each_position(c, ly, il, n, attention_residual);
 
     const long F = ly->ffn_dim;
     {
@@ -176,11 +213,7 @@ static void layer_forward(ts_context *c, int il, int n) {
     if (n > 1) thread_pool_run(c->pool, gate_task, &gj);   /* elementwise: any split gives the same bits */
     else gate_task(&gj, 0, 1);
     matmul(&c->mm, &ly->w_down, c->gate, F, n, c->tmp, H);
-    for (int t = 0; t < n; t++) {
-        float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
-        if (ly->post_ffn_norm) rmsnorm(o, o, ly->post_ffn_norm, H, g->norm_eps);
-        for (int i = 0; i < H; i++) x[i] += o[i];
-    }
+    for_each_position(c, ly, il, n, ffn_residual);
 
     if (g->ple_dim > 0) {     /* per-layer embedding input */
         const int P = g->ple_dim;

@@ -10,7 +10,9 @@
 typedef struct kv_cache {
     int n_layers;
     int *slots;        /* positions held per layer */
-    float **k, **v;    /* per layer [slots][n_kv_heads * head_dim]; shared layers alias their source */
+    float **k, **v;    /* per layer: k [n_kv_heads * head_dim][slots] (transposed, so the attention
+                          scores a run of keys per vector), v [slots][n_kv_heads * head_dim];
+                          shared layers alias their source */
     size_t bytes;      /* owned bytes in total */
 } kv_cache;
 

@@ -9,7 +9,10 @@
  *   sums of the codes, and the SIMD quantizers agree with the reference ones (same scales, codes
  *   within one);
  * - the register tile kernels give bitwise the row kernel's outputs;
- * - matmul: threaded == single-threaded, batched == one position at a time, exactly. */
+ * - matmul: threaded == single-threaded, batched == one position at a time, exactly;
+ * - the attention kernels equal double-precision scores and weighted sums, give the same bits
+ *   whether keys are scored in one run or two, and read a wrapped ring exactly as the same rows
+ *   laid out in order. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 #include "check.h"
 #include "kernels/simd.h"
 #include "kernels/matmul.h"
+#include "kernels/attention.h"
 
 typedef struct { uint64_t s; } rng;
 static uint32_t rng_u32(rng *r) {
@@ -193,6 +197,77 @@ static void check_matmul(int level, int type, rng *r) {
     free(m1.act); free(m3.act); free(data); free(x); free(y1); free(y3);
 }
 
+static void check_attention(int level, rng *r) {
+    const attention_kernels ak = attention_kernels_for(level);
+    const int hds[] = { 64, 72, 40, 256 }, counts[] = { 1, 2, 17, 37, 130, 257 };
+    const int slots = 300;
+    for (int hi = 0; hi < 4; hi++)
+        for (int ci = 0; ci < 6; ci++) {
+            const int hd = hds[hi], count = counts[ci];
+            float *q = malloc(hd * sizeof(float)), *kt = malloc((size_t)hd * slots * sizeof(float));
+            float *v = malloc((size_t)slots * (hd + 3) * sizeof(float)), *lin = malloc((size_t)count * hd * sizeof(float));
+            float *s1 = malloc(count * sizeof(float)), *s2 = malloc(count * sizeof(float));
+            float *o1 = malloc(hd * sizeof(float)), *o2 = malloc(hd * sizeof(float)), *a = malloc(count * sizeof(float));
+            for (int i = 0; i < hd; i++) q[i] = rng_gauss(r);
+            for (long i = 0; i < (long)hd * slots; i++) kt[i] = rng_gauss(r);
+            for (long i = 0; i < (long)slots * (hd + 3); i++) v[i] = rng_gauss(r);
+            for (int j = 0; j < count; j++) a[j] = (rng_u32(r) & 0xffff) / 65536.0f;
+            const int s0 = 5;
+            ak.scores(q, kt + s0, slots, hd, count, 0.125f, s1);
+            double worst = 0.0;
+            for (int j = 0; j < count; j++) {
+                double ref = 0.0, mag = 0.0;
+                for (int i = 0; i < hd; i++) {
+                    ref += (double)q[i] * kt[(long)i * slots + s0 + j];
+                    mag += fabs((double)q[i] * kt[(long)i * slots + s0 + j]);
+                }
+                double e = fabs(s1[j] - 0.125 * ref) / (0.125 * mag);
+                if (e > worst) worst = e;
+            }
+            int cut = count / 3;
+            ak.scores(q, kt + s0, slots, hd, cut, 0.125f, s2);
+            ak.scores(q, kt + s0 + cut, slots, hd, count - cut, 0.125f, s2 + cut);
+            CHECK(worst < 1e-6 && memcmp(s1, s2, count * sizeof(float)) == 0,
+                  "%s: attention scores, head %d, %d keys: within %.1e of double, same bits in two runs",
+                  ISA_NAMES[level], hd, count, worst);
+            /* softmax of the scores (spread out so the exponentials span a wide range) */
+            for (int j = 0; j < count; j++) s2[j] = s1[j] * 8.0f;
+            ak.softmax(s2, count);
+            double mx = -INFINITY, z = 0.0;
+            for (int j = 0; j < count; j++) if (s1[j] * 8.0 > mx) mx = s1[j] * 8.0;
+            for (int j = 0; j < count; j++) z += exp((double)(s1[j] * 8.0f) - mx);
+            worst = 0.0;
+            for (int j = 0; j < count; j++) {
+                double ref = exp((double)(s1[j] * 8.0f) - mx) / z;
+                double e = fabs(s2[j] - ref) / (ref + 1e-37);
+                if (ref > 1e-30 && e > worst) worst = e;
+            }
+            /* the float x - max alone rounds by up to ulp(|x|) ~ 4e-6 here (expf does no better) */
+            CHECK(worst < 1e-5, "%s: attention softmax of %d scores: within %.1e of double (relative, each value)",
+                  ISA_NAMES[level], count, worst);
+            /* values from a ring whose run wraps (rows hd + 3 floats apart) vs the rows in order */
+            const int vs = hd + 3, start = slots - count / 2 - 1;
+            for (int j = 0; j < count; j++)
+                memcpy(lin + (long)j * hd, v + (long)((start + j) % slots) * vs, hd * sizeof(float));
+            ak.values(a, count, v, vs, slots, start, hd, o1);
+            ak.values(a, count, lin, hd, count, 0, hd, o2);
+            worst = 0.0;
+            for (int i = 0; i < hd; i++) {
+                double ref = 0.0, mag = 0.0;
+                for (int j = 0; j < count; j++) {
+                    ref += (double)a[j] * lin[(long)j * hd + i];
+                    mag += fabs((double)a[j] * lin[(long)j * hd + i]);
+                }
+                double e = fabs(o1[i] - ref) / (mag + 1e-30);
+                if (e > worst) worst = e;
+            }
+            CHECK(worst < 1e-6 && memcmp(o1, o2, hd * sizeof(float)) == 0,
+                  "%s: attention values, head %d, %d rows: within %.1e of double, a wrapped ring == rows in order",
+                  ISA_NAMES[level], hd, count, worst);
+            free(q); free(kt); free(v); free(lin); free(s1); free(s2); free(o1); free(o2); free(a);
+        }
+}
+
 int main(void) {
     rng r = { 0x9e3779b97f4a7c15ULL };
     for (int level = 0; level < SIMD_COUNT; level++) {
@@ -203,6 +278,7 @@ int main(void) {
             for (int i = 0; i < N_TYPES; i++) check_type(ks, TYPES[i], &r);
         }
         for (int i = 0; i < N_TYPES; i++) check_matmul(level, TYPES[i], &r);
+        check_attention(level, &r);
     }
     /* the portable kernels (the NEON set's, and the reference for every ISA) on this machine */
     kernel_set portable = { .level = SIMD_COUNT,   /* labelled "portable" */ .quantize_q8_0 = quantize_act_q8_0_generic,

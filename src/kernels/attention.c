@@ -1,0 +1,238 @@
+/* Attention kernels (see attention.h): portable, AVX2 and AVX-512. Scores put one key in each lane
+ * and run one FMA chain per dimension; values add a[j] * row j into per-dimension accumulators,
+ * even and odd rows into separate ones (two chains hide the FMA latency) summed at the end. Tails
+ * (counts and head sizes that are not multiples of the vector width) use masked loads, which do
+ * the same per-lane operations, so a score or an output never depends on its neighbours. The
+ * vector softmax uses exp(r + n ln2) = 2^n e^r with |r| <= ln2 / 2 and e^r's Taylor polynomial of
+ * degree 6 (relative error below 2e-7, about one float ulp). */
+#include "kernels/attention.h"
+#include "kernels/cpu.h"
+#include "kernels/simd.h"
+#include "kernels/kernels_internal.h"
+
+static void scores_generic(const float *q, const float *kt, long kt_stride, int hd, int count,
+                           float scale, float *score) {
+    for (int j = 0; j < count; j++) score[j] = 0.0f;
+    for (int i = 0; i < hd; i++) {
+        const float *row = kt + (long)i * kt_stride;
+        for (int j = 0; j < count; j++) score[j] += q[i] * row[j];
+    }
+    for (int j = 0; j < count; j++) score[j] *= scale;
+}
+
+static void values_generic(const float *a, int count, const float *v, long v_stride, int slots,
+                           int s0, int hd, float *out) {
+    for (int i = 0; i < hd; i++) out[i] = 0.0f;
+    int slot = s0 % slots;
+    for (int j = 0; j < count; j++) {
+        const float *row = v + (long)slot * v_stride;
+        for (int i = 0; i < hd; i++) out[i] += a[j] * row[i];
+        if (++slot == slots) slot = 0;
+    }
+}
+
+static void softmax_generic(float *x, int n) {
+    float maxv = -INFINITY, sum = 0.0f;
+    for (int j = 0; j < n; j++) if (x[j] > maxv) maxv = x[j];
+    for (int j = 0; j < n; j++) { x[j] = expf(x[j] - maxv); sum += x[j]; }
+    for (int j = 0; j < n; j++) x[j] /= sum;
+}
+
+#if defined(TS_X86)
+#define EXP_LOG2E 1.44269504088896341f
+#define EXP_LN2_HI 0.693359375f          /* ln 2 = EXP_LN2_HI + EXP_LN2_LO, the high part exact in 10 bits */
+#define EXP_LN2_LO -2.12194440e-4f
+#define EXP_MIN -87.0f                   /* below: e^x underflows to (near) 0 anyway */
+
+/* ---- AVX-512: 16 lanes, 8 vectors of keys (128) per block of scores, 4 of dimensions (64) ---- */
+
+static ALWAYS_INLINE TARGET_AVX512 __mmask16 lanes_mask16(int n) {
+    return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
+}
+
+static TARGET_AVX512 void scores_avx512(const float *q, const float *kt, long kt_stride, int hd,
+                                        int count, float scale, float *score) {
+    for (int j0 = 0; j0 < count; j0 += 128) {
+        __mmask16 m[8];
+        __m512 acc[8];
+        for (int u = 0; u < 8; u++) { m[u] = lanes_mask16(count - j0 - 16 * u); acc[u] = _mm512_setzero_ps(); }
+        for (int i = 0; i < hd; i++) {
+            const float *row = kt + (long)i * kt_stride + j0;
+            __m512 qi = _mm512_set1_ps(q[i]);
+            for (int u = 0; u < 8; u++)
+                if (m[u]) acc[u] = _mm512_fmadd_ps(qi, _mm512_maskz_loadu_ps(m[u], row + 16 * u), acc[u]);
+        }
+        const __m512 s = _mm512_set1_ps(scale);
+        for (int u = 0; u < 8; u++)
+            if (m[u]) _mm512_mask_storeu_ps(score + j0 + 16 * u, m[u], _mm512_mul_ps(acc[u], s));
+    }
+}
+
+static TARGET_AVX512 void values_avx512(const float *a, int count, const float *v, long v_stride,
+                                        int slots, int s0, int hd, float *out) {
+    for (int i0 = 0; i0 < hd; i0 += 64) {
+        __mmask16 m[4];
+        __m512 even[4], odd[4];
+        for (int u = 0; u < 4; u++) {
+            m[u] = lanes_mask16(hd - i0 - 16 * u);
+            even[u] = odd[u] = _mm512_setzero_ps();
+        }
+        int slot = s0 % slots, j = 0;
+        for (; j + 2 <= count; j += 2) {
+            const float *r0 = v + (long)slot * v_stride + i0;
+            if (++slot == slots) slot = 0;
+            const float *r1 = v + (long)slot * v_stride + i0;
+            if (++slot == slots) slot = 0;
+            __m512 a0 = _mm512_set1_ps(a[j]), a1 = _mm512_set1_ps(a[j + 1]);
+            for (int u = 0; u < 4; u++)
+                if (m[u]) {
+                    even[u] = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m[u], r0 + 16 * u), even[u]);
+                    odd[u] = _mm512_fmadd_ps(a1, _mm512_maskz_loadu_ps(m[u], r1 + 16 * u), odd[u]);
+                }
+        }
+        if (j < count) {
+            const float *r0 = v + (long)slot * v_stride + i0;
+            __m512 a0 = _mm512_set1_ps(a[j]);
+            for (int u = 0; u < 4; u++)
+                if (m[u]) even[u] = _mm512_fmadd_ps(a0, _mm512_maskz_loadu_ps(m[u], r0 + 16 * u), even[u]);
+        }
+        for (int u = 0; u < 4; u++)
+            if (m[u]) _mm512_mask_storeu_ps(out + i0 + 16 * u, m[u], _mm512_add_ps(even[u], odd[u]));
+    }
+}
+
+/* e^x for x <= 0 (larger x is not clamped: softmax arguments are x - max) */
+static ALWAYS_INLINE TARGET_AVX512 __m512 exp_avx512(__m512 x) {
+    x = _mm512_max_ps(x, _mm512_set1_ps(EXP_MIN));
+    __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_HI), x);
+    r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_LO), r);
+    __m512 p = _mm512_set1_ps(1.0f / 720.0f);
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    return _mm512_scalef_ps(p, n);
+}
+
+static TARGET_AVX512 void softmax_avx512(float *x, int n) {
+    __m512 m = _mm512_set1_ps(-INFINITY);
+    for (int j = 0; j < n; j += 16) m = _mm512_max_ps(m, _mm512_mask_loadu_ps(m, lanes_mask16(n - j), x + j));
+    const __m512 maxv = _mm512_set1_ps(_mm512_reduce_max_ps(m));
+    __m512 sum = _mm512_setzero_ps();
+    for (int j = 0; j < n; j += 16) {
+        __mmask16 k = lanes_mask16(n - j);
+        __m512 e = exp_avx512(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + j), maxv));
+        sum = _mm512_add_ps(sum, _mm512_maskz_mov_ps(k, e));
+        _mm512_mask_storeu_ps(x + j, k, e);
+    }
+    const __m512 inv = _mm512_set1_ps(1.0f / hsum_f32x16(sum));
+    for (int j = 0; j < n; j += 16) {
+        __mmask16 k = lanes_mask16(n - j);
+        _mm512_mask_storeu_ps(x + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, x + j), inv));
+    }
+}
+
+/* ---- AVX2: 8 lanes, 8 vectors of keys (64) per block of scores, 4 of dimensions (32) ---- */
+
+static ALWAYS_INLINE TARGET_AVX2 __m256i lanes_mask8(int n) {
+    n = n < 0 ? 0 : n > 8 ? 8 : n;
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+static TARGET_AVX2 void scores_avx2(const float *q, const float *kt, long kt_stride, int hd,
+                                    int count, float scale, float *score) {
+    for (int j0 = 0; j0 < count; j0 += 64) {
+        __m256i m[8];
+        __m256 acc[8];
+        int used = (count - j0 + 7) / 8 < 8 ? (count - j0 + 7) / 8 : 8;
+        for (int u = 0; u < 8; u++) { m[u] = lanes_mask8(count - j0 - 8 * u); acc[u] = _mm256_setzero_ps(); }
+        for (int i = 0; i < hd; i++) {
+            const float *row = kt + (long)i * kt_stride + j0;
+            __m256 qi = _mm256_set1_ps(q[i]);
+            for (int u = 0; u < used; u++)
+                acc[u] = _mm256_fmadd_ps(qi, _mm256_maskload_ps(row + 8 * u, m[u]), acc[u]);
+        }
+        const __m256 s = _mm256_set1_ps(scale);
+        for (int u = 0; u < used; u++) _mm256_maskstore_ps(score + j0 + 8 * u, m[u], _mm256_mul_ps(acc[u], s));
+    }
+}
+
+static TARGET_AVX2 void values_avx2(const float *a, int count, const float *v, long v_stride,
+                                    int slots, int s0, int hd, float *out) {
+    for (int i0 = 0; i0 < hd; i0 += 32) {
+        __m256i m[4];
+        __m256 even[4], odd[4];
+        int used = (hd - i0 + 7) / 8 < 4 ? (hd - i0 + 7) / 8 : 4;
+        for (int u = 0; u < 4; u++) {
+            m[u] = lanes_mask8(hd - i0 - 8 * u);
+            even[u] = odd[u] = _mm256_setzero_ps();
+        }
+        int slot = s0 % slots, j = 0;
+        for (; j + 2 <= count; j += 2) {
+            const float *r0 = v + (long)slot * v_stride + i0;
+            if (++slot == slots) slot = 0;
+            const float *r1 = v + (long)slot * v_stride + i0;
+            if (++slot == slots) slot = 0;
+            __m256 a0 = _mm256_set1_ps(a[j]), a1 = _mm256_set1_ps(a[j + 1]);
+            for (int u = 0; u < used; u++) {
+                even[u] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(r0 + 8 * u, m[u]), even[u]);
+                odd[u] = _mm256_fmadd_ps(a1, _mm256_maskload_ps(r1 + 8 * u, m[u]), odd[u]);
+            }
+        }
+        if (j < count) {
+            const float *r0 = v + (long)slot * v_stride + i0;
+            __m256 a0 = _mm256_set1_ps(a[j]);
+            for (int u = 0; u < used; u++)
+                even[u] = _mm256_fmadd_ps(a0, _mm256_maskload_ps(r0 + 8 * u, m[u]), even[u]);
+        }
+        for (int u = 0; u < used; u++) _mm256_maskstore_ps(out + i0 + 8 * u, m[u], _mm256_add_ps(even[u], odd[u]));
+    }
+}
+
+static ALWAYS_INLINE TARGET_AVX2 __m256 exp_avx2(__m256 x) {
+    x = _mm256_max_ps(x, _mm256_set1_ps(EXP_MIN));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_HI), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_LO), r);
+    __m256 p = _mm256_set1_ps(1.0f / 720.0f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    /* 2^n for n in [-126, 1] from the exponent bits */
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+static TARGET_AVX2 void softmax_avx2(float *x, int n) {
+    float maxv = -INFINITY;
+    for (int j = 0; j < n; j++) if (x[j] > maxv) maxv = x[j];
+    const __m256 mv = _mm256_set1_ps(maxv);
+    __m256 sum = _mm256_setzero_ps();
+    for (int j = 0; j < n; j += 8) {
+        __m256i k = lanes_mask8(n - j);
+        __m256 e = _mm256_and_ps(exp_avx2(_mm256_sub_ps(_mm256_maskload_ps(x + j, k), mv)), _mm256_castsi256_ps(k));
+        sum = _mm256_add_ps(sum, e);
+        _mm256_maskstore_ps(x + j, k, e);
+    }
+    const __m256 inv = _mm256_set1_ps(1.0f / hsum_f32x8(sum));
+    for (int j = 0; j < n; j += 8) {
+        __m256i k = lanes_mask8(n - j);
+        _mm256_maskstore_ps(x + j, k, _mm256_mul_ps(_mm256_maskload_ps(x + j, k), inv));
+    }
+}
+#endif
+
+attention_kernels attention_kernels_for(int simd_level) {
+#if defined(TS_X86)
+    if (simd_level == SIMD_AVX512) return (attention_kernels){ scores_avx512, softmax_avx512, values_avx512 };
+    if (simd_level == SIMD_AVX2) return (attention_kernels){ scores_avx2, softmax_avx2, values_avx2 };
+#endif
+    (void)simd_level;
+    return (attention_kernels){ scores_generic, softmax_generic, values_generic };
+}
