@@ -70,34 +70,40 @@ static ALWAYS_INLINE TARGET_AVX2 void q5_0_tile_avx2(const uint8_t *w, size_t ws
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
 }
 
+/* AVX-512 VNNI: as the Q8_0 kernel (two blocks per 512-bit vector), with the codes unpacked first. */
 static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t ws, const uint8_t *a,
                                                        size_t as, int64_t k, float *y, long ys,
                                                        const int NR, const int NC) {
-    __m256 acc[4][4];
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
-    const __m256i offset = _mm256_set1_epi8((char)0x80);
-    for (int64_t i = 0; i < k / QK; i++) {
-        __m256i wq[4], start[4];
-        __m256 dw[4];
+    __m512 acc[4][4];
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
+    const __m512i offset = _mm512_set1_epi8((char)0x80);
+    const int64_t nb = k / QK;
+    for (int64_t i = 0; i < nb; i += 2) {
+        const int both = i + 1 < nb;
+        __m512i wq[4], start[4];
+        __m512 dw[4];
         for (int r = 0; r < NR; r++) {
             const block_q5_0 *b = (const block_q5_0 *)(w + r * ws) + i;
             PREFETCH_ROW(b);
-            wq[r] = q5_0_codes(b);
-            start[r] = _mm256_sub_epi32(_mm256_setzero_si256(),
-                                        _mm256_dpbusd_epi32(_mm256_setzero_si256(), offset, wq[r]));
-            dw[r] = _mm256_set1_ps(f16_bits_to_f32(b->d));
+            PREFETCH_ROW(b + 2);
+            __m256i hi = both ? q5_0_codes(b + 1) : _mm256_setzero_si256();
+            wq[r] = join_i8x32(q5_0_codes(b), both ? &hi : NULL);
+            start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),
+                                        _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));
+            dw[r] = f16_pair_to_f32x16(b[0].d, both ? b[1].d : NULL);
         }
         for (int c = 0; c < NC; c++) {
             const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
-            __m256i au = _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)b->qs), offset);
-            __m256 da = _mm256_set1_ps(f16_bits_to_f32(b->d));
+            __m512i au = _mm512_xor_si512(load_q8_0_pair(b, both), offset);
+            __m512 da = load_q8_0_d_pair(b, both);
             for (int r = 0; r < NR; r++) {
-                __m256i p = _mm256_dpbusd_epi32(start[r], au, wq[r]);
-                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]);
+                __m512i p = _mm512_dpbusd_epi32(start[r], au, wq[r]);
+                acc[r][c] = _mm512_fmadd_ps(_mm512_mul_ps(dw[r], da), _mm512_cvtepi32_ps(p), acc[r][c]);
             }
         }
     }
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+    for (int r = 0; r < NR; r++)
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
 }
 
 TS_X86_SHAPES(q5_0, avx2, TARGET_AVX2, q5_0_tile_avx2, 4, 4)

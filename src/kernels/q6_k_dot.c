@@ -94,6 +94,71 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - corr[r][c];
 }
 
+/* AVX-512: the AVX2 scheme on 64 codes at a time (codes j and j + 1 of the AVX2 loop: 64
+ * contiguous ql bytes, one 32-byte qh chunk shifted by 2j in the low half and 2j + 2 in the high
+ * half, four groups of 16 with their scales, 64 contiguous activations). */
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                         size_t as, int64_t k, float *y, long ys,
+                                                         const int NR, const int NC) {
+    __m512 acc[4][4];
+    float corr[4][4];
+    for (int r = 0; r < NR; r++)
+        for (int c = 0; c < NC; c++) { acc[r][c] = _mm512_setzero_ps(); corr[r][c] = 0.0f; }
+    const __m512i low4 = _mm512_set1_epi8(0x0f), low2 = _mm512_set1_epi8(0x03);
+    /* each 16-bit lane of group g (128-bit lane g) takes scale g of the four */
+    const __m512i scale_index = _mm512_set_epi16(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2,
+                                                 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const block_q6_K *wb[4];
+        const block_q8_K *ab[4];
+        for (int r = 0; r < NR; r++) {
+            wb[r] = (const block_q6_K *)(w + r * ws) + i;
+            for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
+        }
+        for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
+        __m512i isum[4][4];
+        for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm512_setzero_si512();
+        for (int n = 0; n < 2; n++)
+            for (int jj = 0; jj < 2; jj++) {
+                const __m512i high_shift = _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * jj)),
+                                                              _mm256_set1_epi16((short)(4 * jj + 2)), 1);
+                __m512i q[4], scale[4];
+                for (int r = 0; r < NR; r++) {
+                    __m512i ql = _mm512_loadu_si512((const void *)(wb[r]->ql + 64 * n));
+                    __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r]->qh + 32 * n)));
+                    __m512i low = _mm512_and_si512(_mm512_srli_epi16(ql, 4 * jj), low4);
+                    __m512i high = _mm512_and_si512(_mm512_srlv_epi16(qh, high_shift), low2);
+                    q[r] = _mm512_or_si512(low, _mm512_slli_epi16(high, 4));
+                    int32_t s4;
+                    memcpy(&s4, wb[r]->scales + 8 * n + 4 * jj, 4);
+                    scale[r] = _mm512_permutexvar_epi16(scale_index,
+                                                        _mm512_castsi128_si512(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(s4))));
+                }
+                for (int c = 0; c < NC; c++) {
+                    __m512i av = _mm512_loadu_si512((const void *)(ab[c]->qs + 128 * n + 64 * jj));
+                    for (int r = 0; r < NR; r++)
+                        isum[r][c] = _mm512_add_epi32(isum[r][c],
+                                                      _mm512_madd_epi16(_mm512_maddubs_epi16(q[r], av), scale[r]));
+                }
+            }
+        for (int c = 0; c < NC; c++) {
+            float da = f32_from_bits(load_u32(ab[c]->d));
+            __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
+            for (int r = 0; r < NR; r++) {
+                __m256i sb = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)wb[r]->scales)), bs);
+                __m128i h = _mm_add_epi32(_mm256_castsi256_si128(sb), _mm256_extracti128_si256(sb, 1));
+                h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
+                int cs = _mm_cvtsi128_si32(h) + _mm_extract_epi32(h, 1);
+                float d = f16_bits_to_f32(wb[r]->d) * da;
+                acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
+                corr[r][c] += d * (float)(32 * cs);
+            }
+        }
+    }
+    for (int r = 0; r < NR; r++)
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]) - corr[r][c];
+}
+
 TS_X86_SHAPES(q6_k, avx2, TARGET_AVX2, q6_k_tile_avx2, 4, 4)
-TS_X86_SHAPES(q6_k, avx512, TARGET_AVX512, q6_k_tile_avx2, 4, 4)
+TS_X86_SHAPES(q6_k, avx512, TARGET_AVX512, q6_k_tile_avx512, 4, 4)
 #endif

@@ -54,20 +54,6 @@ static ALWAYS_INLINE TARGET_AVX2 void q8_0_tile_avx2(const uint8_t *w, size_t ws
  * directly; each weight block's lanes start at -128 * sum(w), which cancels the offset. Per block
  * pair and output: dpbusd, convert, (d_w * d_a) per half, FMA into one f32x16 accumulator. An odd
  * last block runs alone in the low half (the high half's scale is 0). */
-static ALWAYS_INLINE TARGET_AVX512 __m512i load_q8_0_pair(const block_q8_0 *b, int both) {
-    __m256i lo = _mm256_loadu_si256((const __m256i *)b[0].qs);
-    return both ? _mm512_inserti64x4(_mm512_castsi256_si512(lo), _mm256_loadu_si256((const __m256i *)b[1].qs), 1)
-                : _mm512_zextsi256_si512(lo);
-}
-
-/* d of blocks b[0] and (both ? b[1] : 0) broadcast to the low and high 8 lanes */
-static ALWAYS_INLINE TARGET_AVX512 __m512 load_d_pair(const block_q8_0 *b, int both) {
-    uint16_t d0, d1 = 0;
-    memcpy(&d0, b[0].d, 2);
-    if (both) memcpy(&d1, b[1].d, 2);
-    return _mm512_cvtph_ps(_mm256_set_m128i(_mm_set1_epi16((short)d1), _mm_set1_epi16((short)d0)));
-}
-
 static ALWAYS_INLINE TARGET_AVX512 void q8_0_tile_vnni(const uint8_t *w, size_t ws, const uint8_t *a,
                                                        size_t as, int64_t k, float *y, long ys,
                                                        const int NR, const int NC) {
@@ -86,12 +72,12 @@ static ALWAYS_INLINE TARGET_AVX512 void q8_0_tile_vnni(const uint8_t *w, size_t 
             wq[r] = load_q8_0_pair(b, both);
             start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),
                                         _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));
-            dw[r] = load_d_pair(b, both);
+            dw[r] = load_q8_0_d_pair(b, both);
         }
         for (int c = 0; c < NC; c++) {
             const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
             __m512i au = _mm512_xor_si512(load_q8_0_pair(b, both), offset);
-            __m512 da = load_d_pair(b, both);
+            __m512 da = load_q8_0_d_pair(b, both);
             for (int r = 0; r < NR; r++) {
                 __m512i p = _mm512_dpbusd_epi32(start[r], au, wq[r]);
                 acc[r][c] = _mm512_fmadd_ps(_mm512_mul_ps(dw[r], da), _mm512_cvtepi32_ps(p), acc[r][c]);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "kernels/types.h"
 #include "kernels/cpu.h"
+#include "kernels/kernels_internal.h"
 
 #if defined(__x86_64__)
 #define TS_X86 1
@@ -145,6 +146,28 @@ static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
 /* Sum of the 16 lanes, always in the same order. */
 static ALWAYS_INLINE TARGET_AVX512 float hsum_f32x16(__m512 v) {
     return hsum_f32x8(_mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1)));
+}
+
+/* Two blocks' 32 bytes in one 512-bit vector: p0 in the low half, p1 (or zeros when NULL) high. */
+static ALWAYS_INLINE TARGET_AVX512 __m512i join_i8x32(__m256i lo, const __m256i *hi) {
+    return hi ? _mm512_inserti64x4(_mm512_castsi256_si512(lo), *hi, 1) : _mm512_zextsi256_si512(lo);
+}
+
+/* The f16 scales at d0 and d1 (0 when d1 is NULL) broadcast to the low and high 8 lanes. */
+static ALWAYS_INLINE TARGET_AVX512 __m512 f16_pair_to_f32x16(const uint8_t *d0, const uint8_t *d1) {
+    uint16_t h0, h1 = 0;
+    memcpy(&h0, d0, 2);
+    if (d1) memcpy(&h1, d1, 2);
+    return _mm512_cvtph_ps(_mm256_set_m128i(_mm_set1_epi16((short)h1), _mm_set1_epi16((short)h0)));
+}
+
+/* Q8_0 blocks b[0] and (both ? b[1] : none) as a pair: their codes, their scales */
+static ALWAYS_INLINE TARGET_AVX512 __m512i load_q8_0_pair(const block_q8_0 *b, int both) {
+    __m256i hi = both ? _mm256_loadu_si256((const __m256i *)b[1].qs) : _mm256_setzero_si256();
+    return join_i8x32(_mm256_loadu_si256((const __m256i *)b[0].qs), both ? &hi : NULL);
+}
+static ALWAYS_INLINE TARGET_AVX512 __m512 load_q8_0_d_pair(const block_q8_0 *b, int both) {
+    return f16_pair_to_f32x16(b[0].d, both ? b[1].d : NULL);
 }
 
 static ALWAYS_INLINE TARGET_AVX2 float f16_bits_to_f32(const uint8_t *p) {
