@@ -70,6 +70,25 @@ static ALWAYS_INLINE TARGET_AVX2 void q5_0_tile_avx2(const uint8_t *w, size_t ws
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
 }
 
+/* The signed codes of blocks b[0] and b[1] (when both) in one 512-bit vector: the 128-bit lanes
+ * hold qs0, qs0, qs1, qs1, shifted by 0, 4, 0, 4 bits and masked to nibbles; a byte whose qh bit is
+ * clear gets its top four bits set (nibble - 16). Without b[1] the high half is -16s, which the
+ * kernel multiplies by zero activations with a zero scale. */
+static ALWAYS_INLINE TARGET_AVX512 __m512i q5_0_codes_pair(const block_q5_0 *b, int both) {
+    __m128i q0 = _mm_loadu_si128((const __m128i *)b[0].qs);
+    __m128i q1 = both ? _mm_loadu_si128((const __m128i *)b[1].qs) : _mm_setzero_si128();
+    __m512i v = _mm512_castsi256_si512(_mm256_setr_m128i(q0, q1));
+    v = _mm512_shuffle_i64x2(v, v, 0x50);                         /* lanes: q0 q0 q1 q1 */
+    const __m512i shift = _mm512_setr_epi64(0, 0, 0x0004000400040004LL, 0x0004000400040004LL,
+                                            0, 0, 0x0004000400040004LL, 0x0004000400040004LL);
+    __m512i nib = _mm512_and_si512(_mm512_srlv_epi16(v, shift), _mm512_set1_epi8(0x0f));
+    uint32_t h0, h1 = 0;
+    memcpy(&h0, b[0].qh, 4);
+    if (both) memcpy(&h1, b[1].qh, 4);
+    __mmask64 high = _cvtu64_mask64((uint64_t)h1 << 32 | h0);
+    return _mm512_mask_blend_epi8(high, _mm512_or_si512(nib, _mm512_set1_epi8((char)0xf0)), nib);
+}
+
 /* AVX-512 VNNI: as the Q8_0 kernel (two blocks per 512-bit vector), with the codes unpacked first. */
 static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t ws, const uint8_t *a,
                                                        size_t as, int64_t k, float *y, long ys,
@@ -86,8 +105,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t 
             const block_q5_0 *b = (const block_q5_0 *)(w + r * ws) + i;
             PREFETCH_ROW(b);
             PREFETCH_ROW(b + 2);
-            __m256i hi = both ? q5_0_codes(b + 1) : _mm256_setzero_si256();
-            wq[r] = join_i8x32(q5_0_codes(b), both ? &hi : NULL);
+            wq[r] = q5_0_codes_pair(b, both);
             start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),
                                         _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));
             dw[r] = f16_pair_to_f32x16(b[0].d, both ? b[1].d : NULL);
