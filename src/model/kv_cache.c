@@ -1,6 +1,14 @@
+/* The cache lives in one anonymous mapping: zero-filled by the kernel page by page as prefill
+ * first writes it (no up-front cost for a long context), and advised for transparent huge pages so
+ * that first write faults once per 2 MB rather than once per 4 KB. */
 #include "model/kv_cache.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+
+#define KV_ALIGN 64   /* bytes: every layer's K and V start on a cache line */
+
+static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
 static int layer_slots(const layer_geometry *ly, int n_ctx, int max_batch) {
     if (ly->window > 0 && ly->window + max_batch - 1 < n_ctx) return ly->window + max_batch - 1;
@@ -14,16 +22,32 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
     c->k = calloc((size_t)g->n_layers, sizeof *c->k);
     c->v = calloc((size_t)g->n_layers, sizeof *c->v);
     if (!c->slots || !c->k || !c->v) { kv_cache_free(c); return -1; }
+    size_t total = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
         if (ly->kv_source != il) continue;
-        size_t width = (size_t)ly->n_kv_heads * ly->head_dim;
         c->slots[il] = layer_slots(ly, n_ctx, max_batch);
-        size_t n = (size_t)c->slots[il] * width;
-        c->k[il] = calloc(n, sizeof(float));
-        c->v[il] = calloc(n, sizeof(float));
-        if (!c->k[il] || !c->v[il]) { kv_cache_free(c); return -1; }
+        size_t n = (size_t)c->slots[il] * ly->n_kv_heads * ly->head_dim;
+        total += 2 * round_up(n * sizeof(float), KV_ALIGN);
         c->bytes += 2 * n * sizeof(float);
+    }
+    if (total > 0) {
+        void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) { kv_cache_free(c); return -1; }
+#ifdef MADV_HUGEPAGE
+        madvise(p, total, MADV_HUGEPAGE);   /* advice only: ignored where unsupported */
+#endif
+        c->arena = p;
+        c->arena_bytes = total;
+    }
+    size_t off = 0;
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        if (ly->kv_source != il) continue;
+        size_t bytes = round_up((size_t)c->slots[il] * ly->n_kv_heads * ly->head_dim * sizeof(float), KV_ALIGN);
+        c->k[il] = (float *)((char *)c->arena + off);
+        c->v[il] = (float *)((char *)c->arena + off + bytes);
+        off += 2 * bytes;
     }
     for (int il = 0; il < g->n_layers; il++) {     /* shared layers read their source's cache */
         int src = g->layers[il].kv_source;
@@ -33,13 +57,7 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
 }
 
 void kv_cache_free(kv_cache *c) {
-    if (c->k && c->v && c->slots)
-        for (int il = 0; il < c->n_layers; il++) {
-            /* only free what this layer owns: aliases point at an earlier layer's buffer */
-            bool owner = true;
-            for (int j = 0; j < il; j++) if (c->k[j] == c->k[il]) owner = false;
-            if (owner) { free(c->k[il]); free(c->v[il]); }
-        }
+    if (c->arena) munmap(c->arena, c->arena_bytes);
     free(c->k); free(c->v); free(c->slots);
     memset(c, 0, sizeof *c);
 }

@@ -14,6 +14,8 @@ typedef struct kv_cache {
                           scores a run of keys per vector), v [slots][n_kv_heads * head_dim];
                           shared layers alias their source */
     size_t bytes;      /* owned bytes in total */
+    void *arena;       /* one mapping holding every owned K and V */
+    size_t arena_bytes;
 } kv_cache;
 
 /* max_batch: the most positions one evaluation writes (a ring must hold window + batch - 1). */
