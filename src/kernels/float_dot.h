@@ -6,7 +6,10 @@
  *   FLOAT_DOT_NAME     the type's name in function names (f32, f16, bf16)
  *   FLOAT_DOT_ELEM     the stored element type (float, uint16_t)
  *   FLOAT_DOT_WIDEN(v) one stored element -> float
- *   FLOAT_DOT_LOAD8(p) 8 stored elements at p -> __m256 (x86 only) */
+ *   FLOAT_DOT_LOAD8(p) 8 stored elements at p -> __m256 (x86 only)
+ *   FLOAT_DOT_LOAD16(p) 16 stored elements at p -> __m512 (x86 only)
+ *   FLOAT_DOT_MLOAD16(m, p) the stored elements at p selected by __mmask16 m -> __m512, 0 elsewhere
+ *                      (x86 only) */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
@@ -37,27 +40,38 @@ static ALWAYS_INLINE TARGET_AVX2 void FLOAT_DOT_FN(, _tile_avx2)(const uint8_t *
                                                                 size_t as, int64_t k, float *y, long ys,
                                                                 const int NR, const int NC) {
     __m256 acc[4][4][4];
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++)
+            UNROLL
             for (int u = 0; u < 4; u++) acc[r][c][u] = _mm256_setzero_ps();
     int64_t i = 0;
     for (; i + 32 <= k; i += 32) {
+        UNROLL
         for (int r = 0; r < NR; r++)
             for (int l = 0; l < 32 * ELEM_BYTES; l += 64) PREFETCH_ROW(w + r * ws + i * ELEM_BYTES + l);
+        UNROLL
         for (int u = 0; u < 4; u++)
+            UNROLL
             for (int r = 0; r < NR; r++) {
                 __m256 wv = LOAD_W(r, i + 8 * u);
+                UNROLL
                 for (int c = 0; c < NC; c++)
                     acc[r][c][u] = _mm256_fmadd_ps(wv, _mm256_loadu_ps((const float *)(a + c * as) + i + 8 * u), acc[r][c][u]);
             }
     }
     for (int u = 0; i + 8 <= k; i += 8, u++)
+        UNROLL
         for (int r = 0; r < NR; r++) {
             __m256 wv = LOAD_W(r, i);
+            UNROLL
             for (int c = 0; c < NC; c++)
                 acc[r][c][u] = _mm256_fmadd_ps(wv, _mm256_loadu_ps((const float *)(a + c * as) + i), acc[r][c][u]);
         }
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) {
             const FLOAT_DOT_ELEM *wr = (const FLOAT_DOT_ELEM *)(w + r * ws);
             const float *x = (const float *)(a + c * as);
@@ -66,6 +80,57 @@ static ALWAYS_INLINE TARGET_AVX2 void FLOAT_DOT_FN(, _tile_avx2)(const uint8_t *
             for (int64_t t = i; t < k; t++) sum += FLOAT_DOT_WIDEN(wr[t]) * x[t];
             y[c * ys + r] = sum;
         }
+}
+
+/* AVX-512: 16-element chunks alternate between 2 accumulators per output (a tile of 2 rows x 4
+ * positions keeps 16 FMA chains going; a single row's 2 chains keep up with memory); the last
+ * partial chunk is a masked load. */
+static ALWAYS_INLINE TARGET_AVX512 void FLOAT_DOT_FN(, _tile_avx512)(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                                  size_t as, int64_t k, float *y, long ys,
+                                                                  const int NR, const int NC) {
+    __m512 acc0[2][4], acc1[2][4];   /* even and odd chunks */
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) acc0[r][c] = acc1[r][c] = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= k; i += 32) {
+        UNROLL
+        for (int r = 0; r < NR; r++)
+            for (int l = 0; l < 32 * ELEM_BYTES; l += 64) PREFETCH_ROW(w + r * ws + i * ELEM_BYTES + l);
+        UNROLL
+        for (int r = 0; r < NR; r++) {
+            __m512 w0 = FLOAT_DOT_LOAD16((const FLOAT_DOT_ELEM *)(w + r * ws) + i);
+            __m512 w1 = FLOAT_DOT_LOAD16((const FLOAT_DOT_ELEM *)(w + r * ws) + i + 16);
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                const float *x = (const float *)(a + c * as) + i;
+                acc0[r][c] = _mm512_fmadd_ps(w0, _mm512_loadu_ps(x), acc0[r][c]);
+                acc1[r][c] = _mm512_fmadd_ps(w1, _mm512_loadu_ps(x + 16), acc1[r][c]);
+            }
+        }
+    }
+    /* fewer than 32 left: at most two chunks, into accumulators 0 and 1 (written out with
+     * constant indices, which keeps the accumulators in registers) */
+#define FLOAT_DOT_TAIL_CHUNK(ACC)                                                                        \
+    if (i < k) {                                                                                       \
+        __mmask16 m = k - i >= 16 ? (__mmask16)0xffff : (__mmask16)((1u << (k - i)) - 1);              \
+        UNROLL \
+        for (int r = 0; r < NR; r++) {                                                                 \
+            __m512 wv = FLOAT_DOT_MLOAD16(m, (const FLOAT_DOT_ELEM *)(w + r * ws) + i);                \
+            UNROLL \
+            for (int c = 0; c < NC; c++)                                                               \
+                ACC[r][c] = _mm512_fmadd_ps(wv, _mm512_maskz_loadu_ps(m, (const float *)(a + c * as) + i), ACC[r][c]); \
+        }                                                                                              \
+        i += 16;                                                                                       \
+    }
+    FLOAT_DOT_TAIL_CHUNK(acc0)
+    FLOAT_DOT_TAIL_CHUNK(acc1)
+#undef FLOAT_DOT_TAIL_CHUNK
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(_mm512_add_ps(acc0[r][c], acc1[r][c]));
 }
 #undef LOAD_W
 #undef ELEM_BYTES

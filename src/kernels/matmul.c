@@ -13,16 +13,16 @@
 static const kernel_set scalar_set = { .level = SIMD_SCALAR };
 
 #if defined(TS_X86)
-/* Quantized types: 4 rows x 4 positions per tile. Float types: 1 row x FC positions, because
- * their row dot keeps 4 accumulators (a float FMA chain is otherwise latency-bound) and the tile
- * must repeat the row dot's operations exactly. */
-#define X86_SET(isa, lvl, quant, FC) {                                                         \
+/* Quantized types: 4 rows x 4 positions per tile. Float types: FR rows x FC positions, because
+ * their row dot keeps several accumulators (a float FMA chain is otherwise latency-bound: 4 with
+ * AVX2, 2 with AVX-512) and the tile must repeat the row dot's operations exactly. */
+#define X86_SET(isa, lvl, quant, FR, FC) {                                                         \
     .level = lvl,                                                                              \
     .quantize_q8_0 = quantize_act_q8_0_##quant, .quantize_q8_k = quantize_act_q8_k_##quant,    \
     .types = {                                                                                 \
-        [TS_F32]  = F32_ACT(vec_dot_f32_##isa, tile_f32_##isa, 1, FC),                         \
-        [TS_F16]  = F32_ACT(vec_dot_f16_##isa, tile_f16_##isa, 1, FC),                         \
-        [TS_BF16] = F32_ACT(vec_dot_bf16_##isa, tile_bf16_##isa, 1, FC),                       \
+        [TS_F32]  = F32_ACT(vec_dot_f32_##isa, tile_f32_##isa, FR, FC),                        \
+        [TS_F16]  = F32_ACT(vec_dot_f16_##isa, tile_f16_##isa, FR, FC),                        \
+        [TS_BF16] = F32_ACT(vec_dot_bf16_##isa, tile_bf16_##isa, FR, FC),                      \
         [TS_Q8_0] = Q8_0_ACT(vec_dot_q8_0_##isa, tile_q8_0_##isa, 4, 4),                       \
         [TS_Q4_0] = Q8_0_ACT(vec_dot_q4_0_##isa, NULL, 0, 0),                                  \
         [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_##isa, NULL, 0, 0),                                  \
@@ -35,8 +35,8 @@ static const kernel_set scalar_set = { .level = SIMD_SCALAR };
         [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_##isa, tile_q6_k_##isa, 4, 4),                       \
         [TS_Q4NX] = F32_ACT(vec_dot_q4nx_##isa, tile_q4nx_##isa, 4, 4),                        \
     } }
-static const kernel_set avx2_set = X86_SET(avx2, SIMD_AVX2, avx2, 2);
-static const kernel_set avx512_set = X86_SET(avx512, SIMD_AVX512, avx2, 4);
+static const kernel_set avx2_set = X86_SET(avx2, SIMD_AVX2, avx2, 1, 2);
+static const kernel_set avx512_set = X86_SET(avx512, SIMD_AVX512, avx2, 2, 4);
 #endif
 
 #if defined(__aarch64__)
@@ -94,6 +94,7 @@ size_t matmul_scratch_bytes(int max_n, int64_t max_k) {
 /* ---- the product ---- */
 
 #define MAX_MULTI 4
+#define TILE_BLOCK_BYTES (128 * 1024)   /* weight rows per cache block of a tiled product */
 
 typedef struct matmul_job {
     const kernel_set *ks;
@@ -129,19 +130,28 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const int64_t k = w->cols;
     long r = lo;
     /* Register tiles when the batch fills one: the tile's rows are read from memory once for
-     * tile_cols positions. A matrix-vector product reads each row in turn instead: streaming
-     * several rows at once defeated the hardware prefetcher here (8 vs 25 GB/s measured), and
-     * memory bandwidth is the limit there anyway. */
-    if (tk->tile && n >= tk->tile_cols)
-        for (; r + tk->tile_rows <= hi; r += tk->tile_rows) {
-            const uint8_t *wr = w->data + (size_t)r * wsz;
+     * tile_cols positions. The rows are taken in blocks of about TILE_BLOCK_BYTES, and each block
+     * is multiplied by every group of positions before the next block starts, so the block stays
+     * in the L2 cache while the activations of a group stay in L1. A matrix-vector product reads
+     * each row in turn instead: streaming several rows at once defeated the hardware prefetcher
+     * here (8 vs 25 GB/s measured), and memory bandwidth is the limit there anyway. */
+    if (tk->tile && n >= tk->tile_cols) {
+        const int tr = tk->tile_rows, tc = tk->tile_cols;
+        long block = (long)(TILE_BLOCK_BYTES / wsz) / tr * tr;
+        if (block < tr) block = tr;
+        for (long rb = lo; rb + tr <= hi; rb += block) {
+            long re = rb + block < hi ? rb + block : hi;
+            re = rb + (re - rb) / tr * tr;        /* whole tiles; the leftover rows come last */
             int t = 0;
-            for (; t + tk->tile_cols <= n; t += tk->tile_cols)
-                tk->tile(wr, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
+            for (; t + tc <= n; t += tc)
+                for (long rr = rb; rr < re; rr += tr)
+                    tk->tile(w->data + (size_t)rr * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + rr, ys);
             for (; t < n; t++)
-                for (int i = 0; i < tk->tile_rows; i++)
-                    y[(long)t * ys + r + i] = tk->dot(wr + (size_t)i * wsz, act + (size_t)t * as, k);
+                for (long rr = rb; rr < re; rr++)
+                    y[(long)t * ys + rr] = tk->dot(w->data + (size_t)rr * wsz, act + (size_t)t * as, k);
+            r = re;
         }
+    }
     for (; r < hi; r++) {
         const uint8_t *wr = w->data + (size_t)r * wsz;
         for (int t = 0; t < n; t++) y[(long)t * ys + r] = tk->dot(wr, act + (size_t)t * as, k);

@@ -10,6 +10,7 @@ static ALWAYS_INLINE float dot_q4_k_q8_k(const void *w, const void *act, int64_t
     float sum = 0.0f;
     for (int64_t i = 0; i < k / QK_K; i++) {
         int8_t q[QK_K];
+        UNROLL
         for (int c = 0; c < 4; c++)
             for (int l = 0; l < 32; l++) {
                 q[64 * c + l] = (int8_t)(x[i].qs[32 * c + l] & 0xf);
@@ -57,7 +58,9 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
                                                      const int NR, const int NC) {
     __m256 acc[4][4];
     float minsum[4][4];
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) { acc[r][c] = _mm256_setzero_ps(); minsum[r][c] = 0.0f; }
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     for (int64_t i = 0; i < k / QK_K; i++) {
@@ -65,6 +68,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
         const block_q8_K *ab[4];
         __m256i scale[4][8];
         __m128i mins[4];
+        UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q4_K *)(w + r * ws) + i;
             PREFETCH_ROW(wb[r]);
@@ -76,19 +80,25 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
             for (int g = 0; g < 8; g++) scale[r][g] = _mm256_set1_epi16(sc[g]);
             mins[r] = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)m));
         }
+        UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m256i isum[4][4];
+        UNROLL
         for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm256_setzero_si256();
+        UNROLL
         for (int j = 0; j < 4; j++) {
             __m256i lo[4], hi[4];
+            UNROLL
             for (int r = 0; r < NR; r++) {
                 __m256i q = _mm256_loadu_si256((const __m256i *)(wb[r]->qs + 32 * j));
                 lo[r] = _mm256_and_si256(q, low4);
                 hi[r] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
             }
+            UNROLL
             for (int c = 0; c < NC; c++) {
                 __m256i a0 = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 64 * j));
                 __m256i a1 = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 64 * j + 32));
+                UNROLL
                 for (int r = 0; r < NR; r++) {
                     __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo[r], a0), scale[r][2 * j]);
                     __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi[r], a1), scale[r][2 * j + 1]);
@@ -96,11 +106,13 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
                 }
             }
         }
+        UNROLL
         for (int c = 0; c < NC; c++) {
             float da = f32_from_bits(load_u32(ab[c]->d));
             /* the activation sums of each group of 32: adjacent pairs of the 16-value bsums */
             __m128i bs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab[c]->bsums),
                                         _mm_loadu_si128((const __m128i *)(ab[c]->bsums + 16)));
+            UNROLL
             for (int r = 0; r < NR; r++) {
                 __m128i mb = _mm_madd_epi16(mins[r], bs);
                 mb = _mm_add_epi32(mb, _mm_unpackhi_epi64(mb, mb));
@@ -111,7 +123,9 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
             }
         }
     }
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - minsum[r][c];
 }
 
@@ -122,7 +136,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_
                                                          const int NR, const int NC) {
     __m512 acc[4][4];
     float minsum[4][4];
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) { acc[r][c] = _mm512_setzero_ps(); minsum[r][c] = 0.0f; }
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
@@ -131,6 +147,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_
         const block_q8_K *ab[4];
         __m512i scale[4][4];
         __m128i mins[4];
+        UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q4_K *)(w + r * ws) + i;
             PREFETCH_ROW(wb[r]);
@@ -139,30 +156,39 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_
             int16_t sc[8];
             uint8_t m[8];
             kq_unpack_scales_mins(wb[r]->scales, sc, m);
+            UNROLL
             for (int j = 0; j < 4; j++)
                 scale[r][j] = _mm512_inserti64x4(_mm512_set1_epi16(sc[2 * j]), _mm256_set1_epi16(sc[2 * j + 1]), 1);
             mins[r] = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)m));
         }
+        UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m512i isum[4][4];
+        UNROLL
         for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm512_setzero_si512();
+        UNROLL
         for (int j = 0; j < 4; j++) {
             __m512i q[4];
+            UNROLL
             for (int r = 0; r < NR; r++) {
                 __m512i both = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r]->qs + 32 * j)));
                 q[r] = _mm512_and_si512(_mm512_srlv_epi16(both, nibble_shift), low4);
             }
+            UNROLL
             for (int c = 0; c < NC; c++) {
                 __m512i av = _mm512_loadu_si512((const void *)(ab[c]->qs + 64 * j));
+                UNROLL
                 for (int r = 0; r < NR; r++)
                     isum[r][c] = _mm512_add_epi32(isum[r][c],
                                                   _mm512_madd_epi16(_mm512_maddubs_epi16(q[r], av), scale[r][j]));
             }
         }
+        UNROLL
         for (int c = 0; c < NC; c++) {
             float da = f32_from_bits(load_u32(ab[c]->d));
             __m128i bs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab[c]->bsums),
                                         _mm_loadu_si128((const __m128i *)(ab[c]->bsums + 16)));
+            UNROLL
             for (int r = 0; r < NR; r++) {
                 __m128i mb = _mm_madd_epi16(mins[r], bs);
                 mb = _mm_add_epi32(mb, _mm_unpackhi_epi64(mb, mb));
@@ -173,7 +199,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_
             }
         }
     }
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]) - minsum[r][c];
 }
 

@@ -12,15 +12,18 @@ static ALWAYS_INLINE TARGET_AVX2 void q4nx_tile_avx2(const uint8_t *w, size_t ws
                                                    size_t as, int64_t k, float *y, long ys,
                                                    const int NR, const int NC) {
     __m256 acc[4][4];
+    UNROLL
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
     const __m128i low4 = _mm_set1_epi8(0x0f);
     for (int64_t i = 0; i < k / QK; i++) {
         __m256 x[4][4], xsum[4];
+        UNROLL
         for (int c = 0; c < NC; c++) {
             const float *xp = (const float *)(a + c * as) + i * QK;
             for (int v = 0; v < 4; v++) x[c][v] = _mm256_loadu_ps(xp + 8 * v);
             xsum[c] = _mm256_add_ps(_mm256_add_ps(x[c][0], x[c][1]), _mm256_add_ps(x[c][2], x[c][3]));
         }
+        UNROLL
         for (int r = 0; r < NR; r++) {
             const block_q4nx *b = (const block_q4nx *)(w + r * ws) + i;
             __m128i bytes = _mm_loadu_si128((const __m128i *)b->qs);
@@ -33,6 +36,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q4nx_tile_avx2(const uint8_t *w, size_t ws
             };
             __m256 d = _mm256_set1_ps(bfloat_to_f32((uint16_t)(b->d[0] | b->d[1] << 8)));
             __m256 m = _mm256_set1_ps(bfloat_to_f32((uint16_t)(b->m[0] | b->m[1] << 8)));
+            UNROLL
             for (int c = 0; c < NC; c++) {
                 __m256 qx = _mm256_mul_ps(q[0], x[c][0]);
                 qx = _mm256_fmadd_ps(q[1], x[c][1], qx);
@@ -43,7 +47,9 @@ static ALWAYS_INLINE TARGET_AVX2 void q4nx_tile_avx2(const uint8_t *w, size_t ws
             }
         }
     }
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
 }
 

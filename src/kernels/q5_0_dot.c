@@ -45,11 +45,13 @@ static ALWAYS_INLINE TARGET_AVX2 void q5_0_tile_avx2(const uint8_t *w, size_t ws
                                                      size_t as, int64_t k, float *y, long ys,
                                                      const int NR, const int NC) {
     __m256 acc[4][4];
+    UNROLL
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
     const __m256i ones = _mm256_set1_epi16(1);
     for (int64_t i = 0; i < k / QK; i++) {
         __m256i wq[4], wabs[4];
         __m256 dw[4];
+        UNROLL
         for (int r = 0; r < NR; r++) {
             const block_q5_0 *b = (const block_q5_0 *)(w + r * ws) + i;
             PREFETCH_ROW(b);
@@ -57,16 +59,19 @@ static ALWAYS_INLINE TARGET_AVX2 void q5_0_tile_avx2(const uint8_t *w, size_t ws
             wabs[r] = _mm256_sign_epi8(wq[r], wq[r]);
             dw[r] = _mm256_set1_ps(f16_bits_to_f32(b->d));
         }
+        UNROLL
         for (int c = 0; c < NC; c++) {
             const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
             __m256i aq = _mm256_loadu_si256((const __m256i *)b->qs);
             __m256 da = _mm256_set1_ps(f16_bits_to_f32(b->d));
+            UNROLL
             for (int r = 0; r < NR; r++) {
                 __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(wabs[r], _mm256_sign_epi8(aq, wq[r])), ones);
                 acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]);
             }
         }
     }
+    UNROLL
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
 }
 
@@ -94,6 +99,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t 
                                                        size_t as, int64_t k, float *y, long ys,
                                                        const int NR, const int NC) {
     __m512 acc[4][4];
+    UNROLL
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
     const __m512i offset = _mm512_set1_epi8((char)0x80);
     const int64_t nb = k / QK;
@@ -101,6 +107,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t 
         const int both = i + 1 < nb;
         __m512i wq[4], start[4];
         __m512 dw[4];
+        UNROLL
         for (int r = 0; r < NR; r++) {
             const block_q5_0 *b = (const block_q5_0 *)(w + r * ws) + i;
             PREFETCH_ROW(b);
@@ -110,17 +117,21 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t 
                                         _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));
             dw[r] = f16_pair_to_f32x16(b[0].d, both ? b[1].d : NULL);
         }
+        UNROLL
         for (int c = 0; c < NC; c++) {
             const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
             __m512i au = _mm512_xor_si512(load_q8_0_pair(b, both), offset);
             __m512 da = load_q8_0_d_pair(b, both);
+            UNROLL
             for (int r = 0; r < NR; r++) {
                 __m512i p = _mm512_dpbusd_epi32(start[r], au, wq[r]);
                 acc[r][c] = _mm512_fmadd_ps(_mm512_mul_ps(dw[r], da), _mm512_cvtepi32_ps(p), acc[r][c]);
             }
         }
     }
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
 }
 

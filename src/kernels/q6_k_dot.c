@@ -11,7 +11,9 @@ static ALWAYS_INLINE float dot_q6_k_q8_k(const void *w, const void *act, int64_t
     float sum = 0.0f;
     for (int64_t i = 0; i < k / QK_K; i++) {
         int8_t q[QK_K];
+        UNROLL
         for (int n = 0; n < 2; n++)
+            UNROLL
             for (int j = 0; j < 4; j++)
                 for (int l = 0; l < 32; l++) {
                     int low = (x[i].ql[64 * n + 32 * (j & 1) + l] >> (4 * (j >> 1))) & 0xf;
@@ -42,22 +44,30 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
                                                      const int NR, const int NC) {
     __m256 acc[4][4];
     float corr[4][4];
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) { acc[r][c] = _mm256_setzero_ps(); corr[r][c] = 0.0f; }
     const __m256i low4 = _mm256_set1_epi8(0x0f), low2 = _mm256_set1_epi8(0x03);
     for (int64_t i = 0; i < k / QK_K; i++) {
         const block_q6_K *wb[4];
         const block_q8_K *ab[4];
+        UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q6_K *)(w + r * ws) + i;
             for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
         }
+        UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m256i isum[4][4];
+        UNROLL
         for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm256_setzero_si256();
+        UNROLL
         for (int n = 0; n < 2; n++)
+            UNROLL
             for (int j = 0; j < 4; j++) {
                 __m256i q[4], scale[4];
+                UNROLL
                 for (int r = 0; r < NR; r++) {
                     __m256i ql = _mm256_loadu_si256((const __m256i *)(wb[r]->ql + 64 * n + 32 * (j & 1)));
                     __m256i qh = _mm256_loadu_si256((const __m256i *)(wb[r]->qh + 32 * n));
@@ -67,17 +77,21 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
                     const int8_t *s = wb[r]->scales + 8 * n + 2 * j;
                     scale[r] = _mm256_setr_m128i(_mm_set1_epi16(s[0]), _mm_set1_epi16(s[1]));
                 }
+                UNROLL
                 for (int c = 0; c < NC; c++) {
                     __m256i av = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 128 * n + 32 * j));
+                    UNROLL
                     for (int r = 0; r < NR; r++) {
                         __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(q[r], av), scale[r]);
                         isum[r][c] = _mm256_add_epi32(isum[r][c], p);
                     }
                 }
             }
+        UNROLL
         for (int c = 0; c < NC; c++) {
             float da = f32_from_bits(load_u32(ab[c]->d));
             __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
+            UNROLL
             for (int r = 0; r < NR; r++) {
                 /* sum_g scales[g] bsum[g] */
                 __m256i sb = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)wb[r]->scales)), bs);
@@ -90,7 +104,9 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
             }
         }
     }
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - corr[r][c];
 }
 
@@ -102,7 +118,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_
                                                          const int NR, const int NC) {
     __m512 acc[4][4];
     float corr[4][4];
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) { acc[r][c] = _mm512_setzero_ps(); corr[r][c] = 0.0f; }
     const __m512i low4 = _mm512_set1_epi8(0x0f), low2 = _mm512_set1_epi8(0x03);
     /* each 16-bit lane of group g (128-bit lane g) takes scale g of the four */
@@ -111,18 +129,24 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_
     for (int64_t i = 0; i < k / QK_K; i++) {
         const block_q6_K *wb[4];
         const block_q8_K *ab[4];
+        UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q6_K *)(w + r * ws) + i;
             for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
         }
+        UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m512i isum[4][4];
+        UNROLL
         for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm512_setzero_si512();
+        UNROLL
         for (int n = 0; n < 2; n++)
+            UNROLL
             for (int jj = 0; jj < 2; jj++) {
                 const __m512i high_shift = _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * jj)),
                                                               _mm256_set1_epi16((short)(4 * jj + 2)), 1);
                 __m512i q[4], scale[4];
+                UNROLL
                 for (int r = 0; r < NR; r++) {
                     __m512i ql = _mm512_loadu_si512((const void *)(wb[r]->ql + 64 * n));
                     __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r]->qh + 32 * n)));
@@ -134,16 +158,20 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_
                     scale[r] = _mm512_permutexvar_epi16(scale_index,
                                                         _mm512_castsi128_si512(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(s4))));
                 }
+                UNROLL
                 for (int c = 0; c < NC; c++) {
                     __m512i av = _mm512_loadu_si512((const void *)(ab[c]->qs + 128 * n + 64 * jj));
+                    UNROLL
                     for (int r = 0; r < NR; r++)
                         isum[r][c] = _mm512_add_epi32(isum[r][c],
                                                       _mm512_madd_epi16(_mm512_maddubs_epi16(q[r], av), scale[r]));
                 }
             }
+        UNROLL
         for (int c = 0; c < NC; c++) {
             float da = f32_from_bits(load_u32(ab[c]->d));
             __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
+            UNROLL
             for (int r = 0; r < NR; r++) {
                 __m256i sb = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)wb[r]->scales)), bs);
                 __m128i h = _mm_add_epi32(_mm256_castsi256_si128(sb), _mm256_extracti128_si256(sb, 1));
@@ -155,7 +183,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_
             }
         }
     }
+    UNROLL
     for (int r = 0; r < NR; r++)
+        UNROLL
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]) - corr[r][c];
 }
 

@@ -25,6 +25,10 @@
     __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 #endif
 #define ALWAYS_INLINE inline __attribute__((always_inline))
+/* Unroll the following small loop completely. The tile kernels index arrays of vector accumulators
+ * by row and column: only with every index a constant does GCC keep them in registers (without
+ * it, GCC 12 stores every accumulator to the stack on every iteration). */
+#define UNROLL _Pragma("GCC unroll 8")
 
 /* w . act over k weights: one weight row with one activation row (in the set's format). */
 typedef float (*vec_dot_fn)(const void *w, const void *act, int64_t k);
