@@ -47,6 +47,11 @@ typedef struct { uint8_t d[2]; uint8_t dmin[2]; uint8_t scales[12]; uint8_t qh[Q
 typedef struct { uint8_t ql[QK_K / 2]; uint8_t qh[QK_K / 4]; int8_t scales[QK_K / 16]; uint8_t d[2]; } block_q6_K;
 /* value = d * q with an f32 d; bsums[i] = sum of qs[16i .. 16i+15] (for integer dot products). */
 typedef struct { uint8_t d[4]; int8_t qs[QK_K]; uint8_t bsums[2 * (QK_K / 16)]; } block_q8_K;
+/* Activations only (the AVX-512 Q8_0 and Q5_0 kernels): two Q8_0 blocks laid out for one 512-bit
+ * vector each way. qs: the codes plus 128 (unsigned, as VNNI's dpbusd wants them), block 2p then
+ * block 2p + 1; d: 16 little-endian f32, the f16-rounded scale of block 2p eight times, then that
+ * of block 2p + 1. A row with an odd number of blocks ends with a half pair (codes 128, scale 0). */
+typedef struct { uint8_t qs[2 * QK]; uint8_t d[16 * 4]; } block_q8_0x2;
 
 _Static_assert(sizeof(block_q4_0) == 18, "block_q4_0 layout");
 _Static_assert(sizeof(block_q4_1) == 20, "block_q4_1 layout");
@@ -60,6 +65,7 @@ _Static_assert(sizeof(block_q4_K) == 144, "block_q4_K layout");
 _Static_assert(sizeof(block_q5_K) == 176, "block_q5_K layout");
 _Static_assert(sizeof(block_q6_K) == 210, "block_q6_K layout");
 _Static_assert(sizeof(block_q8_K) == 292, "block_q8_K layout");
+_Static_assert(sizeof(block_q8_0x2) == 128, "block_q8_0x2 layout");
 
 /* ---- half precision, inline so per-element row kernels need no call ---- */
 

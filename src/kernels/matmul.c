@@ -8,6 +8,7 @@
 #define Q8_0_ACT(dot_fn, tile_fn, rows, cols) { TS_Q8_0, dot_fn, tile_fn, rows, cols }
 #define Q8_K_ACT(dot_fn, tile_fn, rows, cols) { TS_Q8_K, dot_fn, tile_fn, rows, cols }
 #define F32_ACT(dot_fn, tile_fn, rows, cols) { TS_F32, dot_fn, tile_fn, rows, cols }
+#define ACT(fmt, dot_fn, tile_fn, rows, cols) { fmt, dot_fn, tile_fn, rows, cols }
 
 /* The reference: every type through type_traits.dot_f32 on f32 activations. */
 static const kernel_set scalar_set = { .level = SIMD_SCALAR };
@@ -16,17 +17,18 @@ static const kernel_set scalar_set = { .level = SIMD_SCALAR };
 /* Quantized types: 4 rows x 4 positions per tile. Float types: FR rows x FC positions, because
  * their row dot keeps several accumulators (a float FMA chain is otherwise latency-bound: 4 with
  * AVX2, 2 with AVX-512) and the tile must repeat the row dot's operations exactly. */
-#define X86_SET(isa, lvl, quant, FR, FC) {                                                         \
+#define X86_SET(isa, lvl, quant, q8_0_fmt, q8_0x2_quant, FR, FC) {                              \
     .level = lvl,                                                                              \
     .quantize_q8_0 = quantize_act_q8_0_##quant, .quantize_q8_k = quantize_act_q8_k_##quant,    \
+    .quantize_q8_0x2 = q8_0x2_quant,                                                           \
     .types = {                                                                                 \
         [TS_F32]  = F32_ACT(vec_dot_f32_##isa, tile_f32_##isa, FR, FC),                        \
         [TS_F16]  = F32_ACT(vec_dot_f16_##isa, tile_f16_##isa, FR, FC),                        \
         [TS_BF16] = F32_ACT(vec_dot_bf16_##isa, tile_bf16_##isa, FR, FC),                      \
-        [TS_Q8_0] = Q8_0_ACT(vec_dot_q8_0_##isa, tile_q8_0_##isa, 4, 4),                       \
+        [TS_Q8_0] = ACT(q8_0_fmt, vec_dot_q8_0_##isa, tile_q8_0_##isa, 4, 4),                  \
         [TS_Q4_0] = Q8_0_ACT(vec_dot_q4_0_##isa, NULL, 0, 0),                                  \
         [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_##isa, NULL, 0, 0),                                  \
-        [TS_Q5_0] = Q8_0_ACT(vec_dot_q5_0_##isa, tile_q5_0_##isa, 4, 4),                       \
+        [TS_Q5_0] = ACT(q8_0_fmt, vec_dot_q5_0_##isa, tile_q5_0_##isa, 4, 4),                  \
         [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_##isa, NULL, 0, 0),                                  \
         [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_##isa, NULL, 0, 0),                                  \
         [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_##isa, NULL, 0, 0),                                  \
@@ -35,8 +37,9 @@ static const kernel_set scalar_set = { .level = SIMD_SCALAR };
         [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_##isa, tile_q6_k_##isa, 4, 4),                       \
         [TS_Q4NX] = F32_ACT(vec_dot_q4nx_##isa, tile_q4nx_##isa, 4, 4),                        \
     } }
-static const kernel_set avx2_set = X86_SET(avx2, SIMD_AVX2, avx2, 1, 2);
-static const kernel_set avx512_set = X86_SET(avx512, SIMD_AVX512, avx2, 2, 4);
+static const kernel_set avx2_set = X86_SET(avx2, SIMD_AVX2, avx2, TS_Q8_0, NULL, 1, 2);
+/* AVX-512: the Q8_0 and Q5_0 kernels take their activations in pairs of blocks (block_q8_0x2) */
+static const kernel_set avx512_set = X86_SET(avx512, SIMD_AVX512, avx2, ACT_Q8_0X2, quantize_act_q8_0x2_avx512, 2, 4);
 #endif
 
 #if defined(__aarch64__)
@@ -82,13 +85,16 @@ int matmul_kernels_level(const struct kernel_set *ks) { return ks ? ks->level : 
 
 size_t act_row_bytes(int act_type, int64_t k) {
     if (act_type == TS_F32) return (size_t)k * sizeof(float);
+    if (act_type == ACT_Q8_0X2) return (size_t)((k / QK + 1) / 2) * sizeof(block_q8_0x2);
     return type_row_bytes(act_type, k);
 }
 
-/* Room for the Q8_0 and the Q8_K form of every position (a Q8_K row needs k % 256 == 0). */
+/* Room for the Q8_0, the paired Q8_0 and the Q8_K form of every position (a Q8_K row needs
+ * k % 256 == 0). */
 size_t matmul_scratch_bytes(int max_n, int64_t max_k) {
     int64_t k0 = (max_k + QK - 1) / QK * QK, kk = (max_k + QK_K - 1) / QK_K * QK_K;
-    return (size_t)max_n * (act_row_bytes(TS_Q8_0, k0) + act_row_bytes(TS_Q8_K, kk)) + 64;
+    return (size_t)max_n * (act_row_bytes(TS_Q8_0, k0) + act_row_bytes(ACT_Q8_0X2, k0) +
+                            act_row_bytes(TS_Q8_K, kk)) + 64;
 }
 
 /* ---- the product ---- */
@@ -178,7 +184,7 @@ typedef struct quantize_job {
     const float *x;
     long x_stride;
     int n, n_fmt;
-    quantize_fmt fmt[2];    /* Q8_0 and/or Q8_K */
+    quantize_fmt fmt[3];    /* Q8_0, paired Q8_0 and/or Q8_K */
 } quantize_job;
 
 static void quantize_task(void *ctx, int ith, int nth) {
@@ -213,7 +219,8 @@ void matmul_multi(const matmul_ctx *mc, int count, const weight *const *ws, cons
         int at = tk->act_type;
         if (!tk->dot || at == TS_F32 || j.act[at]) continue;
         size_t stride = act_row_bytes(at, j.w[i]->cols);
-        q.fmt[q.n_fmt++] = (quantize_fmt){ at == TS_Q8_0 ? ks->quantize_q8_0 : ks->quantize_q8_k,
+        quantize_act_fn quant = at == TS_Q8_0 ? ks->quantize_q8_0 : at == TS_Q8_K ? ks->quantize_q8_k : ks->quantize_q8_0x2;
+        q.fmt[q.n_fmt++] = (quantize_fmt){ quant,
                                            scratch, stride, j.w[i]->cols };
         j.act[at] = scratch;
         j.act_stride[at] = stride;

@@ -101,7 +101,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t 
     __m512 acc[4][4];
     UNROLL
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
-    const __m512i offset = _mm512_set1_epi8((char)0x80);
+    const __m512i offset = _mm512_set1_epi8((char)0x80);   /* for the weights' start values */
     const int64_t nb = k / QK;
     for (int64_t i = 0; i < nb; i += 2) {
         const int both = i + 1 < nb;
@@ -119,9 +119,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t 
         }
         UNROLL
         for (int c = 0; c < NC; c++) {
-            const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
-            __m512i au = _mm512_xor_si512(load_q8_0_pair(b, both), offset);
-            __m512 da = load_q8_0_d_pair(b, both);
+            const block_q8_0x2 *ap = (const block_q8_0x2 *)(a + c * as) + i / 2;
+            __m512i au = _mm512_loadu_si512((const void *)ap->qs);
+            __m512 da = _mm512_loadu_ps((const void *)ap->d);
             UNROLL
             for (int r = 0; r < NR; r++) {
                 __m512i p = _mm512_dpbusd_epi32(start[r], au, wq[r]);

@@ -44,6 +44,25 @@ TARGET_AVX2 void quantize_act_q8_0_avx2(const float *x, void *act, int64_t k) {
     }
 }
 
+TARGET_AVX512 void quantize_act_q8_0x2_avx512(const float *x, void *act, int64_t k) {
+    block_q8_0x2 *p = act;
+    const int64_t nb = k / QK;
+    for (int64_t i = 0; i < nb; i++, x += QK) {
+        block_q8_0x2 *pair = p + i / 2;
+        const int half = (int)(i % 2);
+        float amax = max_abs_f32(x, QK), id = amax != 0.0f ? 127.0f / amax : 0.0f;
+        float d = _cvtsh_ss(_cvtss_sh(amax / 127.0f, 0));     /* the f16-rounded scale, as Q8_0 stores it */
+        __m256i codes = _mm256_xor_si256(round_pack32(x, id), _mm256_set1_epi8((char)0x80));
+        _mm256_storeu_si256((__m256i *)(pair->qs + 32 * half), codes);
+        _mm256_storeu_ps((float *)(void *)(pair->d + 32 * half), _mm256_set1_ps(d));
+    }
+    if (nb % 2) {   /* the half pair: zero activations with a zero scale */
+        block_q8_0x2 *pair = p + nb / 2;
+        memset(pair->qs + QK, 0x80, QK);
+        memset(pair->d + 32, 0, 32);
+    }
+}
+
 TARGET_AVX2 void quantize_act_q8_k_avx2(const float *x, void *act, int64_t k) {
     block_q8_K *b = act;
     for (int64_t i = 0; i < k / QK_K; i++, b++, x += QK_K) {
@@ -66,3 +85,14 @@ TARGET_AVX2 void quantize_act_q8_k_avx2(const float *x, void *act, int64_t k) {
     }
 }
 #endif
+
+void dequant_act_q8_0x2(const void *act, float *y, int64_t k) {
+    const block_q8_0x2 *p = act;
+    for (int64_t e = 0; e < k; e++) {
+        const block_q8_0x2 *pair = p + e / (2 * QK);
+        int j = (int)(e % (2 * QK));
+        float d;
+        memcpy(&d, pair->d + 4 * (j / QK * 8), 4);
+        y[e] = (float)((int)pair->qs[j] - 128) * d;
+    }
+}

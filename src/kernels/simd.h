@@ -16,7 +16,6 @@
 #include <string.h>
 #include "kernels/types.h"
 #include "kernels/cpu.h"
-#include "kernels/kernels_internal.h"
 
 #if defined(__x86_64__)
 #define TS_X86 1
@@ -40,8 +39,11 @@ typedef void (*tile_fn)(const uint8_t *w, size_t w_stride, const uint8_t *act, s
 /* One activation row of k floats into the 8-bit format. */
 typedef void (*quantize_act_fn)(const float *x, void *act, int64_t k);
 
+/* An activation format that is no tensor type: Q8_0 blocks in pairs (block_q8_0x2). */
+#define ACT_Q8_0X2 (TS_TYPE_COUNT - 1)
+
 typedef struct type_kernels {
-    int act_type;      /* TS_F32 (the activations as they are), TS_Q8_0 or TS_Q8_K */
+    int act_type;      /* TS_F32 (the activations as they are), TS_Q8_0, TS_Q8_K or ACT_Q8_0X2 */
     vec_dot_fn dot;    /* NULL: the scalar reference type_traits.dot_f32 on f32 activations */
     tile_fn tile;      /* NULL: the matmul calls dot for every output */
     int tile_rows, tile_cols;
@@ -49,7 +51,7 @@ typedef struct type_kernels {
 
 typedef struct kernel_set {
     int level;                       /* enum simd_level */
-    quantize_act_fn quantize_q8_0, quantize_q8_k;
+    quantize_act_fn quantize_q8_0, quantize_q8_k, quantize_q8_0x2;
     type_kernels types[TS_TYPE_COUNT];
 } kernel_set;
 
@@ -103,6 +105,10 @@ void quantize_act_q8_0_generic(const float *x, void *act, int64_t k);
 void quantize_act_q8_k_generic(const float *x, void *act, int64_t k);
 void quantize_act_q8_0_avx2(const float *x, void *act, int64_t k);
 void quantize_act_q8_k_avx2(const float *x, void *act, int64_t k);
+/* The paired format: the same scales and codes as quantize_act_q8_0_avx2, laid out as block_q8_0x2. */
+void quantize_act_q8_0x2_avx512(const float *x, void *act, int64_t k);
+/* Back to floats (for tests): y[i] = (code - 128) * scale. */
+void dequant_act_q8_0x2(const void *act, float *y, int64_t k);
 
 /* Sum of a[i] * b[i] over n int8 values: the inner loop of the portable kernels, written to
  * vectorize with whatever ISA the caller is compiled for. */
@@ -163,15 +169,6 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 f16_pair_to_f32x16(const uint8_t *d0, 
     memcpy(&h0, d0, 2);
     if (d1) memcpy(&h1, d1, 2);
     return _mm512_cvtph_ps(_mm256_set_m128i(_mm_set1_epi16((short)h1), _mm_set1_epi16((short)h0)));
-}
-
-/* Q8_0 blocks b[0] and (both ? b[1] : none) as a pair: their codes, their scales */
-static ALWAYS_INLINE TARGET_AVX512 __m512i load_q8_0_pair(const block_q8_0 *b, int both) {
-    __m256i hi = both ? _mm256_loadu_si256((const __m256i *)b[1].qs) : _mm256_setzero_si256();
-    return join_i8x32(_mm256_loadu_si256((const __m256i *)b[0].qs), both ? &hi : NULL);
-}
-static ALWAYS_INLINE TARGET_AVX512 __m512 load_q8_0_d_pair(const block_q8_0 *b, int both) {
-    return f16_pair_to_f32x16(b[0].d, both ? b[1].d : NULL);
 }
 
 static ALWAYS_INLINE TARGET_AVX2 float f16_bits_to_f32(const uint8_t *p) {

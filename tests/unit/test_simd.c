@@ -111,6 +111,21 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
               scale_diff, bsum_bad);
         free(a); free(ref);
     }
+    if (ks->quantize_q8_0x2) {
+        /* the paired layout holds the set's Q8_0 values exactly; 7 blocks end in a half pair */
+        const int64_t k7 = 7 * 32;
+        uint8_t q[7 * 34], pairs[4 * 128];
+        float v1[7 * 32], v2[7 * 32];
+        ks->quantize_q8_0(x, q, k7);
+        ks->quantize_q8_0x2(x, pairs, k7);
+        type_get(TS_Q8_0)->dequant_row(q, v1, k7);
+        dequant_act_q8_0x2(pairs, v2, k7);
+        int pad_ok = 1;
+        for (int j = 32; j < 64; j++) pad_ok &= pairs[3 * 128 + j] == 128;
+        for (int j = 96; j < 128; j++) pad_ok &= pairs[3 * 128 + j] == 0;
+        CHECK(memcmp(v1, v2, sizeof v1) == 0 && pad_ok && act_row_bytes(ACT_Q8_0X2, k7) == 4 * 128,
+              "%s: paired Q8_0 activations hold the Q8_0 quantizer's values exactly, half pair padded", isa);
+    }
 }
 
 /* One type under one kernel set. */
@@ -129,7 +144,8 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
     uint8_t *act = malloc((size_t)cols * as);
     for (int c = 0; c < cols; c++) {
         if (tk->act_type == TS_F32) memcpy(act + c * as, x + c * k, as);
-        else (tk->act_type == TS_Q8_0 ? ks->quantize_q8_0 : ks->quantize_q8_k)(x + c * k, act + c * as, k);
+        else (tk->act_type == TS_Q8_0 ? ks->quantize_q8_0 : tk->act_type == TS_Q8_K ? ks->quantize_q8_k
+                                                                                  : ks->quantize_q8_0x2)(x + c * k, act + c * as, k);
     }
     double worst_exact = 0, worst_ref = 0;
     float y[6][9];
@@ -138,6 +154,7 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
         for (int c = 0; c < cols; c++) {
             const float *xc = x + c * k;
             if (tk->act_type == TS_F32) memcpy(ad, xc, k * sizeof(float));
+            else if (tk->act_type == ACT_Q8_0X2) dequant_act_q8_0x2(act + c * as, ad, k);
             else type_get(tk->act_type)->dequant_row(act + c * as, ad, k);
             double exact = 0, mag = 0, qerr = 0;
             for (int64_t j = 0; j < k; j++) {
