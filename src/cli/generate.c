@@ -59,6 +59,15 @@ int session_init(session *s, ts_model *m, int n_ctx, int n_threads, ts_error *er
     memset(s, 0, sizeof *s);
     s->m = m;
     if (ts_context_new(m, n_ctx, n_threads, &s->ctx, err) != 0) return -1;
+    /* Warm up: one evaluation reads every weight once, so the first touch of the mapped file
+     * (0.3 s for 400 MB on the machine this was measured on, against 25 ms for a later token)
+     * is paid here, at load, rather than by the first prompt; then the context starts over. */
+    int32_t tok = 0;
+    if (ts_eval(s->ctx, &tok, 1, NULL, false, err) != 0 || ts_context_truncate(s->ctx, 0) != 0) {
+        ts_context_free(s->ctx);
+        s->ctx = NULL;
+        return -1;
+    }
     s->cap = ts_context_n_ctx(s->ctx) + 1;
     s->cached = malloc((size_t)s->cap * sizeof *s->cached);
     if (!s->cached) { ts_context_free(s->ctx); s->ctx = NULL; return fail(err, "out of memory"); }

@@ -61,8 +61,9 @@ typedef struct attention_job {
 } attention_job;
 
 /* One query (position t, head h) against the cached positions it sees: scores, softmax, and the
- * weighted sum of values. A sliding layer's positions may wrap around its ring: the keys are then
- * scored in two runs (each score is independent of its neighbours). */
+ * weighted sum of values. Keys are scored in runs that stay within one block of the cache and do
+ * not wrap a sliding layer's ring (each score is independent of its neighbours, so the runs do
+ * not change any bits). */
 static void attention_task(void *ctx, int ith, int nth) {
     const attention_job *j = ctx;
     ts_context *c = j->c;
@@ -81,11 +82,15 @@ static void attention_task(void *ctx, int ith, int nth) {
         int count = p - first + 1;
         const float *q = c->q + t * j->q_stride + h * hd;
         int kvh = h / group;
-        const float *kt = kc + (size_t)kvh * hd * slots;
-        for (int done = 0, s = first % slots; done < count; s = 0) {
-            int len = count - done < slots - s ? count - done : slots - s;
-            j->ak.scores(q, kt + s, slots, hd, len, ly->attn_scale, scores + done);
+        /* runs of keys that are contiguous in one block of the cache (and do not wrap the ring) */
+        for (int done = 0, s = first % slots; done < count; ) {
+            int in_block = KV_KEY_BLOCK - s % KV_KEY_BLOCK, len = count - done;
+            if (len > in_block) len = in_block;
+            if (len > slots - s) len = slots - s;
+            const float *kt = kc + ((size_t)(s / KV_KEY_BLOCK) * kv_width + (size_t)kvh * hd) * KV_KEY_BLOCK + s % KV_KEY_BLOCK;
+            j->ak.scores(q, kt, KV_KEY_BLOCK, hd, len, ly->attn_scale, scores + done);
             done += len;
+            s = s + len == slots ? 0 : s + len;
         }
         j->ak.softmax(scores, count);
         float *out = c->att + t * j->q_stride + h * hd;
@@ -153,8 +158,9 @@ static void rope_and_cache(ts_context *c, const layer_geometry *ly, int il, int 
         if (ly->v_norm) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
     }
     const int slots = c->kv.slots[il], slot = pos % slots;
-    float *kt = c->kv.k[il];   /* keys transposed: [kv head][dim][slot] */
-    for (int i = 0; i < kv_width; i++) kt[(size_t)i * slots + slot] = c->k[t * ks + i];
+    /* keys transposed within blocks of KV_KEY_BLOCK slots: [block][kv head][dim][slot in block] */
+    float *kt = c->kv.k[il] + (size_t)(slot / KV_KEY_BLOCK) * kv_width * KV_KEY_BLOCK + slot % KV_KEY_BLOCK;
+    for (int i = 0; i < kv_width; i++) kt[(size_t)i * KV_KEY_BLOCK] = c->k[t * ks + i];
     memcpy(c->kv.v[il] + (size_t)slot * kv_width, c->v + t * ks, (size_t)kv_width * sizeof(float));
 }
 

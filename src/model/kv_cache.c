@@ -1,6 +1,5 @@
-/* The cache lives in one anonymous mapping: zero-filled by the kernel page by page as prefill
- * first writes it (no up-front cost for a long context), and advised for transparent huge pages so
- * that first write faults once per 2 MB rather than once per 4 KB. */
+/* The cache lives in one anonymous mapping, zero-filled by the kernel page by page as positions
+ * first write it: a long context costs nothing until it is used. */
 #include "model/kv_cache.h"
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,11 @@
 #define KV_ALIGN 64   /* bytes: every layer's K and V start on a cache line */
 
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
+
+/* keys are stored in whole blocks of KV_KEY_BLOCK slots */
+static size_t key_floats(int slots, const layer_geometry *ly) {
+    return round_up((size_t)slots, KV_KEY_BLOCK) * ly->n_kv_heads * ly->head_dim;
+}
 
 static int layer_slots(const layer_geometry *ly, int n_ctx, int max_batch) {
     if (ly->window > 0 && ly->window + max_batch - 1 < n_ctx) return ly->window + max_batch - 1;
@@ -28,15 +32,12 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
         if (ly->kv_source != il) continue;
         c->slots[il] = layer_slots(ly, n_ctx, max_batch);
         size_t n = (size_t)c->slots[il] * ly->n_kv_heads * ly->head_dim;
-        total += 2 * round_up(n * sizeof(float), KV_ALIGN);
+        total += round_up(key_floats(c->slots[il], ly) * sizeof(float), KV_ALIGN) + round_up(n * sizeof(float), KV_ALIGN);
         c->bytes += 2 * n * sizeof(float);
     }
     if (total > 0) {
         void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED) { kv_cache_free(c); return -1; }
-#ifdef MADV_HUGEPAGE
-        madvise(p, total, MADV_HUGEPAGE);   /* advice only: ignored where unsupported */
-#endif
         c->arena = p;
         c->arena_bytes = total;
     }
@@ -44,10 +45,11 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
         if (ly->kv_source != il) continue;
-        size_t bytes = round_up((size_t)c->slots[il] * ly->n_kv_heads * ly->head_dim * sizeof(float), KV_ALIGN);
+        size_t kb = round_up(key_floats(c->slots[il], ly) * sizeof(float), KV_ALIGN);
+        size_t vb = round_up((size_t)c->slots[il] * ly->n_kv_heads * ly->head_dim * sizeof(float), KV_ALIGN);
         c->k[il] = (float *)((char *)c->arena + off);
-        c->v[il] = (float *)((char *)c->arena + off + bytes);
-        off += 2 * bytes;
+        c->v[il] = (float *)((char *)c->arena + off + kb);
+        off += kb + vb;
     }
     for (int il = 0; il < g->n_layers; il++) {     /* shared layers read their source's cache */
         int src = g->layers[il].kv_source;

@@ -7,12 +7,15 @@
 #include <stddef.h>
 #include "model/geometry.h"
 
+#define KV_KEY_BLOCK 64   /* slots per transposed block of keys */
+
 typedef struct kv_cache {
     int n_layers;
     int *slots;        /* positions held per layer */
-    float **k, **v;    /* per layer: k [n_kv_heads * head_dim][slots] (transposed, so the attention
-                          scores a run of keys per vector), v [slots][n_kv_heads * head_dim];
-                          shared layers alias their source */
+    float **k, **v;    /* per layer: k in blocks of KV_KEY_BLOCK slots, each block transposed
+                          [n_kv_heads * head_dim][KV_KEY_BLOCK] (so the attention scores a run of
+                          keys per vector, and memory is touched block by block as positions
+                          fill); v [slots][n_kv_heads * head_dim]; shared layers alias their source */
     size_t bytes;      /* owned bytes in total */
     void *arena;       /* one mapping holding every owned K and V */
     size_t arena_bytes;
