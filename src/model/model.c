@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -253,38 +252,6 @@ bool ts_simd_available(const char *name) {
 
 /* ---- contexts ---- */
 
-/* Map a weight's pages now rather than on first touch: faults on a file mapping cost microseconds
- * each, and would otherwise all land in the first evaluation (the first prompt of a 400 MB model
- * took 0.25-0.6 s longer here). Advice only: kernels without MADV_POPULATE_READ (before Linux
- * 5.14) refuse it and the pages fault in as they are read. */
-static void prefault(const weight *w) {
-#if defined(__linux__)
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-    if (!w->data || w->rows <= 0) return;
-    long page = sysconf(_SC_PAGESIZE);
-    if (page <= 0) return;
-    uintptr_t start = (uintptr_t)w->data & ~(uintptr_t)(page - 1);
-    uintptr_t end = (uintptr_t)w->data + (size_t)w->rows * w->row_bytes;
-    (void)madvise((void *)start, end - start, MADV_POPULATE_READ);
-#else
-    (void)w;
-#endif
-}
-
-static void prefault_weights(const model_geometry *g) {
-    for (int il = 0; il < g->n_layers; il++) {
-        const layer_geometry *ly = &g->layers[il];
-        const weight *ws[] = { &ly->wq, &ly->wk, &ly->wv, &ly->wo, &ly->w_gate, &ly->w_up, &ly->w_down,
-                               &ly->ple_gate, &ly->ple_proj };
-        for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++) prefault(ws[i]);
-    }
-    prefault(&g->output);
-    if (g->tok_embd.data != g->output.data) prefault(&g->tok_embd);
-    prefault(&g->ple_model_proj);
-}
-
 int ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err) {
     return context_new(m, n_ctx, n_threads, true, out, err);
 }
@@ -347,7 +314,6 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
         ts_context_free(c);
         return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
     }
-    prefault_weights(g);
     *out = c;
     return 0;
 }
