@@ -2,6 +2,7 @@
  * integers. Portable, AVX2 and AVX-512 VNNI. */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
+#include "kernels/pair_dot.h"
 
 static ALWAYS_INLINE float dot_q5_0_q8_0(const void *w, const void *act, int64_t k) {
     const block_q5_0 *x = w;
@@ -94,46 +95,8 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q5_0_codes_pair(const block_q5_0 *b, 
     return _mm512_mask_blend_epi8(high, _mm512_or_si512(nib, _mm512_set1_epi8((char)0xf0)), nib);
 }
 
-/* AVX-512 VNNI: as the Q8_0 kernel (two blocks per 512-bit vector), with the codes unpacked first. */
-static ALWAYS_INLINE TARGET_AVX512 void q5_0_tile_vnni(const uint8_t *w, size_t ws, const uint8_t *a,
-                                                       size_t as, int64_t k, float *y, long ys,
-                                                       const int NR, const int NC) {
-    __m512 acc[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
-    const __m512i offset = _mm512_set1_epi8((char)0x80);   /* for the weights' start values */
-    const int64_t nb = k / QK;
-    for (int64_t i = 0; i < nb; i += 2) {
-        const int both = i + 1 < nb;
-        __m512i wq[4], start[4];
-        __m512 dw[4];
-        UNROLL
-        for (int r = 0; r < NR; r++) {
-            const block_q5_0 *b = (const block_q5_0 *)(w + r * ws) + i;
-            PREFETCH_ROW(b);
-            PREFETCH_ROW(b + 2);
-            wq[r] = q5_0_codes_pair(b, both);
-            start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),
-                                        _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));
-            dw[r] = f16_pair_to_f32x16(b[0].d, both ? b[1].d : NULL);
-        }
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const block_q8_0x2 *ap = (const block_q8_0x2 *)(a + c * as) + i / 2;
-            __m512i au = _mm512_loadu_si512((const void *)ap->qs);
-            __m512 da = _mm512_loadu_ps((const void *)ap->d);
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                __m512i p = _mm512_dpbusd_epi32(start[r], au, wq[r]);
-                acc[r][c] = _mm512_fmadd_ps(_mm512_mul_ps(dw[r], da), _mm512_cvtepi32_ps(p), acc[r][c]);
-            }
-        }
-    }
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
-}
+/* AVX-512 VNNI: the shared pair kernel (pair_dot.h) on the unpacked codes. */
+PAIR_TILE_VNNI(q5_0_tile_vnni, block_q5_0, q5_0_codes_pair)
 
 TS_X86_SHAPES(q5_0, avx2, TARGET_AVX2, q5_0_tile_avx2, 4, 4)
 TS_X86_SHAPES(q5_0, avx512, TARGET_AVX512, q5_0_tile_vnni, 4, 4)

@@ -2,6 +2,7 @@
  * Portable, AVX2 (sign trick + maddubs), AVX-512 VNNI (dpbusd) and NEON variants. */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
+#include "kernels/pair_dot.h"
 
 static ALWAYS_INLINE float dot_q8_0_q8_0(const void *w, const void *act, int64_t k) {
     const block_q8_0 *x = w, *y = act;
@@ -54,60 +55,12 @@ static ALWAYS_INLINE TARGET_AVX2 void q8_0_tile_avx2(const uint8_t *w, size_t ws
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
 }
 
-/* AVX-512 VNNI: two blocks per 512-bit vector (block i in the low half, i + 1 in the high half),
- * against activations in pairs (block_q8_0x2: codes already offset to unsigned a + 128, scales
- * already spread over their lanes). dpbusd multiplies the unsigned activations by the signed
- * weights directly; each weight block's lanes start at -128 * sum(w), which cancels the offset.
- * Per block pair and output: dpbusd, convert, (d_w * d_a) per half, FMA into one f32x16
- * accumulator. An odd last block runs alone in the low half (the high half's scale is 0). */
-/* Q8_0 weight blocks b[0] and (both ? b[1] : none) as a pair: their codes, their scales */
+/* AVX-512 VNNI (pair_dot.h): the codes of Q8_0 weight blocks b[0] and (both ? b[1] : none) as a pair */
 static ALWAYS_INLINE TARGET_AVX512 __m512i load_q8_0_pair(const block_q8_0 *b, int both) {
     __m256i hi = both ? _mm256_loadu_si256((const __m256i *)b[1].qs) : _mm256_setzero_si256();
     return join_i8x32(_mm256_loadu_si256((const __m256i *)b[0].qs), both ? &hi : NULL);
 }
-static ALWAYS_INLINE TARGET_AVX512 __m512 load_q8_0_d_pair(const block_q8_0 *b, int both) {
-    return f16_pair_to_f32x16(b[0].d, both ? b[1].d : NULL);
-}
-
-static ALWAYS_INLINE TARGET_AVX512 void q8_0_tile_vnni(const uint8_t *w, size_t ws, const uint8_t *a,
-                                                       size_t as, int64_t k, float *y, long ys,
-                                                       const int NR, const int NC) {
-    __m512 acc[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
-    const __m512i offset = _mm512_set1_epi8((char)0x80);   /* for the weights' start values */
-    const int64_t nb = k / QK;
-    for (int64_t i = 0; i < nb; i += 2) {
-        const int both = i + 1 < nb;
-        __m512i wq[4], start[4];
-        __m512 dw[4];
-        UNROLL
-        for (int r = 0; r < NR; r++) {
-            const block_q8_0 *b = (const block_q8_0 *)(w + r * ws) + i;
-            PREFETCH_ROW(b);
-            PREFETCH_ROW(b + 1);
-            wq[r] = load_q8_0_pair(b, both);
-            start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),
-                                        _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));
-            dw[r] = load_q8_0_d_pair(b, both);
-        }
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const block_q8_0x2 *ap = (const block_q8_0x2 *)(a + c * as) + i / 2;
-            __m512i au = _mm512_loadu_si512((const void *)ap->qs);
-            __m512 da = _mm512_loadu_ps((const void *)ap->d);
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                __m512i p = _mm512_dpbusd_epi32(start[r], au, wq[r]);
-                acc[r][c] = _mm512_fmadd_ps(_mm512_mul_ps(dw[r], da), _mm512_cvtepi32_ps(p), acc[r][c]);
-            }
-        }
-    }
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
-}
+PAIR_TILE_VNNI(q8_0_tile_vnni, block_q8_0, load_q8_0_pair)
 
 TS_X86_SHAPES(q8_0, avx2, TARGET_AVX2, q8_0_tile_avx2, 4, 4)
 TS_X86_SHAPES(q8_0, avx512, TARGET_AVX512, q8_0_tile_vnni, 4, 4)

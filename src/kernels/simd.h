@@ -92,6 +92,7 @@ TS_DECLARE_DOTS(q4nx)
                            int64_t k, float *y, long y_stride);
 TS_DECLARE_TILES(q8_0)
 TS_DECLARE_TILES(q5_0)
+TS_DECLARE_TILES(q4_0)
 TS_DECLARE_TILES(q4_k)
 TS_DECLARE_TILES(q6_k)
 TS_DECLARE_TILES(f32)

@@ -1,0 +1,61 @@
+/* The AVX-512 VNNI kernel of the 32-weight types with one f16 scale per block and signed codes
+ * (Q8_0, Q5_0, Q4_0), written once: two blocks per 512-bit vector (block i in the low half, i + 1
+ * in the high half) against activations in pairs (block_q8_0x2: codes already offset to unsigned
+ * a + 128, scales already spread over their lanes). dpbusd multiplies the unsigned activations by
+ * the signed weight codes; each weight block's lanes start at -128 * sum(w), which cancels the
+ * offset. Per block pair and output: dpbusd, convert, (d_w * d_a) per half, FMA into one f32x16
+ * accumulator. An odd last block runs alone in the low half (its partner's scale is 0).
+ *
+ *   PAIR_TILE_VNNI(name, block_type, codes)   defines the tile body `name` (simd.h's body
+ *   signature); codes(const block_type *b, int both) gives the 64 signed codes of b[0] and b[1]
+ *   (zeros or anything finite for b[1] when !both). */
+#ifndef TS_KERNELS_PAIR_DOT_H
+#define TS_KERNELS_PAIR_DOT_H
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+#if defined(TS_X86)
+#define PAIR_TILE_VNNI(name, block_type, codes)                                                        \
+static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
+                                             int64_t k, float *y, long ys, const int NR, const int NC) { \
+    __m512 acc[4][4];                                                                                  \
+    UNROLL                                                                                             \
+    for (int r = 0; r < NR; r++)                                                                       \
+        UNROLL                                                                                         \
+        for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();                                  \
+    const __m512i offset = _mm512_set1_epi8((char)0x80);   /* for the weights' start values */       \
+    const int64_t nb = k / QK;                                                                         \
+    for (int64_t i = 0; i < nb; i += 2) {                                                              \
+        const int both = i + 1 < nb;                                                                   \
+        __m512i wq[4], start[4];                                                                       \
+        __m512 dw[4];                                                                                  \
+        UNROLL                                                                                         \
+        for (int r = 0; r < NR; r++) {                                                                 \
+            const block_type *b = (const block_type *)(w + r * ws) + i;                                \
+            PREFETCH_ROW(b);                                                                           \
+            PREFETCH_ROW((const uint8_t *)b + 64);                                                     \
+            wq[r] = codes(b, both);                                                                    \
+            start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),                                        \
+                                        _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));   \
+            dw[r] = f16_pair_to_f32x16(b[0].d, both ? b[1].d : NULL);                                  \
+        }                                                                                              \
+        UNROLL                                                                                         \
+        for (int c = 0; c < NC; c++) {                                                                 \
+            const block_q8_0x2 *ap = (const block_q8_0x2 *)(a + c * as) + i / 2;                       \
+            __m512i au = _mm512_loadu_si512((const void *)ap->qs);                                     \
+            __m512 da = _mm512_loadu_ps((const void *)ap->d);                                          \
+            UNROLL                                                                                     \
+            for (int r = 0; r < NR; r++) {                                                             \
+                __m512i p = _mm512_dpbusd_epi32(start[r], au, wq[r]);                                  \
+                acc[r][c] = _mm512_fmadd_ps(_mm512_mul_ps(dw[r], da), _mm512_cvtepi32_ps(p), acc[r][c]); \
+            }                                                                                          \
+        }                                                                                              \
+    }                                                                                                  \
+    UNROLL                                                                                             \
+    for (int r = 0; r < NR; r++)                                                                       \
+        UNROLL                                                                                         \
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);                           \
+}
+#endif
+
+#endif
