@@ -111,6 +111,20 @@ static inline void kq_get_scale_min(const uint8_t *s, int g, int *sc, int *m) {
     }
 }
 
+/* All 8 scales and mins at once, a 32-bit word (4 groups) at a time (sc widened for madd). */
+static inline void kq_unpack_scales_mins(const uint8_t *packed, int16_t *sc, uint8_t *m) {
+    uint32_t u[3], out[4];
+    memcpy(u, packed, 12);
+    out[0] = u[0] & 0x3f3f3f3fu;                                                   /* sc 0-3 */
+    out[1] = (u[2] & 0x0f0f0f0fu) | ((u[0] >> 6) & 0x03030303u) << 4;              /* sc 4-7 */
+    out[2] = u[1] & 0x3f3f3f3fu;                                                   /* m 0-3 */
+    out[3] = ((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 6) & 0x03030303u) << 4;       /* m 4-7 */
+    uint8_t b[16];
+    memcpy(b, out, 16);
+    for (int g = 0; g < 8; g++) sc[g] = b[g];
+    memcpy(m, b + 8, 8);
+}
+
 static inline void kq_pack_scale_min(uint8_t *s, const uint8_t *sc, const uint8_t *m) {
     for (int g = 0; g < 4; g++) {
         s[g] = (uint8_t)((sc[g] & 63) | (sc[g + 4] >> 4) << 6);

@@ -17,7 +17,7 @@ static const kernel_set scalar_set = { .level = SIMD_SCALAR };
 /* Quantized types: 4 rows x 4 positions per tile. Float types: FR rows x FC positions, because
  * their row dot keeps several accumulators (a float FMA chain is otherwise latency-bound: 4 with
  * AVX2, 2 with AVX-512) and the tile must repeat the row dot's operations exactly. */
-#define X86_SET(isa, lvl, quant, q8_0_fmt, q8_0x2_quant, q4_0_kernels, FR, FC) {                              \
+#define X86_SET(isa, lvl, quant, q8_0_fmt, q8_0x2_quant, q4_0_kernels, q5_k_kernels, FR, FC) {                              \
     .level = lvl,                                                                              \
     .quantize_q8_0 = quantize_act_q8_0_##quant, .quantize_q8_k = quantize_act_q8_k_##quant,    \
     .quantize_q8_0x2 = q8_0x2_quant,                                                           \
@@ -33,15 +33,17 @@ static const kernel_set scalar_set = { .level = SIMD_SCALAR };
         [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_##isa, NULL, 0, 0),                                  \
         [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_##isa, NULL, 0, 0),                                  \
         [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_##isa, tile_q4_k_##isa, 4, 4),                       \
-        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_##isa, NULL, 0, 0),                                  \
+        [TS_Q5_K] = q5_k_kernels,                                                              \
         [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_##isa, tile_q6_k_##isa, 4, 4),                       \
         [TS_Q4NX] = F32_ACT(vec_dot_q4nx_##isa, tile_q4nx_##isa, 4, 4),                        \
     } }
 static const kernel_set avx2_set = X86_SET(avx2, SIMD_AVX2, avx2, TS_Q8_0, NULL,
-                                           Q8_0_ACT(vec_dot_q4_0_avx2, NULL, 0, 0), 1, 2);
+                                           Q8_0_ACT(vec_dot_q4_0_avx2, NULL, 0, 0),
+                                           Q8_K_ACT(vec_dot_q5_k_avx2, NULL, 0, 0), 1, 2);
 /* AVX-512: the Q8_0, Q5_0 and Q4_0 kernels take their activations in pairs of blocks (block_q8_0x2) */
 static const kernel_set avx512_set = X86_SET(avx512, SIMD_AVX512, avx2, ACT_Q8_0X2, quantize_act_q8_0x2_avx512,
-                                             ACT(ACT_Q8_0X2, vec_dot_q4_0_avx512, tile_q4_0_avx512, 4, 4), 2, 4);
+                                             ACT(ACT_Q8_0X2, vec_dot_q4_0_avx512, tile_q4_0_avx512, 4, 4),
+                                             Q8_K_ACT(vec_dot_q5_k_avx512, tile_q5_k_avx512, 4, 4), 2, 4);
 #endif
 
 #if defined(__aarch64__)

@@ -3,6 +3,7 @@
  * over the 8 groups of 32 with 4-bit q; the sums are integers. Portable and AVX2/AVX-512. */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
+#include "kernels/q4_k_avx512.h"
 
 static ALWAYS_INLINE float dot_q4_k_q8_k(const void *w, const void *act, int64_t k) {
     const block_q4_K *x = w;
@@ -34,21 +35,6 @@ float vec_dot_q4_k_generic(const void *w, const void *act, int64_t k) {
 }
 
 #if defined(TS_X86)
-/* The 8 six-bit scales and mins of a Q4_K/Q5_K super-block (packing in kernels_internal.h),
- * unpacked a 32-bit word (4 groups) at a time. */
-static ALWAYS_INLINE void kq_unpack_scales_mins(const uint8_t *packed, int16_t *sc, uint8_t *m) {
-    uint32_t u[3], out[4];
-    memcpy(u, packed, 12);
-    out[0] = u[0] & 0x3f3f3f3fu;                                                   /* sc 0-3 */
-    out[1] = (u[2] & 0x0f0f0f0fu) | ((u[0] >> 6) & 0x03030303u) << 4;              /* sc 4-7 */
-    out[2] = u[1] & 0x3f3f3f3fu;                                                   /* m 0-3 */
-    out[3] = ((u[2] >> 4) & 0x0f0f0f0fu) | ((u[1] >> 6) & 0x03030303u) << 4;       /* m 4-7 */
-    uint8_t b[16];
-    memcpy(b, out, 16);
-    for (int g = 0; g < 8; g++) sc[g] = b[g];
-    memcpy(m, b + 8, 8);
-}
-
 /* Per super-block and output: the scaled group sums in 8 int32 lanes (maddubs gives the byte-pair
  * products, madd with the group's scale widens and scales them), then
  *   acc += (d * d_a) * lanes   and   mins += (dmin * d_a) * sum_g m[g] bsum(g)
@@ -129,80 +115,11 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - minsum[r][c];
 }
 
-/* AVX-512: the AVX2 scheme with both groups of a 32-byte chunk in one 512-bit vector (low nibbles
- * in the low half, high nibbles in the high half, against 64 contiguous activations). */
+/* AVX-512: the body shared with Q5_K (q4_k_avx512.h), without the fifth bit. */
 static ALWAYS_INLINE TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
                                                          size_t as, int64_t k, float *y, long ys,
                                                          const int NR, const int NC) {
-    __m512 acc[4][4];
-    float minsum[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) { acc[r][c] = _mm512_setzero_ps(); minsum[r][c] = 0.0f; }
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
-    const __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const block_q4_K *wb[4];
-        const block_q8_K *ab[4];
-        __m512i scale[4][4];
-        __m128i mins[4];
-        UNROLL
-        for (int r = 0; r < NR; r++) {
-            wb[r] = (const block_q4_K *)(w + r * ws) + i;
-            PREFETCH_ROW(wb[r]);
-            PREFETCH_ROW((const uint8_t *)wb[r] + 64);
-            PREFETCH_ROW((const uint8_t *)wb[r] + 128);
-            int16_t sc[8];
-            uint8_t m[8];
-            kq_unpack_scales_mins(wb[r]->scales, sc, m);
-            UNROLL
-            for (int j = 0; j < 4; j++)
-                scale[r][j] = _mm512_inserti64x4(_mm512_set1_epi16(sc[2 * j]), _mm256_set1_epi16(sc[2 * j + 1]), 1);
-            mins[r] = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)m));
-        }
-        UNROLL
-        for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
-        __m512i isum[4][4];
-        UNROLL
-        for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm512_setzero_si512();
-        UNROLL
-        for (int j = 0; j < 4; j++) {
-            __m512i q[4];
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                __m512i both = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r]->qs + 32 * j)));
-                q[r] = _mm512_and_si512(_mm512_srlv_epi16(both, nibble_shift), low4);
-            }
-            UNROLL
-            for (int c = 0; c < NC; c++) {
-                __m512i av = _mm512_loadu_si512((const void *)(ab[c]->qs + 64 * j));
-                UNROLL
-                for (int r = 0; r < NR; r++)
-                    isum[r][c] = _mm512_add_epi32(isum[r][c],
-                                                  _mm512_madd_epi16(_mm512_maddubs_epi16(q[r], av), scale[r][j]));
-            }
-        }
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            float da = f32_from_bits(load_u32(ab[c]->d));
-            __m128i bs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab[c]->bsums),
-                                        _mm_loadu_si128((const __m128i *)(ab[c]->bsums + 16)));
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                __m128i mb = _mm_madd_epi16(mins[r], bs);
-                mb = _mm_add_epi32(mb, _mm_unpackhi_epi64(mb, mb));
-                int msum = _mm_cvtsi128_si32(mb) + _mm_extract_epi32(mb, 1);
-                float d = f16_bits_to_f32(wb[r]->d) * da, dmin = f16_bits_to_f32(wb[r]->dmin) * da;
-                acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
-                minsum[r][c] += dmin * (float)msum;
-            }
-        }
-    }
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]) - minsum[r][c];
+    k4_tile_avx512(w, ws, a, as, k, y, ys, NR, NC, 0);
 }
 
 TS_X86_SHAPES(q4_k, avx2, TARGET_AVX2, q4_k_tile_avx2, 4, 4)

@@ -1,0 +1,112 @@
+/* The AVX-512 tile body of Q4_K and Q5_K weights . Q8_K activations (the two share the
+ * super-block layout except Q5_K's fifth bits in qh): per super-block and output, the scaled group
+ * sums in 16 int32 lanes, both groups of a 32-byte chunk of codes in one 512-bit vector (low
+ * nibbles in the low half, high nibbles in the high half, against 64 contiguous activations), then
+ *   acc += (d * d_a) * lanes   and   mins += (dmin * d_a) * sum_g m[g] bsum(g)
+ * and the result is hsum(acc) - mins. Included by q4_k_dot.c (five = 0) and q5_k_dot.c (five = 1). */
+#ifndef TS_KERNELS_Q4_K_AVX512_H
+#define TS_KERNELS_Q4_K_AVX512_H
+#include <stddef.h>
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+#if defined(TS_X86)
+/* field offsets, equal in both layouts */
+#define D_AT offsetof(block_q4_K, d)
+#define DMIN_AT offsetof(block_q4_K, dmin)
+#define SCALES_AT offsetof(block_q4_K, scales)
+#define QH_AT offsetof(block_q5_K, qh)
+_Static_assert(offsetof(block_q5_K, d) == D_AT && offsetof(block_q5_K, dmin) == DMIN_AT &&
+               offsetof(block_q5_K, scales) == SCALES_AT, "Q4_K and Q5_K share their header");
+
+static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                       size_t as, int64_t k, float *y, long ys,
+                                                       const int NR, const int NC, const int five) {
+    __m512 acc[4][4];
+    float minsum[4][4];
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) { acc[r][c] = _mm512_setzero_ps(); minsum[r][c] = 0.0f; }
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
+    const __m512i one = _mm512_set1_epi8(1);
+    __m512i high_shift[4];
+    UNROLL
+    for (int j = 0; j < 4; j++)
+        high_shift[j] = _mm512_inserti64x4(_mm512_set1_epi16((short)(2 * j)), _mm256_set1_epi16((short)(2 * j + 1)), 1);
+    const size_t bsize = five ? sizeof(block_q5_K) : sizeof(block_q4_K);
+    const size_t qs_at = five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const uint8_t *wb[4];       /* super-block i of each row */
+        const block_q8_K *ab[4];
+        __m512i scale[4][4];
+        __m128i mins[4];
+        UNROLL
+        for (int r = 0; r < NR; r++) {
+            wb[r] = w + r * ws + (size_t)i * bsize;
+            UNROLL
+            for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l);
+            int16_t sc[8];
+            uint8_t m[8];
+            kq_unpack_scales_mins(wb[r] + SCALES_AT, sc, m);
+            UNROLL
+            for (int j = 0; j < 4; j++)
+                scale[r][j] = _mm512_inserti64x4(_mm512_set1_epi16(sc[2 * j]), _mm256_set1_epi16(sc[2 * j + 1]), 1);
+            mins[r] = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)m));
+        }
+        UNROLL
+        for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
+        __m512i isum[4][4];
+        UNROLL
+        for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm512_setzero_si512();
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            __m512i q[4];
+            UNROLL
+            for (int r = 0; r < NR; r++) {
+                __m512i both = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r] + qs_at + 32 * j)));
+                q[r] = _mm512_and_si512(_mm512_srlv_epi16(both, nibble_shift), low4);
+                if (five) {   /* bit 2j (low half) or 2j + 1 (high half) of qh[l], as bit 4 */
+                    __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r] + QH_AT)));
+                    __m512i hb = _mm512_and_si512(_mm512_srlv_epi16(qh, high_shift[j]), one);
+                    q[r] = _mm512_or_si512(q[r], _mm512_slli_epi16(hb, 4));
+                }
+            }
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                __m512i av = _mm512_loadu_si512((const void *)(ab[c]->qs + 64 * j));
+                UNROLL
+                for (int r = 0; r < NR; r++)
+                    isum[r][c] = _mm512_add_epi32(isum[r][c],
+                                                  _mm512_madd_epi16(_mm512_maddubs_epi16(q[r], av), scale[r][j]));
+            }
+        }
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            float da = f32_from_bits(load_u32(ab[c]->d));
+            __m128i bs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab[c]->bsums),
+                                        _mm_loadu_si128((const __m128i *)(ab[c]->bsums + 16)));
+            UNROLL
+            for (int r = 0; r < NR; r++) {
+                __m128i mb = _mm_madd_epi16(mins[r], bs);
+                mb = _mm_add_epi32(mb, _mm_unpackhi_epi64(mb, mb));
+                int msum = _mm_cvtsi128_si32(mb) + _mm_extract_epi32(mb, 1);
+                float d = f16_bits_to_f32(wb[r] + D_AT) * da, dmin = f16_bits_to_f32(wb[r] + DMIN_AT) * da;
+                acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
+                minsum[r][c] += dmin * (float)msum;
+            }
+        }
+    }
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]) - minsum[r][c];
+}
+#undef D_AT
+#undef DMIN_AT
+#undef SCALES_AT
+#undef QH_AT
+#endif
+
+#endif
