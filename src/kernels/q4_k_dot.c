@@ -3,7 +3,7 @@
  * over the 8 groups of 32 with 4-bit q; the sums are integers. Portable and AVX2/AVX-512. */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
-#include "kernels/q4_k_avx512.h"
+#include "kernels/q4_k_simd.h"
 
 static ALWAYS_INLINE float dot_q4_k_q8_k(const void *w, const void *act, int64_t k) {
     const block_q4_K *x = w;
@@ -95,14 +95,10 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
         UNROLL
         for (int c = 0; c < NC; c++) {
             float da = f32_from_bits(load_u32(ab[c]->d));
-            /* the activation sums of each group of 32: adjacent pairs of the 16-value bsums */
-            __m128i bs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab[c]->bsums),
-                                        _mm_loadu_si128((const __m128i *)(ab[c]->bsums + 16)));
+            __m128i bs = k4_group_bsums(ab[c]);
             UNROLL
             for (int r = 0; r < NR; r++) {
-                __m128i mb = _mm_madd_epi16(mins[r], bs);
-                mb = _mm_add_epi32(mb, _mm_unpackhi_epi64(mb, mb));
-                int msum = _mm_cvtsi128_si32(mb) + _mm_extract_epi32(mb, 1);
+                int msum = k4_min_sum(mins[r], bs);
                 float d = f16_bits_to_f32(wb[r]->d) * da, dmin = f16_bits_to_f32(wb[r]->dmin) * da;
                 acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(isum[r][c]), acc[r][c]);
                 minsum[r][c] += dmin * (float)msum;
@@ -115,7 +111,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - minsum[r][c];
 }
 
-/* AVX-512: the body shared with Q5_K (q4_k_avx512.h), without the fifth bit. */
+/* AVX-512: the body shared with Q5_K (q4_k_simd.h), without the fifth bit. */
 static ALWAYS_INLINE TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
                                                          size_t as, int64_t k, float *y, long ys,
                                                          const int NR, const int NC) {

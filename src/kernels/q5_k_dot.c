@@ -3,7 +3,7 @@
  * over the 8 groups of 32 with 5-bit q, integer inside. */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
-#include "kernels/q4_k_avx512.h"
+#include "kernels/q4_k_simd.h"
 
 static ALWAYS_INLINE float dot_q5_k_q8_k(const void *w, const void *act, int64_t k) {
     const block_q5_K *x = w;
@@ -35,7 +35,7 @@ float vec_dot_q5_k_generic(const void *w, const void *a, int64_t k) { return dot
 #if defined(TS_X86)
 TARGET_AVX2 float vec_dot_q5_k_avx2(const void *w, const void *a, int64_t k) { return dot_q5_k_q8_k(w, a, k); }
 
-/* AVX-512: the Q4_K body (q4_k_avx512.h) with the fifth bit. */
+/* AVX-512: the Q4_K body (q4_k_simd.h) with the fifth bit. */
 static ALWAYS_INLINE TARGET_AVX512 void q5_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
                                                          size_t as, int64_t k, float *y, long ys,
                                                          const int NR, const int NC) {

@@ -35,6 +35,14 @@ float vec_dot_q6_k_generic(const void *w, const void *act, int64_t k) {
 }
 
 #if defined(TS_X86)
+/* sum_g scales[g] bsum[g] over the 16 groups of a super-block (bs: the activation's bsums) */
+static ALWAYS_INLINE TARGET_AVX2 int q6_k_scaled_bsums(const int8_t *scales, __m256i bs) {
+    __m256i sb = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)scales)), bs);
+    __m128i h = _mm_add_epi32(_mm256_castsi256_si128(sb), _mm256_extracti128_si256(sb, 1));
+    h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
+    return _mm_cvtsi128_si32(h) + _mm_extract_epi32(h, 1);
+}
+
 /* Per super-block and output: the unsigned codes times the activations, scaled per group of 16
  * (the low and high 128-bit halves of a 32-code vector are two groups), in 8 int32 lanes; then
  *   acc += (d * d_a) * lanes   and   corr += (d * d_a) * 32 sum_g scales[g] bsum(g)
@@ -93,11 +101,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
             __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
             UNROLL
             for (int r = 0; r < NR; r++) {
-                /* sum_g scales[g] bsum[g] */
-                __m256i sb = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)wb[r]->scales)), bs);
-                __m128i h = _mm_add_epi32(_mm256_castsi256_si128(sb), _mm256_extracti128_si256(sb, 1));
-                h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
-                int cs = _mm_cvtsi128_si32(h) + _mm_extract_epi32(h, 1);
+                int cs = q6_k_scaled_bsums(wb[r]->scales, bs);
                 float d = f16_bits_to_f32(wb[r]->d) * da;
                 acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(isum[r][c]), acc[r][c]);
                 corr[r][c] += d * (float)(32 * cs);
@@ -173,10 +177,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_
             __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
             UNROLL
             for (int r = 0; r < NR; r++) {
-                __m256i sb = _mm256_madd_epi16(_mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)wb[r]->scales)), bs);
-                __m128i h = _mm_add_epi32(_mm256_castsi256_si128(sb), _mm256_extracti128_si256(sb, 1));
-                h = _mm_add_epi32(h, _mm_unpackhi_epi64(h, h));
-                int cs = _mm_cvtsi128_si32(h) + _mm_extract_epi32(h, 1);
+                int cs = q6_k_scaled_bsums(wb[r]->scales, bs);
                 float d = f16_bits_to_f32(wb[r]->d) * da;
                 acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
                 corr[r][c] += d * (float)(32 * cs);

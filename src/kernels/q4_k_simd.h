@@ -1,16 +1,30 @@
-/* The AVX-512 tile body of Q4_K and Q5_K weights . Q8_K activations (the two share the
+/* Shared by the Q4_K and Q5_K kernels: the min terms (AVX2 and AVX-512), and the AVX-512 tile body
+ * of Q4_K and Q5_K weights . Q8_K activations (the two share the
  * super-block layout except Q5_K's fifth bits in qh): per super-block and output, the scaled group
  * sums in 16 int32 lanes, both groups of a 32-byte chunk of codes in one 512-bit vector (low
  * nibbles in the low half, high nibbles in the high half, against 64 contiguous activations), then
  *   acc += (d * d_a) * lanes   and   mins += (dmin * d_a) * sum_g m[g] bsum(g)
  * and the result is hsum(acc) - mins. Included by q4_k_dot.c (five = 0) and q5_k_dot.c (five = 1). */
-#ifndef TS_KERNELS_Q4_K_AVX512_H
-#define TS_KERNELS_Q4_K_AVX512_H
+#ifndef TS_KERNELS_Q4_K_SIMD_H
+#define TS_KERNELS_Q4_K_SIMD_H
 #include <stddef.h>
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
 #if defined(TS_X86)
+/* The activation sums of each group of 32 (adjacent pairs of the 16-value bsums), as int16. */
+static ALWAYS_INLINE TARGET_AVX2 __m128i k4_group_bsums(const block_q8_K *ab) {
+    return _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab->bsums),
+                          _mm_loadu_si128((const __m128i *)(ab->bsums + 16)));
+}
+
+/* sum_g m[g] * bs[g] over the 8 groups (mins widened to int16) */
+static ALWAYS_INLINE TARGET_AVX2 int k4_min_sum(__m128i mins, __m128i bs) {
+    __m128i mb = _mm_madd_epi16(mins, bs);
+    mb = _mm_add_epi32(mb, _mm_unpackhi_epi64(mb, mb));
+    return _mm_cvtsi128_si32(mb) + _mm_extract_epi32(mb, 1);
+}
+
 /* field offsets, equal in both layouts */
 #define D_AT offsetof(block_q4_K, d)
 #define DMIN_AT offsetof(block_q4_K, dmin)
@@ -85,13 +99,10 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
         UNROLL
         for (int c = 0; c < NC; c++) {
             float da = f32_from_bits(load_u32(ab[c]->d));
-            __m128i bs = _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab[c]->bsums),
-                                        _mm_loadu_si128((const __m128i *)(ab[c]->bsums + 16)));
+            __m128i bs = k4_group_bsums(ab[c]);
             UNROLL
             for (int r = 0; r < NR; r++) {
-                __m128i mb = _mm_madd_epi16(mins[r], bs);
-                mb = _mm_add_epi32(mb, _mm_unpackhi_epi64(mb, mb));
-                int msum = _mm_cvtsi128_si32(mb) + _mm_extract_epi32(mb, 1);
+                int msum = k4_min_sum(mins[r], bs);
                 float d = f16_bits_to_f32(wb[r] + D_AT) * da, dmin = f16_bits_to_f32(wb[r] + DMIN_AT) * da;
                 acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
                 minsum[r][c] += dmin * (float)msum;
