@@ -3,8 +3,8 @@
  * super-block layout except Q5_K's fifth bits in qh): per super-block and output, the scaled group
  * sums in 16 int32 lanes, both groups of a 32-byte chunk of codes in one 512-bit vector (low
  * nibbles in the low half, high nibbles in the high half, against 64 contiguous activations), then
- *   acc += (d * d_a) * lanes   and   mins += (dmin * d_a) * sum_g m[g] bsum(g)
- * and the result is hsum(acc) - mins. Included by q4_k_dot.c (five = 0) and q5_k_dot.c (five = 1). */
+ *   acc += (d * d_a) * lanes,   acc[0] -= (dmin * d_a) * sum_g m[g] bsum(g)
+ * and the result is hsum(acc). Included by q4_k_dot.c (five = 0) and q5_k_dot.c (five = 1). */
 #ifndef TS_KERNELS_Q4_K_SIMD_H
 #define TS_KERNELS_Q4_K_SIMD_H
 #include <stddef.h>
@@ -37,18 +37,19 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
                                                        size_t as, int64_t k, float *y, long ys,
                                                        const int NR, const int NC, const int five) {
     __m512 acc[4][4];
-    float minsum[4][4];
     UNROLL
     for (int r = 0; r < NR; r++)
         UNROLL
-        for (int c = 0; c < NC; c++) { acc[r][c] = _mm512_setzero_ps(); minsum[r][c] = 0.0f; }
+        for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
     const __m512i one = _mm512_set1_epi8(1);
-    __m512i high_shift[4];
+    /* per chunk j, the 16-bit lanes of the low half hold 2j and of the high half 2j + 1: the
+     * groups of the chunk's two halves (to pick their scales) and the qh bits they take */
+    __m512i group_of_half[4];
     UNROLL
     for (int j = 0; j < 4; j++)
-        high_shift[j] = _mm512_inserti64x4(_mm512_set1_epi16((short)(2 * j)), _mm256_set1_epi16((short)(2 * j + 1)), 1);
+        group_of_half[j] = _mm512_inserti64x4(_mm512_set1_epi16((short)(2 * j)), _mm256_set1_epi16((short)(2 * j + 1)), 1);
     const size_t bsize = five ? sizeof(block_q5_K) : sizeof(block_q4_K);
     const size_t qs_at = five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
     for (int64_t i = 0; i < k / QK_K; i++) {
@@ -64,9 +65,9 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
             int16_t sc[8];
             uint8_t m[8];
             kq_unpack_scales_mins(wb[r] + SCALES_AT, sc, m);
+            const __m512i sc8 = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)sc));
             UNROLL
-            for (int j = 0; j < 4; j++)
-                scale[r][j] = _mm512_inserti64x4(_mm512_set1_epi16(sc[2 * j]), _mm256_set1_epi16(sc[2 * j + 1]), 1);
+            for (int j = 0; j < 4; j++) scale[r][j] = _mm512_permutexvar_epi16(group_of_half[j], sc8);
             mins[r] = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)m));
         }
         UNROLL
@@ -83,7 +84,7 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
                 q[r] = _mm512_and_si512(_mm512_srlv_epi16(both, nibble_shift), low4);
                 if (five) {   /* bit 2j (low half) or 2j + 1 (high half) of qh[l], as bit 4 */
                     __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r] + QH_AT)));
-                    __m512i hb = _mm512_and_si512(_mm512_srlv_epi16(qh, high_shift[j]), one);
+                    __m512i hb = _mm512_and_si512(_mm512_srlv_epi16(qh, group_of_half[j]), one);
                     q[r] = _mm512_or_si512(q[r], _mm512_slli_epi16(hb, 4));
                 }
             }
@@ -105,14 +106,15 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
                 int msum = k4_min_sum(mins[r], bs);
                 float d = f16_bits_to_f32(wb[r] + D_AT) * da, dmin = f16_bits_to_f32(wb[r] + DMIN_AT) * da;
                 acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
-                minsum[r][c] += dmin * (float)msum;
+                /* the min term goes into lane 0 (scalars would not stay in registers) */
+                acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_set1_ps(dmin * (float)msum));
             }
         }
     }
     UNROLL
     for (int r = 0; r < NR; r++)
         UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]) - minsum[r][c];
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
 }
 #undef D_AT
 #undef DMIN_AT
