@@ -116,16 +116,16 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
 
 /* AVX-512: the AVX2 scheme on 64 codes at a time (codes j and j + 1 of the AVX2 loop: 64
  * contiguous ql bytes, one 32-byte qh chunk shifted by 2j in the low half and 2j + 2 in the high
- * half, four groups of 16 with their scales, 64 contiguous activations). */
+ * half, four groups of 16 with their scales, 64 contiguous activations); the correction is
+ * subtracted in the accumulator's lane 0. */
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
                                                          size_t as, int64_t k, float *y, long ys,
                                                          const int NR, const int NC) {
     __m512 acc[4][4];
-    float corr[4][4];
     UNROLL
     for (int r = 0; r < NR; r++)
         UNROLL
-        for (int c = 0; c < NC; c++) { acc[r][c] = _mm512_setzero_ps(); corr[r][c] = 0.0f; }
+        for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
     const __m512i low4 = _mm512_set1_epi8(0x0f), low2 = _mm512_set1_epi8(0x03);
     /* each 16-bit lane of group g (128-bit lane g) takes scale g of the four */
     const __m512i scale_index = _mm512_set_epi16(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2,
@@ -180,14 +180,15 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_
                 int cs = q6_k_scaled_bsums(wb[r]->scales, bs);
                 float d = f16_bits_to_f32(wb[r]->d) * da;
                 acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
-                corr[r][c] += d * (float)(32 * cs);
+                /* the offset term goes into lane 0 (scalars would not stay in registers) */
+                acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_set1_ps(d * (float)(32 * cs)));
             }
         }
     }
     UNROLL
     for (int r = 0; r < NR; r++)
         UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]) - corr[r][c];
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
 }
 
 TS_X86_SHAPES(q6_k, avx2, TARGET_AVX2, q6_k_tile_avx2, 4, 4)
