@@ -8,13 +8,23 @@
  *
  *   PAIR_TILE_VNNI(name, block_type, codes)   defines the tile body `name` (simd.h's body
  *   signature); codes(const block_type *b, int both) gives the 64 signed codes of b[0] and b[1]
- *   (zeros or anything finite for b[1] when !both). */
+ *   (zeros or anything finite for b[1] when !both). block_type's f16 scale d must open the block. */
 #ifndef TS_KERNELS_PAIR_DOT_H
 #define TS_KERNELS_PAIR_DOT_H
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
 #if defined(TS_X86)
+/* The f16 scales of blocks b[0] and b[1] (0 when !both), broadcast to the low and high 8 lanes,
+ * for block types whose d opens the block: one masked load of the words up to b[1].d (nothing past
+ * b[0] is touched when !both) and one permute. */
+static ALWAYS_INLINE TARGET_AVX512 __m512 pair_scales(const void *b, const int block_bytes, int both) {
+    const int w1 = block_bytes / 2;                      /* b[1].d is word w1 */
+    __m512i raw = _mm512_maskz_loadu_epi16(both ? (__mmask32)((2u << w1) - 1) : (__mmask32)1, b);
+    __m512i idx = _mm512_mask_blend_epi16((__mmask32)0xff00, _mm512_setzero_si512(), _mm512_set1_epi16((short)w1));
+    return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, raw)));
+}
+
 #define PAIR_TILE_VNNI(name, block_type, codes)                                                        \
 static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
                                              int64_t k, float *y, long ys, const int NR, const int NC) { \
@@ -37,7 +47,7 @@ static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const 
             wq[r] = codes(b, both);                                                                    \
             start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),                                        \
                                         _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));   \
-            dw[r] = f16_pair_to_f32x16(b[0].d, both ? b[1].d : NULL);                                  \
+            dw[r] = pair_scales(b, (int)sizeof(block_type), both);                                    \
         }                                                                                              \
         UNROLL                                                                                         \
         for (int c = 0; c < NC; c++) {                                                                 \

@@ -1,5 +1,6 @@
 /* Q4_0 weights . Q8_0 activations: per block (d_w * d_a) * sum((q - 8) * a), integer inside.
  * Portable (also the AVX2 and NEON kernels, vectorized by the compiler) and AVX-512 VNNI. */
+#include <stddef.h>
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 #include "kernels/pair_dot.h"
@@ -37,6 +38,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q4_0_codes_pair(const block_q4_0 *b, 
     return _mm512_sub_epi8(nib, _mm512_set1_epi8(8));
 }
 
+_Static_assert(offsetof(block_q4_0, d) == 0, "pair_scales reads d at the block start");
 PAIR_TILE_VNNI(q4_0_tile_vnni, block_q4_0, q4_0_codes_pair)
 TS_X86_SHAPES(q4_0, avx512, TARGET_AVX512, q4_0_tile_vnni, 4, 4)
 #endif

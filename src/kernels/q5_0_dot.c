@@ -1,5 +1,6 @@
 /* Q5_0 weights . Q8_0 activations: per block (d_w * d_a) * sum((q - 16) * a), the sum in
  * integers. Portable, AVX2 and AVX-512 VNNI. */
+#include <stddef.h>
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 #include "kernels/pair_dot.h"
@@ -96,6 +97,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q5_0_codes_pair(const block_q5_0 *b, 
 }
 
 /* AVX-512 VNNI: the shared pair kernel (pair_dot.h) on the unpacked codes. */
+_Static_assert(offsetof(block_q5_0, d) == 0, "pair_scales reads d at the block start");
 PAIR_TILE_VNNI(q5_0_tile_vnni, block_q5_0, q5_0_codes_pair)
 
 TS_X86_SHAPES(q5_0, avx2, TARGET_AVX2, q5_0_tile_avx2, 4, 4)

@@ -1,5 +1,6 @@
 /* Q8_0 weights . Q8_0 activations: per block (d_w * d_a) * sum(q_w * q_a), the sum in integers.
  * Portable, AVX2 (sign trick + maddubs), AVX-512 VNNI (dpbusd) and NEON variants. */
+#include <stddef.h>
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 #include "kernels/pair_dot.h"
@@ -60,6 +61,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i load_q8_0_pair(const block_q8_0 *b, i
     __m256i hi = both ? _mm256_loadu_si256((const __m256i *)b[1].qs) : _mm256_setzero_si256();
     return join_i8x32(_mm256_loadu_si256((const __m256i *)b[0].qs), both ? &hi : NULL);
 }
+_Static_assert(offsetof(block_q8_0, d) == 0, "pair_scales reads d at the block start");
 PAIR_TILE_VNNI(q8_0_tile_vnni, block_q8_0, load_q8_0_pair)
 
 TS_X86_SHAPES(q8_0, avx2, TARGET_AVX2, q8_0_tile_avx2, 4, 4)

@@ -165,14 +165,6 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i join_i8x32(__m256i lo, const __m256i 
     return hi ? _mm512_inserti64x4(_mm512_castsi256_si512(lo), *hi, 1) : _mm512_zextsi256_si512(lo);
 }
 
-/* The f16 scales at d0 and d1 (0 when d1 is NULL) broadcast to the low and high 8 lanes. */
-static ALWAYS_INLINE TARGET_AVX512 __m512 f16_pair_to_f32x16(const uint8_t *d0, const uint8_t *d1) {
-    uint16_t h0, h1 = 0;
-    memcpy(&h0, d0, 2);
-    if (d1) memcpy(&h1, d1, 2);
-    return _mm512_cvtph_ps(_mm256_set_m128i(_mm_set1_epi16((short)h1), _mm_set1_epi16((short)h0)));
-}
-
 static ALWAYS_INLINE TARGET_AVX2 float f16_bits_to_f32(const uint8_t *p) {
     uint16_t h;
     memcpy(&h, p, 2);
