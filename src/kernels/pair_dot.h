@@ -25,18 +25,10 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 pair_scales(const void *b, const int b
     return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, raw)));
 }
 
-#define PAIR_TILE_VNNI(name, block_type, codes)                                                        \
-static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
-                                             int64_t k, float *y, long ys, const int NR, const int NC) { \
-    __m512 acc[4][4];                                                                                  \
-    UNROLL                                                                                             \
-    for (int r = 0; r < NR; r++)                                                                       \
-        UNROLL                                                                                         \
-        for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();                                  \
-    const __m512i offset = _mm512_set1_epi8((char)0x80);   /* for the weights' start values */       \
-    const int64_t nb = k / QK;                                                                         \
-    for (int64_t i = 0; i < nb; i += 2) {                                                              \
-        const int both = i + 1 < nb;                                                                   \
+/* One block pair (i, i + 1) of the tile; BOTH is a constant, so the loop over whole pairs has no
+ * test for the odd last block. */
+#define PAIR_STEP_VNNI(block_type, codes, BOTH)                                                        \
+    {                                                                                                  \
         __m512i wq[4], start[4];                                                                       \
         __m512 dw[4];                                                                                  \
         UNROLL                                                                                         \
@@ -44,10 +36,10 @@ static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const 
             const block_type *b = (const block_type *)(w + r * ws) + i;                                \
             PREFETCH_ROW(b);                                                                           \
             PREFETCH_ROW((const uint8_t *)b + 64);                                                     \
-            wq[r] = codes(b, both);                                                                    \
+            wq[r] = codes(b, BOTH);                                                                    \
             start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),                                        \
                                         _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));   \
-            dw[r] = pair_scales(b, (int)sizeof(block_type), both);                                    \
+            dw[r] = pair_scales(b, (int)sizeof(block_type), BOTH);                                     \
         }                                                                                              \
         UNROLL                                                                                         \
         for (int c = 0; c < NC; c++) {                                                                 \
@@ -60,7 +52,21 @@ static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const 
                 acc[r][c] = _mm512_fmadd_ps(_mm512_mul_ps(dw[r], da), _mm512_cvtepi32_ps(p), acc[r][c]); \
             }                                                                                          \
         }                                                                                              \
-    }                                                                                                  \
+    }
+
+#define PAIR_TILE_VNNI(name, block_type, codes)                                                        \
+static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
+                                             int64_t k, float *y, long ys, const int NR, const int NC) { \
+    __m512 acc[4][4];                                                                                  \
+    UNROLL                                                                                             \
+    for (int r = 0; r < NR; r++)                                                                       \
+        UNROLL                                                                                         \
+        for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();                                  \
+    const __m512i offset = _mm512_set1_epi8((char)0x80);   /* for the weights' start values */       \
+    const int64_t nb = k / QK;                                                                         \
+    int64_t i = 0;                                                                                     \
+    for (; i + 1 < nb; i += 2) PAIR_STEP_VNNI(block_type, codes, 1)                                    \
+    if (i < nb) PAIR_STEP_VNNI(block_type, codes, 0)                                                   \
     UNROLL                                                                                             \
     for (int r = 0; r < NR; r++)                                                                       \
         UNROLL                                                                                         \
