@@ -43,6 +43,8 @@ static void softmax_generic(float *x, int n) {
 #define EXP_LN2_HI 0.693359375f          /* ln 2 = EXP_LN2_HI + EXP_LN2_LO, the high part exact in 10 bits */
 #define EXP_LN2_LO -2.12194440e-4f
 #define EXP_MIN -87.0f                   /* below: e^x underflows to (near) 0 anyway */
+/* e^r = 1 + r + r^2/2! + ... + r^6/6!, coefficients in Horner order */
+static const float EXP_TAYLOR[7] = { 1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f };
 
 /* ---- AVX-512: 16 lanes, 8 vectors of keys (128) per block of scores, 4 of dimensions (64) ---- */
 
@@ -107,13 +109,9 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 exp_avx512(__m512 x) {
     __m512 n = _mm512_roundscale_ps(_mm512_mul_ps(x, _mm512_set1_ps(EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_HI), x);
     r = _mm512_fnmadd_ps(n, _mm512_set1_ps(EXP_LN2_LO), r);
-    __m512 p = _mm512_set1_ps(1.0f / 720.0f);
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 120.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 24.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f / 6.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.5f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-    p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+    __m512 p = _mm512_set1_ps(EXP_TAYLOR[0]);
+    UNROLL
+    for (int i = 1; i < 7; i++) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(EXP_TAYLOR[i]));
     return _mm512_scalef_ps(p, n);
 }
 
@@ -197,13 +195,9 @@ static ALWAYS_INLINE TARGET_AVX2 __m256 exp_avx2(__m256 x) {
     __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(EXP_LOG2E)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_HI), x);
     r = _mm256_fnmadd_ps(n, _mm256_set1_ps(EXP_LN2_LO), r);
-    __m256 p = _mm256_set1_ps(1.0f / 720.0f);
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 120.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 24.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f / 6.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
-    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.0f));
+    __m256 p = _mm256_set1_ps(EXP_TAYLOR[0]);
+    UNROLL
+    for (int i = 1; i < 7; i++) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(EXP_TAYLOR[i]));
     /* 2^n for n in [-126, 1] from the exponent bits */
     __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
     return _mm256_mul_ps(p, _mm256_castsi256_ps(e));

@@ -14,36 +14,52 @@
 static const kernel_set scalar_set = { .level = SIMD_SCALAR };
 
 #if defined(TS_X86)
-/* Quantized types: 4 rows x 4 positions per tile. Float types: FR rows x FC positions, because
- * their row dot keeps several accumulators (a float FMA chain is otherwise latency-bound: 4 with
- * AVX2, 2 with AVX-512) and the tile must repeat the row dot's operations exactly. */
-#define X86_SET(isa, lvl, quant, q8_0_fmt, q8_0x2_quant, q4_0_kernels, q5_k_kernels, FR, FC) {                              \
-    .level = lvl,                                                                              \
-    .quantize_q8_0 = quantize_act_q8_0_##quant, .quantize_q8_k = quantize_act_q8_k_##quant,    \
-    .quantize_q8_0x2 = q8_0x2_quant,                                                           \
-    .types = {                                                                                 \
-        [TS_F32]  = F32_ACT(vec_dot_f32_##isa, tile_f32_##isa, FR, FC),                        \
-        [TS_F16]  = F32_ACT(vec_dot_f16_##isa, tile_f16_##isa, FR, FC),                        \
-        [TS_BF16] = F32_ACT(vec_dot_bf16_##isa, tile_bf16_##isa, FR, FC),                      \
-        [TS_Q8_0] = ACT(q8_0_fmt, vec_dot_q8_0_##isa, tile_q8_0_##isa, 4, 4),                  \
-        [TS_Q4_0] = q4_0_kernels,                                                              \
-        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_##isa, NULL, 0, 0),                                  \
-        [TS_Q5_0] = ACT(q8_0_fmt, vec_dot_q5_0_##isa, tile_q5_0_##isa, 4, 4),                  \
-        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_##isa, NULL, 0, 0),                                  \
-        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_##isa, NULL, 0, 0),                                  \
-        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_##isa, NULL, 0, 0),                                  \
-        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_##isa, tile_q4_k_##isa, 4, 4),                       \
-        [TS_Q5_K] = q5_k_kernels,                                                              \
-        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_##isa, tile_q6_k_##isa, 4, 4),                       \
-        [TS_Q4NX] = F32_ACT(vec_dot_q4nx_##isa, tile_q4nx_##isa, 4, 4),                        \
-    } }
-static const kernel_set avx2_set = X86_SET(avx2, SIMD_AVX2, avx2, TS_Q8_0, NULL,
-                                           Q8_0_ACT(vec_dot_q4_0_avx2, NULL, 0, 0),
-                                           Q8_K_ACT(vec_dot_q5_k_avx2, NULL, 0, 0), 1, 2);
-/* AVX-512: the Q8_0, Q5_0 and Q4_0 kernels take their activations in pairs of blocks (block_q8_0x2) */
-static const kernel_set avx512_set = X86_SET(avx512, SIMD_AVX512, avx2, ACT_Q8_0X2, quantize_act_q8_0x2_avx512,
-                                             ACT(ACT_Q8_0X2, vec_dot_q4_0_avx512, tile_q4_0_avx512, 4, 4),
-                                             Q8_K_ACT(vec_dot_q5_k_avx512, tile_q5_k_avx512, 4, 4), 2, 4);
+/* Quantized types: 4 rows x 4 positions per tile. Float types: 1 x 2 (AVX2) or 2 x 4 (AVX-512)
+ * tiles, because their row dot keeps several accumulators (a float FMA chain is otherwise
+ * latency-bound: 4 with AVX2, 2 with AVX-512) and the tile must repeat the row dot's operations
+ * exactly. */
+static const kernel_set avx2_set = {
+    .level = SIMD_AVX2,
+    .quantize_q8_0 = quantize_act_q8_0_avx2, .quantize_q8_k = quantize_act_q8_k_avx2,
+    .types = {
+        [TS_F32]  = F32_ACT(vec_dot_f32_avx2, tile_f32_avx2, 1, 2),
+        [TS_F16]  = F32_ACT(vec_dot_f16_avx2, tile_f16_avx2, 1, 2),
+        [TS_BF16] = F32_ACT(vec_dot_bf16_avx2, tile_bf16_avx2, 1, 2),
+        [TS_Q8_0] = Q8_0_ACT(vec_dot_q8_0_avx2, tile_q8_0_avx2, 4, 4),
+        [TS_Q4_0] = Q8_0_ACT(vec_dot_q4_0_avx2, NULL, 0, 0),
+        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_avx2, NULL, 0, 0),
+        [TS_Q5_0] = Q8_0_ACT(vec_dot_q5_0_avx2, tile_q5_0_avx2, 4, 4),
+        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_avx2, NULL, 0, 0),
+        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_avx2, NULL, 0, 0),
+        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_avx2, NULL, 0, 0),
+        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_avx2, tile_q4_k_avx2, 4, 4),
+        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_avx2, NULL, 0, 0),
+        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_avx2, tile_q6_k_avx2, 4, 4),
+        [TS_Q4NX] = F32_ACT(vec_dot_q4nx_avx2, tile_q4nx_avx2, 4, 4),
+    } };
+
+/* AVX-512: the Q8_0, Q5_0 and Q4_0 kernels take their activations in pairs of blocks
+ * (block_q8_0x2); the other quantized types share the AVX2 quantizers' formats. */
+static const kernel_set avx512_set = {
+    .level = SIMD_AVX512,
+    .quantize_q8_0 = quantize_act_q8_0_avx2, .quantize_q8_k = quantize_act_q8_k_avx2,
+    .quantize_q8_0x2 = quantize_act_q8_0x2_avx512,
+    .types = {
+        [TS_F32]  = F32_ACT(vec_dot_f32_avx512, tile_f32_avx512, 2, 4),
+        [TS_F16]  = F32_ACT(vec_dot_f16_avx512, tile_f16_avx512, 2, 4),
+        [TS_BF16] = F32_ACT(vec_dot_bf16_avx512, tile_bf16_avx512, 2, 4),
+        [TS_Q8_0] = ACT(ACT_Q8_0X2, vec_dot_q8_0_avx512, tile_q8_0_avx512, 4, 4),
+        [TS_Q4_0] = ACT(ACT_Q8_0X2, vec_dot_q4_0_avx512, tile_q4_0_avx512, 4, 4),
+        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_avx512, NULL, 0, 0),
+        [TS_Q5_0] = ACT(ACT_Q8_0X2, vec_dot_q5_0_avx512, tile_q5_0_avx512, 4, 4),
+        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_avx512, NULL, 0, 0),
+        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_avx512, NULL, 0, 0),
+        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_avx512, NULL, 0, 0),
+        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_avx512, tile_q4_k_avx512, 4, 4),
+        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_avx512, tile_q5_k_avx512, 4, 4),
+        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_avx512, tile_q6_k_avx512, 4, 4),
+        [TS_Q4NX] = F32_ACT(vec_dot_q4nx_avx512, tile_q4nx_avx512, 4, 4),
+    } };
 #endif
 
 #if defined(__aarch64__)

@@ -54,6 +54,18 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 pair_scales(const void *b, const int b
         }                                                                                              \
     }
 
+/* The 4-bit nibbles of two blocks' 16 code bytes (qs1 NULL: zeros) in one 512-bit vector, in
+ * element order: the 128-bit lanes hold qs0, qs0, qs1, qs1 shifted by 0, 4, 0, 4 bits, masked. */
+static ALWAYS_INLINE TARGET_AVX512 __m512i nibbles_pair(const uint8_t *qs0, const uint8_t *qs1) {
+    __m128i q0 = _mm_loadu_si128((const __m128i *)qs0);
+    __m128i q1 = qs1 ? _mm_loadu_si128((const __m128i *)qs1) : _mm_setzero_si128();
+    __m512i v = _mm512_castsi256_si512(_mm256_setr_m128i(q0, q1));
+    v = _mm512_shuffle_i64x2(v, v, 0x50);                         /* lanes: q0 q0 q1 q1 */
+    const __m512i shift = _mm512_setr_epi64(0, 0, 0x0004000400040004LL, 0x0004000400040004LL,
+                                            0, 0, 0x0004000400040004LL, 0x0004000400040004LL);
+    return _mm512_and_si512(_mm512_srlv_epi16(v, shift), _mm512_set1_epi8(0x0f));
+}
+
 #define PAIR_TILE_VNNI(name, block_type, codes)                                                        \
 static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
                                              int64_t k, float *y, long ys, const int NR, const int NC) { \

@@ -25,17 +25,9 @@ float vec_dot_q4_0_generic(const void *w, const void *a, int64_t k) { return dot
 #if defined(TS_X86)
 TARGET_AVX2 float vec_dot_q4_0_avx2(const void *w, const void *a, int64_t k) { return dot_q4_0_q8_0(w, a, k); }
 
-/* The signed codes of blocks b[0] and b[1] (when both) in one 512-bit vector: the 128-bit lanes
- * hold qs0, qs0, qs1, qs1, shifted by 0, 4, 0, 4 bits, masked to nibbles, minus 8. */
+/* The signed codes of blocks b[0] and b[1] (when both) in one 512-bit vector: nibbles minus 8. */
 static ALWAYS_INLINE TARGET_AVX512 __m512i q4_0_codes_pair(const block_q4_0 *b, int both) {
-    __m128i q0 = _mm_loadu_si128((const __m128i *)b[0].qs);
-    __m128i q1 = both ? _mm_loadu_si128((const __m128i *)b[1].qs) : _mm_set1_epi8((char)0x88);
-    __m512i v = _mm512_castsi256_si512(_mm256_setr_m128i(q0, q1));
-    v = _mm512_shuffle_i64x2(v, v, 0x50);                         /* lanes: q0 q0 q1 q1 */
-    const __m512i shift = _mm512_setr_epi64(0, 0, 0x0004000400040004LL, 0x0004000400040004LL,
-                                            0, 0, 0x0004000400040004LL, 0x0004000400040004LL);
-    __m512i nib = _mm512_and_si512(_mm512_srlv_epi16(v, shift), _mm512_set1_epi8(0x0f));
-    return _mm512_sub_epi8(nib, _mm512_set1_epi8(8));
+    return _mm512_sub_epi8(nibbles_pair(b[0].qs, both ? b[1].qs : NULL), _mm512_set1_epi8(8));
 }
 
 _Static_assert(offsetof(block_q4_0, d) == 0, "pair_scales reads d at the block start");

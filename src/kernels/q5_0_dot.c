@@ -77,18 +77,11 @@ static ALWAYS_INLINE TARGET_AVX2 void q5_0_tile_avx2(const uint8_t *w, size_t ws
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
 }
 
-/* The signed codes of blocks b[0] and b[1] (when both) in one 512-bit vector: the 128-bit lanes
- * hold qs0, qs0, qs1, qs1, shifted by 0, 4, 0, 4 bits and masked to nibbles; a byte whose qh bit is
- * clear gets its top four bits set (nibble - 16). Without b[1] the high half is -16s, which the
- * kernel multiplies by zero activations with a zero scale. */
+/* The signed codes of blocks b[0] and b[1] (when both) in one 512-bit vector: the nibbles, and a
+ * byte whose qh bit is clear gets its top four bits set (nibble - 16). Without b[1] the high half
+ * is -16s, which the kernel multiplies by zero activations with a zero scale. */
 static ALWAYS_INLINE TARGET_AVX512 __m512i q5_0_codes_pair(const block_q5_0 *b, int both) {
-    __m128i q0 = _mm_loadu_si128((const __m128i *)b[0].qs);
-    __m128i q1 = both ? _mm_loadu_si128((const __m128i *)b[1].qs) : _mm_setzero_si128();
-    __m512i v = _mm512_castsi256_si512(_mm256_setr_m128i(q0, q1));
-    v = _mm512_shuffle_i64x2(v, v, 0x50);                         /* lanes: q0 q0 q1 q1 */
-    const __m512i shift = _mm512_setr_epi64(0, 0, 0x0004000400040004LL, 0x0004000400040004LL,
-                                            0, 0, 0x0004000400040004LL, 0x0004000400040004LL);
-    __m512i nib = _mm512_and_si512(_mm512_srlv_epi16(v, shift), _mm512_set1_epi8(0x0f));
+    __m512i nib = nibbles_pair(b[0].qs, both ? b[1].qs : NULL);
     uint32_t h0, h1 = 0;
     memcpy(&h0, b[0].qh, 4);
     if (both) memcpy(&h1, b[1].qh, 4);

@@ -164,23 +164,25 @@ static void rope_and_cache(ts_context *c, const layer_geometry *ly, int il, int 
     memcpy(c->kv.v[il] + (size_t)slot * kv_width, c->v + t * ks, (size_t)kv_width * sizeof(float));
 }
 
-/* x += post_attn_norm(attention output); xn = ffn_norm(x) */
-static void attention_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
+/* x += post_norm(o) for position t, o the sublayer's output in c->tmp (post_norm NULL: none) */
+static void add_sublayer_output(ts_context *c, int t, const float *post_norm) {
     const model_geometry *g = &c->m->g;
     const int H = g->hidden;
     float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
-    if (ly->post_attn_norm) rmsnorm(o, o, ly->post_attn_norm, H, g->norm_eps);
+    if (post_norm) rmsnorm(o, o, post_norm, H, g->norm_eps);
     for (int i = 0; i < H; i++) x[i] += o[i];
-    rmsnorm(c->xn + (long)t * H, x, ly->ffn_norm, H, g->norm_eps);
+}
+
+/* x += post_attn_norm(attention output); xn = ffn_norm(x) */
+static void attention_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
+    const model_geometry *g = &c->m->g;
+    add_sublayer_output(c, t, ly->post_attn_norm);
+    rmsnorm(c->xn + (long)t * g->hidden, c->x + (long)t * g->hidden, ly->ffn_norm, g->hidden, g->norm_eps);
 }
 
 /* x += post_ffn_norm(FFN output) */
 static void ffn_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
-    const model_geometry *g = &c->m->g;
-    const int H = g->hidden;
-    float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
-    if (ly->post_ffn_norm) rmsnorm(o, o, ly->post_ffn_norm, H, g->norm_eps);
-    for (int i = 0; i < H; i++) x[i] += o[i];
+    add_sublayer_output(c, t, ly->post_ffn_norm);
 }
 
 /* ---- one layer ---- */
@@ -230,11 +232,7 @@ static void layer_forward(ts_context *c, int il, int n) {
             for (int i = 0; i < P; i++) gt[i] = gelu_tanh(gt[i]) * pli[i];
         }
         matmul(&c->mm, &ly->ple_proj, c->ple_tmp, P, n, c->tmp, H);
-        for (int t = 0; t < n; t++) {
-            float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
-            rmsnorm(o, o, ly->ple_post_norm, H, g->norm_eps);
-            for (int i = 0; i < H; i++) x[i] += o[i];
-        }
+        for (int t = 0; t < n; t++) add_sublayer_output(c, t, ly->ple_post_norm);
     }
     if (ly->output_scale != 1.0f)
         for (long i = 0; i < (long)n * H; i++) c->x[i] *= ly->output_scale;
