@@ -1,0 +1,26 @@
+# Logits that must not move: the SHA-256 (first 16 hex digits) of --dump-logits for every fixture
+# model that loaded correctly before the architecture-table redesign, per kernel set, recorded in
+# tests/frozen_logits.txt by the binary of commit 93c8019 (the last one before the redesign).
+# Each line: MODEL [--option=value] SIMD HASH. A kernel set this CPU lacks is skipped.
+# Re-record a line only for a change that is meant to move those logits, and say why in the commit.
+source "$(dirname "$0")/lib.sh"
+IDS=2,50,100,7,30,60,90,120,150,180,210,240,11,13
+have=" "
+for s in scalar avx2 avx512 neon; do
+    "$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --tokens 1 -n 1 --simd $s --quiet >/dev/null 2>&1 && have="$have$s "
+done
+n=0
+while read -r model a b c; do
+    [ -n "$model" ] || continue
+    opt=(); simd=$a; want=$b
+    if [ -n "$c" ]; then opt=(${a/=/ }); simd=$b; want=$c; fi
+    case "$have" in *" $simd "*) ;; *) continue ;; esac
+    if "$RUN_OPT" "$FIX/$model" "${opt[@]}" --tokens "$IDS" -n 6 -t 2 --simd "$simd" --dump-logits "$TMP/d.f32" --quiet >/dev/null 2>"$TMP/e.txt"; then
+        got=$(sha256sum <"$TMP/d.f32" | cut -c1-16)
+    else
+        got="error: $(head -c 200 "$TMP/e.txt")"
+    fi
+    n=$((n + 1))
+    check "logits unchanged: $model ${opt[*]} --simd $simd ($got)" test "$got" = "$want"
+done <"$(dirname "$0")/../frozen_logits.txt"
+check "frozen logit lines checked ($n)" test "$n" -ge 40
