@@ -1,6 +1,6 @@
 /* The command line: ./run MODEL "prompt" [options]. One user of the tessera API. */
 #include "tessera.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include "cli/generate.h"
 #include "cli/batch.h"
 #include "cli/verify.h"

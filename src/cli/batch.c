@@ -3,6 +3,7 @@
 #include "cli/batch.h"
 #include "cli/generate.h"
 #include "io/json.h"
+#include "io/file.h"
 #include "core/error.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -290,7 +291,7 @@ static int load_answered(const char *path, bool quiet, key_set *done, ts_error *
     if (access(path, F_OK) != 0) return 0;   /* nothing answered yet */
     char *data;
     size_t len;
-    if (read_file(path, &data, &len, err) != 0) return -1;
+    if (file_read(path, &data, &len, err) != 0) return -1;
     size_t pos = 0;
     int number = 0, rc = 0;
     while (pos < len) {
@@ -381,7 +382,7 @@ int run_batch(ts_model *m, const batch_options *o) {
     json_buf b = {0};
     totals t = {0};
 
-    if (read_file(o->input_path, &data, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
+    if (file_read(o->input_path, &data, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
     if (split_lines(data, len, &lines, &n_lines) != 0 || !(todo = malloc(((size_t)n_lines + 1) * sizeof *todo))) {
         fprintf(stderr, "error: out of memory\n");
         goto done;
@@ -478,7 +479,7 @@ int run_check(ts_model *m, const batch_options *o) {
     json_buf b = {0};
     totals t = {0};
 
-    if (read_file(o->input_path, &data, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
+    if (file_read(o->input_path, &data, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
     if (split_lines(data, len, &lines, &n_lines) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
     if (n_lines == 0) { fprintf(stderr, "error: %s: no cases\n", o->input_path); goto done; }
     if (session_init(&s, m, o->n_ctx, o->n_threads, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }

@@ -1,5 +1,5 @@
 #include "cli/generate.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

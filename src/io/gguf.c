@@ -2,10 +2,10 @@
  * point into the mapping. Nothing is trusted: every count, length and offset is checked against
  * the bytes that are actually left in the file before it is used or allocated for. */
 #include "io/gguf.h"
-#include "io/mapped_file.h"
+#include "io/file.h"
 #include "core/error.h"
 #include "kernels/types.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -487,11 +487,11 @@ int gguf_open(const char *path, gguf_file **out, ts_error *err) {
     *out = NULL;
     void *map;
     size_t size;
-    if (map_file(path, 24, "a GGUF file (the header alone is 24 bytes)", &map, &size, err) != 0) return -1;
+    if (file_map(path, 24, "a GGUF file (the header alone is 24 bytes)", &map, &size, err) != 0) return -1;
     gguf_file *g = calloc(1, sizeof *g);
     if (!g || !(g->path = strdup(path))) {
         free(g);
-        unmap_file(map, size);
+        file_unmap(map, size);
         return ts_fail(err, "%s: out of memory", path);
     }
     g->map = map;
@@ -537,7 +537,7 @@ void gguf_close(gguf_file *g) {
     free(g->kv);
     free(g->key_slots);
     tensor_dir_free(&g->tensors);
-    if (!g->borrowed) unmap_file(g->map, g->size);
+    if (!g->borrowed) file_unmap(g->map, g->size);
     free(g->path);
     free(g);
 }

@@ -9,7 +9,7 @@
  * sized arena array when their container closes: linear time however long the array is. */
 #include "io/json.h"
 #include "core/error.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -655,80 +655,4 @@ void json_buf_free(json_buf *b) {
 /* ---- files ---- */
 
 /* read_file is for JSON and text; weights are mmapped, never read whole. */
-#define READ_FILE_MAX ((uint64_t)4 << 30)
 
-int read_file(const char *path, char **data, size_t *len, ts_error *err) {
-    *data = NULL;
-    *len = 0;
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return ts_fail(err, "%s: cannot open: %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return ts_fail(err, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (S_ISDIR(st.st_mode)) {
-        close(fd);
-        return ts_fail(err, "%s: is a directory, not a file", path);
-    }
-    if ((uint64_t)st.st_size > READ_FILE_MAX || (uint64_t)st.st_size >= SIZE_MAX) {
-        close(fd);
-        return ts_fail(err, "%s: too large (%lld bytes; the limit is 4 GiB)", path,
-                       (long long)st.st_size);
-    }
-    /* The size is only a hint: pipes report 0 and a file may grow while it is read. */
-    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
-    size_t n = 0;
-    char *buf = malloc(cap);
-    if (!buf) {
-        close(fd);
-        return ts_fail(err, "%s: out of memory for %zu bytes", path, cap);
-    }
-    for (;;) {
-        if (n + 1 == cap) {
-            /* Full: probe for more before doubling, so an exact-size buffer stays exact. */
-            char probe;
-            ssize_t r = read(fd, &probe, 1);
-            if (r < 0 && errno == EINTR) continue;
-            if (r == 0) break;
-            if (r < 0) {
-                int e = errno;
-                free(buf);
-                close(fd);
-                return ts_fail(err, "%s: read error: %s", path, strerror(e));
-            }
-            if ((uint64_t)n >= READ_FILE_MAX) {
-                free(buf);
-                close(fd);
-                return ts_fail(err, "%s: too large (the limit is 4 GiB)", path);
-            }
-            size_t ncap = cap * 2;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                free(buf);
-                close(fd);
-                return ts_fail(err, "%s: out of memory for %zu bytes", path, ncap);
-            }
-            buf = nb;
-            cap = ncap;
-            buf[n++] = probe;
-            continue;
-        }
-        ssize_t r = read(fd, buf + n, cap - 1 - n);
-        if (r == 0) break;
-        if (r < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            free(buf);
-            close(fd);
-            return ts_fail(err, "%s: read error: %s", path, strerror(e));
-        }
-        n += (size_t)r;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *data = buf;
-    *len = n;
-    return 0;
-}

@@ -52,8 +52,5 @@ int  json_buf_put(json_buf *b, const char *s, size_t len);           /* raw byte
 int  json_buf_put_string(json_buf *b, const char *s, size_t len);    /* quoted, escaped */
 void json_buf_free(json_buf *b);
 
-/* Reads a whole file into memory (NUL-terminated; an empty file gives len 0). Directories and
- * files over 4 GiB are refused; errors name the path. */
-int  read_file(const char *path, char **data, size_t *len, ts_error *err);
 
 #endif

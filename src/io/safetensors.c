@@ -1,6 +1,6 @@
 /* Safetensors reader: single files (any extension) and Hugging Face folders, plain or sharded. */
 #include "io/safetensors.h"
-#include "io/mapped_file.h"
+#include "io/file.h"
 #include "core/error.h"
 #include "io/json.h"
 #include "kernels/types.h"
@@ -101,7 +101,7 @@ static void shard_free(shard *sh) {
     for (int i = 0; i < sh->n; i++) free(sh->t[i].name);
     free(sh->t);
     free(sh->by_name);
-    unmap_file(sh->map, sh->size);
+    file_unmap(sh->map, sh->size);
     free(sh->path);
     memset(sh, 0, sizeof *sh);
 }
@@ -258,7 +258,7 @@ static int shard_open(shard *sh, const char *path, const json_value **metadata_o
     sh->path = dup_bytes(path, strlen(path));
     if (!sh->path) return ts_fail(err, "%s: out of memory", path);
     void *map;
-    if (map_file(path, 8, "a safetensors file", &map, &sh->size, err) != 0) return -1;
+    if (file_map(path, 8, "a safetensors file", &map, &sh->size, err) != 0) return -1;
     sh->map = map;
 
     const uint8_t *bytes = map;
@@ -392,7 +392,7 @@ static int open_sharded(const char *dir, const char *index_path, safetensors **o
     int rc = -1;
     ts_error jerr;
 
-    if (read_file(index_path, &text, &len, err)) goto done;
+    if (file_read(index_path, &text, &len, err)) goto done;
     if (json_parse(text, len, &index, &jerr)) {
         ts_fail(err, "%s: %s", index_path, jerr.msg);
         goto done;

@@ -24,15 +24,15 @@ static void rmsnorm(float *out, const float *x, const float *w, int n, float eps
     for (int i = 0; i < n; i++) out[i] = x[i] * inv * (w ? w[i] : 1.0f);
 }
 
-/* The rotation of each RoPE pair at a position (computed once per position, shared by heads). */
-static void rope_angles(const layer_geometry *ly, int pos, float *cs, float *sn) {
+/* The rotation of each RoPE pair at a position (computed once per position, shared by heads);
+ * cos and sin carry the layer's attention factor. */
+static void rope_angles(const ts_context *c, const layer_geometry *ly, int pos, float *cs, float *sn) {
+    const float *inv = c->rope_long && ly->rope_inv_freq_long ? ly->rope_inv_freq_long : ly->rope_inv_freq;
     float p = (float)pos * ly->rope_pos_scale;
     for (int i = 0; i < ly->rope_pairs; i++) {
-        float freq = powf(ly->rope_theta, -2.0f * (float)i / (float)ly->rope_dim);
-        if (ly->rope_freq_factors) freq /= ly->rope_freq_factors[i];
-        float angle = p * freq;
-        cs[i] = cosf(angle);
-        sn[i] = sinf(angle);
+        float angle = p * inv[i];
+        cs[i] = cosf(angle) * ly->rope_mscale;
+        sn[i] = sinf(angle) * ly->rope_mscale;
     }
 }
 
@@ -92,6 +92,10 @@ static void attention_task(void *ctx, int ith, int nth) {
             done += len;
             s = s + len == slots ? 0 : s + len;
         }
+        if (ly->attn_softcap > 0.0f) {
+            const float cap = ly->attn_softcap;
+            for (int i = 0; i < count; i++) scores[i] = cap * tanhf(scores[i] / cap);
+        }
         j->ak.softmax(scores, count);
         float *out = c->att + t * j->q_stride + h * hd;
         j->ak.values(scores, count, vc + (size_t)kvh * hd, kv_width, slots, first % slots, hd, out);
@@ -131,10 +135,18 @@ static void for_each_position(ts_context *c, const layer_geometry *ly, int il, i
     thread_pool_run(c->pool, position_task, &j);
 }
 
+/* out = norm(x), or x itself for a sublayer without an input norm (OLMo 2) */
+static void sublayer_input(const ts_context *c, const float *norm, int t) {
+    const model_geometry *g = &c->m->g;
+    float *out = c->xn + (long)t * g->hidden;
+    const float *x = c->x + (long)t * g->hidden;
+    if (norm) rmsnorm(out, x, norm, g->hidden, g->norm_eps);
+    else memcpy(out, x, (size_t)g->hidden * sizeof(float));
+}
+
 /* xn = attn_norm(x) */
 static void attention_input(ts_context *c, const layer_geometry *ly, int il, int t) {
-    const model_geometry *g = &c->m->g;
-    rmsnorm(c->xn + (long)t * g->hidden, c->x + (long)t * g->hidden, ly->attn_norm, g->hidden, g->norm_eps);
+    sublayer_input(c, ly->attn_norm, t);
 }
 
 /* q/k norms and RoPE on position t's heads, then its K and V into the cache */
@@ -144,16 +156,23 @@ static void rope_and_cache(ts_context *c, const layer_geometry *ly, int il, int 
     const long qs = (long)ly->n_heads * hd, ks = kv_width;   /* strides of c->q and c->k, c->v */
     const int pos = c->pos + t;
     float cs[2048], sn[2048];   /* rope_pairs <= head_dim / 2 <= 2048 (the loader checks) */
-    rope_angles(ly, pos, cs, sn);
+    rope_angles(c, ly, pos, cs, sn);
+    /* q/k norms per head, or over the whole projection (OLMo 2) */
+    if (ly->qk_norm_whole) rmsnorm(c->q + t * qs, c->q + t * qs, ly->q_norm, (int)qs, g->norm_eps);
+    /* Llama 4 attention temperature (Mistral 3): grows with the position, on q only */
+    float temp = ly->attn_temp_beta > 0.0f
+               ? 1.0f + ly->attn_temp_beta * logf(1.0f + floorf((float)pos / (float)ly->attn_temp_len)) : 1.0f;
     for (int h = 0; h < ly->n_heads; h++) {
         float *q = c->q + t * qs + h * hd;
-        if (ly->q_norm) rmsnorm(q, q, ly->q_norm, hd, g->norm_eps);
+        if (ly->q_norm && !ly->qk_norm_whole) rmsnorm(q, q, ly->q_norm, hd, g->norm_eps);
         rope(q, ly, cs, sn);
+        if (temp != 1.0f) for (int i = 0; i < hd; i++) q[i] *= temp;
     }
     if (ly->kv_source != il) return;   /* this layer reads another layer's cache */
+    if (ly->qk_norm_whole) rmsnorm(c->k + t * ks, c->k + t * ks, ly->k_norm, (int)ks, g->norm_eps);
     for (int h = 0; h < ly->n_kv_heads; h++) {
         float *k = c->k + t * ks + h * hd;
-        if (ly->k_norm) rmsnorm(k, k, ly->k_norm, hd, g->norm_eps);
+        if (ly->k_norm && !ly->qk_norm_whole) rmsnorm(k, k, ly->k_norm, hd, g->norm_eps);
         rope(k, ly, cs, sn);
         if (ly->v_norm) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
     }
@@ -164,25 +183,34 @@ static void rope_and_cache(ts_context *c, const layer_geometry *ly, int il, int 
     memcpy(c->kv.v[il] + (size_t)slot * kv_width, c->v + t * ks, (size_t)kv_width * sizeof(float));
 }
 
-/* x += post_norm(o) for position t, o the sublayer's output in c->tmp (post_norm NULL: none) */
-static void add_sublayer_output(ts_context *c, int t, const float *post_norm) {
+/* x += residual_scale * post_norm(o + bias) for position t, o the sublayer's output in c->tmp
+ * (bias, post_norm NULL: none) */
+static void add_sublayer_output(ts_context *c, int t, const float *bias, const float *post_norm) {
     const model_geometry *g = &c->m->g;
     const int H = g->hidden;
     float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
+    if (bias) for (int i = 0; i < H; i++) o[i] += bias[i];
     if (post_norm) rmsnorm(o, o, post_norm, H, g->norm_eps);
-    for (int i = 0; i < H; i++) x[i] += o[i];
+    if (g->residual_scale != 1.0f) for (int i = 0; i < H; i++) x[i] += g->residual_scale * o[i];
+    else for (int i = 0; i < H; i++) x[i] += o[i];
 }
 
 /* x += post_attn_norm(attention output); xn = ffn_norm(x) */
 static void attention_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
-    const model_geometry *g = &c->m->g;
-    add_sublayer_output(c, t, ly->post_attn_norm);
-    rmsnorm(c->xn + (long)t * g->hidden, c->x + (long)t * g->hidden, ly->ffn_norm, g->hidden, g->norm_eps);
+    add_sublayer_output(c, t, ly->bo, ly->post_attn_norm);
+    sublayer_input(c, ly->ffn_norm, t);
 }
 
 /* x += post_ffn_norm(FFN output) */
 static void ffn_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
-    add_sublayer_output(c, t, ly->post_ffn_norm);
+    add_sublayer_output(c, t, NULL, ly->post_ffn_norm);
+}
+
+/* y[t] += b for n rows of width w (b NULL: nothing) */
+static void add_bias(float *y, const float *b, int n, long w) {
+    if (!b) return;
+    for (int t = 0; t < n; t++)
+        for (long i = 0; i < w; i++) y[t * w + i] += b[i];
 }
 
 /* ---- one layer ---- */
@@ -201,6 +229,8 @@ static void layer_forward(ts_context *c, int il, int n) {
         float *y3[3] = { c->q, c->k, c->v };
         const long s3[3] = { qs, ks, ks };
         matmul_multi(&c->mm, 3, w3, c->xn, H, n, y3, s3);
+        add_bias(c->q, ly->bq, n, qs);
+        if (own_kv) { add_bias(c->k, ly->bk, n, ks); add_bias(c->v, ly->bv, n, ks); }
         if (own_kv && ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
     }
     for_each_position(c, ly, il, n, rope_and_cache);
@@ -232,7 +262,7 @@ static void layer_forward(ts_context *c, int il, int n) {
             for (int i = 0; i < P; i++) gt[i] = gelu_tanh(gt[i]) * pli[i];
         }
         matmul(&c->mm, &ly->ple_proj, c->ple_tmp, P, n, c->tmp, H);
-        for (int t = 0; t < n; t++) add_sublayer_output(c, t, ly->ple_post_norm);
+        for (int t = 0; t < n; t++) add_sublayer_output(c, t, NULL, ly->ple_post_norm);
     }
     if (ly->output_scale != 1.0f)
         for (long i = 0; i < (long)n * H; i++) c->x[i] *= ly->output_scale;
@@ -280,6 +310,8 @@ int forward_chunk(ts_context *c, const int32_t *tokens, int n, float *logits, bo
     for (int t = first; t < n; t++)
         rmsnorm(c->xn + (long)(t - first) * H, c->x + (long)t * H, g->output_norm, H, g->norm_eps);
     matmul(&c->mm, &g->output, c->xn, H, rows, logits, g->n_vocab);
+    if (g->logit_scale != 1.0f)
+        for (long i = 0; i < (long)rows * g->n_vocab; i++) logits[i] *= g->logit_scale;
     if (g->final_softcap > 0.0f) {
         float cap = g->final_softcap;
         for (long i = 0; i < (long)rows * g->n_vocab; i++) logits[i] = cap * tanhf(logits[i] / cap);

@@ -14,6 +14,7 @@ struct ts_context {
     int n_ctx;
     int pos;                 /* positions in the cache */
     int high_water;          /* the most positions ever held since the cache was last emptied */
+    bool rope_long;          /* LongRoPE: this context uses the long factor list */
     kv_cache kv;
     thread_pool *pool;
     matmul_ctx mm;           /* the pool, the model's kernel set, quantized-activation scratch */

@@ -1,21 +1,12 @@
 /* The per-layer geometry table: everything the forward needs to know about a model, normalized by
- * the loaders from whatever container and convention the weights came in. The forward and the KV
- * cache read only this table; no architecture has a forward of its own. */
+ * the geometry builder (model/build.c) from whatever container and convention the weights came
+ * in. The forward and the KV cache read only this table; no architecture has a forward of its own. */
 #ifndef TS_MODEL_GEOMETRY_H
 #define TS_MODEL_GEOMETRY_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* A weight matrix stored as `rows` independent rows of `cols` weights each (y = W x has `rows`
- * outputs). data is either inside a container's mmap or an owned, layout-normalized copy. */
-typedef struct weight {
-    int type;               /* enum ts_type */
-    int64_t rows, cols;
-    size_t row_bytes;
-    const uint8_t *data;    /* NULL when the model has no such tensor */
-    const char *name;       /* the container's tensor name, for messages and --info */
-} weight;
+#include "kernels/weight.h"
 
 enum layer_kind { LAYER_FULL = 0, LAYER_SLIDING = 1 };
 enum ffn_activation { ACT_SILU = 0, ACT_GELU_TANH = 1 };
@@ -25,22 +16,33 @@ typedef struct layer_geometry {
     int n_heads, n_kv_heads, head_dim;
     int window;                 /* sliding layers: attends to the last `window` positions; 0 = all */
     float attn_scale;           /* multiplies q.k */
+    float attn_softcap;         /* scores = c * tanh(scores / c) before the softmax; 0 = off */
     /* RoPE, split-half (rotate_half) form: dimension i pairs with i + rope_dim/2 and rotates by
-     * pos * theta^(-2i/rope_dim) / freq_factor[i], for i < rope_pairs; pairs beyond stay put. */
-    float rope_theta;
-    int rope_dim;               /* span of the split-half pairing (normally head_dim) */
-    int rope_pairs;             /* pairs that rotate (rope_dim/2 for full rotary) */
+     * pos * rope_pos_scale * rope_inv_freq[i] for i < rope_pairs; pairs beyond stay put. cos and
+     * sin are multiplied by rope_mscale (YaRN / LongRoPE attention factor). rope_pairs = 0: no
+     * RoPE on this layer (NoPE). rope_inv_freq_long: LongRoPE's long-context list, used instead
+     * when the context is longer than the model's original one (model_geometry.rope_long_*). */
+    float rope_theta;           /* the base the table was computed from (for --info) */
+    int rope_dim;               /* span of the split-half pairing (head_dim, or the partial-rotary width) */
+    int rope_pairs;             /* pairs that rotate */
     float rope_pos_scale;       /* linear RoPE scaling: position multiplied by this (1 = none) */
-    const float *rope_freq_factors;  /* NULL or rope_dim/2 divisors */
+    float rope_mscale;          /* cos/sin multiplier (1 = none) */
+    const float *rope_inv_freq, *rope_inv_freq_long;
+    /* Llama 4 attention temperature (Mistral 3): q *= 1 + beta * ln(1 + floor(pos / len)); beta 0 = off */
+    float attn_temp_beta;
+    int attn_temp_len;
     int kv_source;              /* the layer whose KV cache this layer uses (itself unless shared) */
     bool v_from_k;              /* no V projection: V is K's projection before k_norm and RoPE */
     bool v_norm;                /* V goes through a weightless RMSNorm (Gemma 4) */
+    bool qk_norm_whole;         /* q_norm/k_norm normalize the whole projection, not each head (OLMo 2) */
     int ffn_dim;
     int activation;             /* enum ffn_activation */
     float output_scale;         /* the layer's output multiplied by this (1 = none) */
-    /* norm weights, f32, with any "+1" convention already applied; NULL when absent */
+    /* norm weights, f32, with any "+1" convention already applied; NULL when the model has no
+     * such norm (attn_norm / ffn_norm NULL: the sublayer reads the residual as it is) */
     const float *attn_norm, *post_attn_norm, *ffn_norm, *post_ffn_norm, *q_norm, *k_norm;
     weight wq, wk, wv, wo, w_gate, w_up, w_down;
+    const float *bq, *bk, *bv, *bo;    /* projection biases, NULL when absent */
     /* per-layer embeddings (Gemma 4 PLE): x += ple_post_norm(ple_proj(gelu(ple_gate x) * pli)) */
     weight ple_gate, ple_proj;
     const float *ple_post_norm;
@@ -51,7 +53,12 @@ typedef struct model_geometry {
     int n_layers, hidden, n_vocab, n_ctx_train;
     float norm_eps;
     float embed_scale;          /* embeddings multiplied by this (Gemma: sqrt(hidden)); 1 = none */
+    float residual_scale;       /* x += residual_scale * sublayer output (Granite); 1 = none */
+    float logit_scale;          /* logits multiplied by this (Granite: 1 / logits_scaling); 1 = none */
     float final_softcap;        /* logits = c * tanh(logits / c); 0 = off */
+    /* LongRoPE: a context of more than rope_long_ctx positions (first rounded up to a multiple of
+     * rope_long_round) uses the layers' rope_inv_freq_long; 0 = no long list */
+    int rope_long_ctx, rope_long_round;
     weight tok_embd;            /* rows = n_vocab, cols = hidden */
     weight output;              /* the LM head; the same data as tok_embd when tied */
     const float *output_norm;

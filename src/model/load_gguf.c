@@ -1,9 +1,11 @@
-/* GGUF -> geometry table. Reads the architecture's hyper-parameters and tensors, checks every
- * shape against them, and applies the layout rules of GGUF containers:
- *  - Llama-family attn_q/attn_k rows are un-permuted back to split-half order (SPEC 1.1);
- *  - norm weights are stored with any "+1" already folded in (Gemma), so they are used as w. */
+/* GGUF -> hyper-parameters + a tensor source for the geometry builder. The container reader of
+ * GGUF files: llama.cpp's metadata keys (every key under the architecture's prefix is either read,
+ * known to change nothing llama.cpp computes, or refused by name), llama.cpp's standard tensor
+ * names, and GGUF's layout conventions: Llama-family attn_q/attn_k rows are permuted (SPEC 1.1)
+ * and Gemma norms are stored with their "+1" already folded in, so they are used as w. */
 #include "model/model.h"
-#include "model/layout.h"
+#include "model/build.h"
+#include "model/rope.h"
 #include "kernels/types.h"
 #include "text/tokenizer.h"
 #include "core/error.h"
@@ -12,68 +14,284 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct gguf_loader {
+typedef struct gguf_reader {
     ts_model *m;
     const gguf_file *g;
     const char *path;
-    const char *arch;
-} gguf_loader;
+    const arch_desc *a;
+} gguf_reader;
 
-static bool arch_i64(const gguf_loader *L, const char *key, int64_t *out) {
-    char k[160];
-    snprintf(k, sizeof k, "%s.%s", L->arch, key);
-    return gguf_get_i64(L->g, k, out);
+/* ---- the architecture's metadata keys ---- */
+
+enum key_use { KEY_READ, KEY_CHECKED, KEY_INERT, KEY_REFUSED };
+
+/* Every key under "<arch>." that the engine knows. KEY_READ keys are read below; KEY_CHECKED ones
+ * are compared with what the model says otherwise; KEY_INERT ones do not change what llama.cpp
+ * computes for the supported families; KEY_REFUSED ones name a feature the engine lacks. */
+static const struct { const char *suffix; int use; const char *why; } ARCH_KEYS[] = {
+    { "context_length", KEY_READ, NULL }, { "embedding_length", KEY_READ, NULL },
+    { "block_count", KEY_READ, NULL }, { "feed_forward_length", KEY_READ, NULL },
+    { "vocab_size", KEY_CHECKED, NULL },
+    { "attention.head_count", KEY_READ, NULL }, { "attention.head_count_kv", KEY_READ, NULL },
+    { "attention.key_length", KEY_READ, NULL }, { "attention.value_length", KEY_CHECKED, NULL },
+    { "attention.key_length_swa", KEY_READ, NULL }, { "attention.value_length_swa", KEY_CHECKED, NULL },
+    { "attention.layer_norm_rms_epsilon", KEY_READ, NULL },
+    { "attention.sliding_window", KEY_READ, NULL }, { "attention.sliding_window_pattern", KEY_READ, NULL },
+    { "attention.shared_kv_layers", KEY_READ, NULL }, { "attention.causal", KEY_CHECKED, NULL },
+    { "attention.scale", KEY_READ, NULL }, { "attention.temperature_scale", KEY_READ, NULL },
+    { "attn_logit_softcapping", KEY_READ, NULL }, { "final_logit_softcapping", KEY_READ, NULL },
+    { "embedding_scale", KEY_READ, NULL }, { "residual_scale", KEY_READ, NULL }, { "logit_scale", KEY_READ, NULL },
+    { "embedding_length_per_layer_input", KEY_READ, NULL },
+    { "rope.freq_base", KEY_READ, NULL }, { "rope.freq_base_swa", KEY_READ, NULL },
+    { "rope.dimension_count", KEY_READ, NULL }, { "rope.dimension_count_swa", KEY_READ, NULL },
+    { "rope.scaling.type", KEY_READ, NULL }, { "rope.scaling.factor", KEY_READ, NULL },
+    { "rope.scaling.original_context_length", KEY_READ, NULL }, { "rope.scaling.attn_factor", KEY_READ, NULL },
+    { "rope.scaling.yarn_beta_fast", KEY_READ, NULL }, { "rope.scaling.yarn_beta_slow", KEY_READ, NULL },
+    { "rope.scaling.yarn_log_multiplier", KEY_READ, NULL },
+    { "rope.scaling.yarn_attn_factor", KEY_INERT, "llama.cpp recomputes the YaRN magnitude from the factor" },
+    { "rope.scaling.finetuned", KEY_INERT, "a training note" },
+    { "expert_count", KEY_REFUSED, "mixture-of-experts layers are not supported" },
+    { "expert_used_count", KEY_REFUSED, "mixture-of-experts layers are not supported" },
+    { "expert_feed_forward_length", KEY_REFUSED, "mixture-of-experts layers are not supported" },
+    { "expert_shared_count", KEY_REFUSED, "mixture-of-experts layers are not supported" },
+    { "expert_weights_scale", KEY_REFUSED, "mixture-of-experts layers are not supported" },
+    { "expert_weights_norm", KEY_REFUSED, "mixture-of-experts layers are not supported" },
+    { "expert_gating_func", KEY_REFUSED, "mixture-of-experts layers are not supported" },
+    { "leading_dense_block_count", KEY_REFUSED, "mixture-of-experts layers are not supported" },
+    { "attention.layer_norm_epsilon", KEY_REFUSED, "LayerNorm (not RMSNorm) models are not supported" },
+    { "attention.clamp_kqv", KEY_REFUSED, "clamped Q/K/V are not supported" },
+    { "attention.q_lora_rank", KEY_REFUSED, "multi-head latent attention is not supported" },
+    { "attention.kv_lora_rank", KEY_REFUSED, "multi-head latent attention is not supported" },
+    { "use_parallel_residual", KEY_REFUSED, "parallel residual blocks are not supported" },
+    { "rope.dimension_sections", KEY_REFUSED, "multimodal RoPE sections are not supported" },
+    { "rope.scaling.yarn_ext_factor", KEY_REFUSED, "a YaRN extrapolation factor other than 1 is not supported" },
+    { "pooling_type", KEY_REFUSED, "embedding models are not supported" },
+    { "tensor_data_layout", KEY_REFUSED, "a tensor layout other than the converter's is not supported" },
+};
+
+static bool key_at(const gguf_reader *R, const char *suffix, char *k, size_t cap) {
+    snprintf(k, cap, "%s.%s", R->a->name, suffix);
+    return gguf_has(R->g, k);
 }
 
-static bool arch_f32(const gguf_loader *L, const char *key, float *out) {
+/* Optional integer / float keys; *out unchanged when absent. A present key of the wrong kind is
+ * an error: a number the file states must be the one the engine uses. */
+static int get_int(const gguf_reader *R, const char *suffix, int64_t lo, int64_t hi, int *out, ts_error *err) {
     char k[160];
-    snprintf(k, sizeof k, "%s.%s", L->arch, key);
-    return gguf_get_f32(L->g, k, out);
-}
-
-/* A per-layer integer that may be stored as one value or as an array with one value per layer. */
-static int arch_layer_i64(const gguf_loader *L, const char *key, int layer, int64_t def,
-                          int64_t *out, ts_error *err) {
-    char k[160];
-    snprintf(k, sizeof k, "%s.%s", L->arch, key);
-    int elem; uint64_t n;
-    if (gguf_get_arr(L->g, k, &elem, &n)) {
-        if (n <= (uint64_t)layer)
-            return ts_fail(err, "%s: metadata '%s' has %llu values, layer %d needs one", L->path, k,
-                           (unsigned long long)n, layer);
-        if (!gguf_arr_i64(L->g, k, (uint64_t)layer, out))
-            return ts_fail(err, "%s: metadata '%s' is not an integer array", L->path, k);
-        return 0;
-    }
-    if (gguf_has(L->g, k) && !gguf_get_i64(L->g, k, out))
-        return ts_fail(err, "%s: metadata '%s' is not an integer", L->path, k);
-    if (!gguf_has(L->g, k)) *out = def;
+    if (!key_at(R, suffix, k, sizeof k)) return 0;
+    int64_t v;
+    if (!gguf_get_i64(R->g, k, &v)) return ts_fail(err, "%s: metadata '%s' is not an integer", R->path, k);
+    if (v < lo || v > hi) return ts_fail(err, "%s: metadata '%s' = %lld is out of range", R->path, k, (long long)v);
+    *out = (int)v;
     return 0;
 }
 
-static const tensor_entry *find_tensor(const gguf_loader *L, const char *fmt, int layer) {
-    char name[128];
-    snprintf(name, sizeof name, fmt, layer);
-    return tensor_dir_find(gguf_tensors(L->g), name);
+static int get_float(const gguf_reader *R, const char *suffix, float *out, ts_error *err) {
+    char k[160];
+    if (!key_at(R, suffix, k, sizeof k)) return 0;
+    float v;
+    if (!gguf_get_f32(R->g, k, &v) || !isfinite(v)) return ts_fail(err, "%s: metadata '%s' is not a finite number", R->path, k);
+    *out = v;
+    return 0;
 }
 
-/* Attaches a 2-D weight [rows x cols], checking its shape. Absent and optional: w->data = NULL. */
-static int attach_weight(gguf_loader *L, weight *w, const char *fmt, int layer,
-                         int64_t rows, int64_t cols, bool required, ts_error *err) {
-    char name[128];
-    snprintf(name, sizeof name, fmt, layer);
-    const tensor_entry *t = tensor_dir_find(gguf_tensors(L->g), name);
-    memset(w, 0, sizeof *w);
-    if (!t) {
-        if (required) return ts_fail(err, "%s: tensor '%s' is missing", L->path, name);
+/* A per-layer integer: one value for every layer, or an array with one per layer (owned ints). */
+static int get_layer_ints(gguf_reader *R, const char *suffix, int n_layers, int *scalar, const int **per_layer,
+                          ts_error *err) {
+    char k[160];
+    if (!key_at(R, suffix, k, sizeof k)) return 0;
+    int elem; uint64_t n;
+    if (!gguf_get_arr(R->g, k, &elem, &n)) return get_int(R, suffix, 0, 1 << 20, scalar, err);
+    if (n != (uint64_t)n_layers)
+        return ts_fail(err, "%s: metadata '%s' has %llu values for %d layers", R->path, k, (unsigned long long)n, n_layers);
+    int *v = arena_alloc(&R->m->arena, (size_t)n_layers * sizeof(int));
+    if (!v) return ts_fail(err, "%s: out of memory", R->path);
+    for (int i = 0; i < n_layers; i++) {
+        int64_t x;
+        if (!gguf_arr_i64(R->g, k, (uint64_t)i, &x) || x < 0 || x > (1 << 20))
+            return ts_fail(err, "%s: metadata '%s' is not an array of sizes", R->path, k);
+        v[i] = (int)x;
+    }
+    *per_layer = v;
+    return 0;
+}
+
+/* Every "<arch>." key is one the engine knows; the others name themselves in the refusal. */
+static int check_keys(gguf_reader *R, ts_error *err) {
+    size_t plen = strlen(R->a->name);
+    for (uint64_t i = 0; i < gguf_n_keys(R->g); i++) {
+        const char *k = gguf_key_at(R->g, i);
+        if (!strcmp(k, "split.count")) {
+            int64_t n;
+            if (gguf_get_i64(R->g, k, &n) && n > 1)
+                return ts_fail(err, "%s: split GGUF files (%lld parts) are not supported; merge them with llama-gguf-split --merge", R->path, (long long)n);
+            continue;
+        }
+        if (strncmp(k, R->a->name, plen) != 0 || k[plen] != '.') continue;   /* general.*, tokenizer.*, ... */
+        const char *suffix = k + plen + 1;
+        size_t j = 0;
+        while (j < sizeof ARCH_KEYS / sizeof ARCH_KEYS[0] && strcmp(ARCH_KEYS[j].suffix, suffix)) j++;
+        if (j == sizeof ARCH_KEYS / sizeof ARCH_KEYS[0])
+            return ts_fail(err, "%s: metadata '%s' is not understood by this engine; refusing to answer from a model it may compute wrongly", R->path, k);
+        if (ARCH_KEYS[j].use == KEY_REFUSED) {
+            int64_t n;   /* counts of zero (no experts, no lora rank) state the feature's absence */
+            if (gguf_get_i64(R->g, k, &n) && n == 0) continue;
+            return ts_fail(err, "%s: metadata '%s': %s", R->path, k, ARCH_KEYS[j].why);
+        }
+        if (ARCH_KEYS[j].use == KEY_INERT) model_note(R->m, "%s: ignored (%s)", k, ARCH_KEYS[j].why);
+    }
+    return 0;
+}
+
+/* RoPE scaling: rope.scaling.* as llama.cpp reads them (README-rope-bias.md). */
+static int read_rope_scaling(gguf_reader *R, model_hparams *hp, ts_error *err) {
+    rope_scaling *s = &hp->scaling;
+    char k[160];
+    s->mscale = 1.0;
+    s->beta_fast = 32.0;
+    s->beta_slow = 1.0;
+    s->truncate = true;
+    s->long_round = 256;     /* llama.cpp compares the context rounded up to a multiple of 256 */
+    float factor = 1.0f, attn_factor = 1.0f, beta = 0.0f;
+    if (get_float(R, "rope.scaling.factor", &factor, err) || get_float(R, "rope.scaling.attn_factor", &attn_factor, err)) return -1;
+    if (get_int(R, "rope.scaling.original_context_length", 0, 1 << 26, &s->orig_ctx, err)) return -1;
+    if (get_float(R, "attention.temperature_scale", &beta, err)) return -1;
+    s->factor = factor;
+    s->mscale = attn_factor;
+    s->temp_beta = beta;
+    if (beta != 0.0f && s->orig_ctx <= 0)
+        return ts_fail(err, "%s: an attention temperature needs rope.scaling.original_context_length", R->path);
+    const char *type; size_t tlen;
+    if (!key_at(R, "rope.scaling.type", k, sizeof k)) return 0;
+    if (!gguf_get_str(R->g, k, &type, &tlen)) return ts_fail(err, "%s: metadata '%s' is not a string", R->path, k);
+    if (tlen == 4 && !memcmp(type, "none", 4)) return 0;
+    if (!(factor > 0)) return ts_fail(err, "%s: rope scaling needs a positive rope.scaling.factor", R->path);
+    if (tlen == 6 && !memcmp(type, "linear", 6)) { s->kind = ROPE_LINEAR; return 0; }
+    if (tlen == 4 && !memcmp(type, "yarn", 4)) {
+        if (s->orig_ctx <= 0) return ts_fail(err, "%s: YaRN needs rope.scaling.original_context_length", R->path);
+        s->kind = ROPE_YARN;
+        /* llama.cpp: cos/sin x (1 + 0.1 ln s) x attn_factor; Mistral 3 divides by the mscale of
+         * yarn_log_multiplier instead, and reads the correction range */
+        s->mscale = rope_yarn_get_mscale(factor, 1.0) * attn_factor;
+        float bf = 32.0f, bs = 1.0f, log_mul = 0.0f;
+        if (get_float(R, "rope.scaling.yarn_beta_fast", &bf, err) || get_float(R, "rope.scaling.yarn_beta_slow", &bs, err) ||
+            get_float(R, "rope.scaling.yarn_log_multiplier", &log_mul, err)) return -1;
+        if (R->a->gguf_yarn_betas) {
+            s->beta_fast = bf;
+            s->beta_slow = bs;
+            if (log_mul != 0.0f) s->mscale = rope_yarn_get_mscale(factor, 1.0) / rope_yarn_get_mscale(factor, log_mul);
+        } else if (bf != 32.0f || bs != 1.0f || log_mul != 0.0f) {
+            model_note(R->m, "rope: yarn_beta_fast/slow and yarn_log_multiplier ignored, as llama.cpp does for %s", R->a->name);
+        }
         return 0;
     }
+    return ts_fail(err, "%s: metadata '%s' = '%.*s': this rope scaling is not supported", R->path, k, (int)tlen, type);
+}
+
+static int read_hparams(gguf_reader *R, model_hparams *hp, ts_error *err) {
+    const arch_desc *a = R->a;
+    char k[160];
+    memset(hp, 0, sizeof *hp);
+    hp->tie = -1;
+    hp->k_eq_v = a->k_eq_v_full;
+    hp->n_ctx_train = 2048;
+    hp->norm_eps = 1e-5f;
+    hp->rope_theta = 10000.0f;
+    if (get_int(R, "embedding_length", 1, 1 << 20, &hp->hidden, err)) return -1;
+    if (get_int(R, "block_count", 1, HP_MAX_LAYERS, &hp->n_layers, err)) return -1;
+    if (!hp->hidden) return ts_fail(err, "%s: missing %s.embedding_length", R->path, a->name);
+    if (!hp->n_layers) return ts_fail(err, "%s: missing %s.block_count", R->path, a->name);
+    int ctx = 0;
+    if (get_int(R, "context_length", 0, 1 << 30, &ctx, err)) return -1;
+    if (ctx > 0 && ctx < (1 << 24)) hp->n_ctx_train = ctx;
+    if (get_int(R, "feed_forward_length", 0, 1 << 24, &hp->ffn_dim, err)) return -1;
+    if (get_float(R, "attention.layer_norm_rms_epsilon", &hp->norm_eps, err)) return -1;
+    if (get_layer_ints(R, "attention.head_count", hp->n_layers, &hp->n_heads, &hp->layer_n_heads, err)) return -1;
+    hp->n_kv_heads = hp->n_heads;
+    if (get_layer_ints(R, "attention.head_count_kv", hp->n_layers, &hp->n_kv_heads, &hp->layer_n_kv_heads, err)) return -1;
+    if (hp->n_heads <= 0 && !hp->layer_n_heads) return ts_fail(err, "%s: missing %s.attention.head_count", R->path, a->name);
+    if (get_int(R, "attention.key_length", 1, 4096, &hp->head_dim, err)) return -1;
+    if (get_int(R, "attention.key_length_swa", 1, 4096, &hp->head_dim_swa, err)) return -1;
+    int vlen = 0, vlen_swa = 0;
+    if (get_int(R, "attention.value_length", 1, 4096, &vlen, err) || get_int(R, "attention.value_length_swa", 1, 4096, &vlen_swa, err)) return -1;
+    if ((vlen && vlen != (hp->head_dim ? hp->head_dim : hp->hidden / (hp->n_heads ? hp->n_heads : 1))) ||
+        (vlen_swa && vlen_swa != hp->head_dim_swa))
+        return ts_fail(err, "%s: value heads of another size than the key heads are not supported", R->path);
+    if (get_int(R, "rope.dimension_count", 1, 4096, &hp->rope_dim, err)) return -1;
+    if (get_int(R, "rope.dimension_count_swa", 1, 4096, &hp->rope_dim_swa, err)) return -1;
+    if (get_float(R, "rope.freq_base", &hp->rope_theta, err)) return -1;
+    hp->has_theta_swa = key_at(R, "rope.freq_base_swa", k, sizeof k);
+    if (get_float(R, "rope.freq_base_swa", &hp->rope_theta_swa, err)) return -1;
+    if (read_rope_scaling(R, hp, err)) return -1;
+
+    /* sliding windows: a period, or one bool per layer (true = sliding) */
+    hp->window = a->gguf_default_window;
+    if (get_int(R, "attention.sliding_window", 0, 1 << 24, &hp->window, err)) return -1;
+    if (key_at(R, "attention.sliding_window_pattern", k, sizeof k)) {
+        int elem; uint64_t n;
+        if (gguf_get_arr(R->g, k, &elem, &n)) {
+            bool *sl = arena_alloc(&R->m->arena, (size_t)hp->n_layers);
+            if (!sl) return ts_fail(err, "%s: out of memory", R->path);
+            for (int il = 0; il < hp->n_layers; il++) {
+                int64_t v;
+                if (n <= (uint64_t)il || !gguf_arr_i64(R->g, k, (uint64_t)il, &v))
+                    return ts_fail(err, "%s: metadata '%s' has no value for layer %d", R->path, k, il);
+                sl[il] = v != 0;
+            }
+            hp->layer_sliding = sl;
+        } else if (get_int(R, "attention.sliding_window_pattern", 1, 1 << 20, &hp->sliding_period, err)) {
+            return -1;
+        }
+    }
+    if (a->gguf_window_ignored && hp->window > 0) {
+        model_note(R->m, "%s.attention.sliding_window: ignored, as llama.cpp does for %s", a->name, a->name);
+        hp->window = 0;
+    }
+    if (a->gguf_nope_period > 0) {     /* llama.cpp's fixed NoPE layers (SmolLM3) */
+        bool *nope = arena_alloc(&R->m->arena, (size_t)hp->n_layers);
+        if (!nope) return ts_fail(err, "%s: out of memory", R->path);
+        for (int il = 0; il < hp->n_layers; il++) nope[il] = (il + 1) % a->gguf_nope_period == 0;
+        hp->layer_nope = nope;
+    }
+    if (get_int(R, "attention.shared_kv_layers", 0, HP_MAX_LAYERS, &hp->n_shared_kv, err)) return -1;
+    if (get_int(R, "embedding_length_per_layer_input", 0, 65536, &hp->ple_dim, err)) return -1;
+    if (get_float(R, "attention.scale", &hp->attn_scale, err)) return -1;
+    if (get_float(R, "embedding_scale", &hp->embed_scale, err)) return -1;
+    if (get_float(R, "residual_scale", &hp->residual_scale, err)) return -1;
+    if (get_float(R, "logit_scale", &hp->logit_scale, err)) return -1;
+    if (get_float(R, "attn_logit_softcapping", &hp->attn_softcap, err)) return -1;
+    if (get_float(R, "final_logit_softcapping", &hp->final_softcap, err)) return -1;
+    if (hp->attn_scale < 0 || hp->embed_scale < 0 || hp->residual_scale < 0 || hp->logit_scale < 0 ||
+        hp->attn_softcap < 0 || hp->final_softcap < 0)
+        return ts_fail(err, "%s: a negative scale or softcap in the metadata", R->path);
+    bool causal = true;
+    if (key_at(R, "attention.causal", k, sizeof k) && (!gguf_get_bool(R->g, k, &causal) || !causal))
+        return ts_fail(err, "%s: non-causal attention (%s) is not supported", R->path, k);
+    int n_vocab = 0;
+    if (get_int(R, "vocab_size", 1, 1 << 24, &n_vocab, err)) return -1;
+    const tensor_entry *emb = tensor_dir_find(gguf_tensors(R->g), "token_embd.weight");
+    if (n_vocab && emb && emb->n_dims == 2 && emb->ne[1] != n_vocab)
+        return ts_fail(err, "%s: %s.vocab_size is %d but token_embd has %lld rows", R->path, a->name, n_vocab, (long long)emb->ne[1]);
+    return 0;
+}
+
+/* ---- the tensor source ---- */
+
+static const char *gguf_role_name(const tensor_source *s, int role, int layer, char *buf, size_t cap) {
+    const gguf_reader *R = s->ctx;
+    char fmt[128];
+    if (!arch_gguf_name(R->a, role, fmt, sizeof fmt)) return NULL;
+    snprintf(buf, cap, fmt, layer);
+    return buf;
+}
+
+static int gguf_matrix(const tensor_source *s, const tensor_entry *t, int role, int64_t rows, int64_t cols,
+                       weight *w, ts_error *err) {
     if (!type_get(t->type))
-        return ts_fail(err, "%s: tensor '%s' has unsupported type %s", L->path, name, type_name(t->type));
+        return ts_fail(err, "%s: tensor '%s' has unsupported type %s", s->path, t->name, type_name(t->type));
     if (t->n_dims > 2 || t->ne[0] != cols || (rows >= 0 && t->ne[1] != rows))
-        return ts_fail(err, "%s: tensor '%s' has shape [%lld, %lld], expected [%lld, %lld]",
-                       L->path, name, (long long)t->ne[1], (long long)t->ne[0],
-                       (long long)rows, (long long)cols);
+        return ts_fail(err, "%s: tensor '%s' has shape [%lld, %lld], expected [%lld, %lld]", s->path, t->name,
+                       (long long)t->ne[1], (long long)t->ne[0], (long long)rows, (long long)cols);
     w->type = t->type;
     w->rows = t->ne[1];
     w->cols = t->ne[0];
@@ -83,296 +301,56 @@ static int attach_weight(gguf_loader *L, weight *w, const char *fmt, int layer,
     return 0;
 }
 
-/* Norm weights become owned f32 vectors of length n. */
-static int attach_norm(gguf_loader *L, const float **out, const char *fmt, int layer, int64_t n,
-                       bool required, ts_error *err) {
-    char name[128];
-    snprintf(name, sizeof name, fmt, layer);
-    const tensor_entry *t = tensor_dir_find(gguf_tensors(L->g), name);
-    *out = NULL;
-    if (!t) {
-        if (required) return ts_fail(err, "%s: tensor '%s' is missing", L->path, name);
-        return 0;
-    }
-    if (t->n_dims != 1 || t->ne[0] != n)
-        return ts_fail(err, "%s: tensor '%s' has %lld values, expected %lld", L->path, name,
-                       (long long)t->ne[0], (long long)n);
-    const type_traits *tt = type_get(t->type);
-    if (!tt || (t->type != TS_F32 && t->type != TS_F16 && t->type != TS_BF16))
-        return ts_fail(err, "%s: norm tensor '%s' has type %s (expected F32, F16 or BF16)",
-                       L->path, name, type_name(t->type));
-    float *v = arena_alloc(&L->m->arena, (size_t)n * sizeof(float));
-    if (!v) return ts_fail(err, "%s: out of memory", L->path);
-    tt->dequant_row(t->data, v, n);
+/* Vectors become owned f32 (GGUF stores Gemma's norms as 1 + w already: no convention to apply). */
+static int gguf_vector(const tensor_source *s, const tensor_entry *t, int64_t n, bool norm,
+                       const float **out, ts_error *err) {
+    const gguf_reader *R = s->ctx;
+    if (t->type != TS_F32 && t->type != TS_F16 && t->type != TS_BF16)
+        return ts_fail(err, "%s: tensor '%s' has type %s (expected F32, F16 or BF16)", s->path, t->name, type_name(t->type));
+    float *v = arena_alloc(&R->m->arena, (size_t)n * sizeof(float));
+    if (!v) return ts_fail(err, "%s: out of memory", s->path);
+    type_get(t->type)->dequant_row(t->data, v, n);
     *out = v;
     return 0;
 }
 
-/* Restores split-half row order of a Llama GGUF attn_q / attn_k into an owned copy. */
-static int unpermute_weight(gguf_loader *L, weight *w, int n_heads, ts_error *err) {
-    uint8_t *dst = arena_alloc(&L->m->arena, (size_t)w->rows * w->row_bytes);
-    if (!dst) return ts_fail(err, "%s: out of memory", L->path);
-    ts_error e2;
-    if (unpermute_qk_rows(dst, w->data, w->rows, w->row_bytes, n_heads, w->name, &e2) != 0)
-        return ts_fail(err, "%s: %s", L->path, e2.msg);
-    w->data = dst;
-    return 0;
-}
-
-/* Architectures whose GGUF attn_q/attn_k rows llama.cpp's converter permutes. */
-static bool arch_has_permuted_qk(const char *arch) {
-    return strcmp(arch, "llama") == 0;
-}
-
-static int supported_arch(const char *arch) {
-    static const char *known[] = { "llama", "qwen3", "gemma3", "gemma4", NULL };
-    for (int i = 0; known[i]; i++) if (strcmp(arch, known[i]) == 0) return 1;
-    return 0;
-}
-
-/* Which layers use sliding-window attention: Gemma 3 from `sliding_window_pattern` (layer i slides
- * iff (i+1) % pattern != 0; llama.cpp assumes 6 when the key is absent), Gemma 4 from a per-layer
- * bool array (true = sliding). */
-static int layer_is_sliding(gguf_loader *L, int il, bool *sliding, ts_error *err) {
-    *sliding = false;
-    char k[160];
-    snprintf(k, sizeof k, "%s.attention.sliding_window_pattern", L->arch);
-    int elem; uint64_t n;
-    if (gguf_get_arr(L->g, k, &elem, &n)) {
-        int64_t v;
-        if (n <= (uint64_t)il || !gguf_arr_i64(L->g, k, (uint64_t)il, &v))
-            return ts_fail(err, "%s: metadata '%s' has no value for layer %d", L->path, k, il);
-        *sliding = v != 0;
-        return 0;
-    }
-    if (strcmp(L->arch, "gemma3") != 0) return 0;
-    int64_t pattern = 6;
-    if (gguf_has(L->g, k) && (!gguf_get_i64(L->g, k, &pattern) || pattern < 1))
-        return ts_fail(err, "%s: metadata '%s' is not a positive integer", L->path, k);
-    *sliding = (il + 1) % pattern != 0;
-    return 0;
-}
-
-static float scalar_tensor(const tensor_entry *t) {
-    float v = 1.0f;
-    const type_traits *tt = type_get(t->type);
-    if (tt && t->ne[0] == 1 && (t->type == TS_F32 || t->type == TS_F16 || t->type == TS_BF16)) tt->dequant_row(t->data, &v, 1);
-    return v;
-}
-
 int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
     if (gguf_open(path, &m->gguf, err) != 0) return -1;
-    gguf_loader L = { .m = m, .g = m->gguf, .path = path };
-    model_geometry *g = &m->g;
-
+    const gguf_file *g = m->gguf;
     const char *s; size_t slen;
-    if (!gguf_get_str(L.g, "general.architecture", &s, &slen))
+    if (!gguf_get_str(g, "general.architecture", &s, &slen))
         return ts_fail(err, "%s: no general.architecture in the metadata", path);
-    if (slen >= sizeof g->arch) slen = sizeof g->arch - 1;
-    memcpy(g->arch, s, slen);
-    g->arch[slen] = 0;
-    L.arch = g->arch;
+    if (slen >= sizeof m->g.arch) slen = sizeof m->g.arch - 1;
+    memcpy(m->g.arch, s, slen);
+    m->g.arch[slen] = 0;
 
     /* the tokenizer first: a vocab-only GGUF is usable for --tokenize */
-    if (gguf_has(L.g, "tokenizer.ggml.model")) {
-        if (vocab_from_gguf(L.g, &m->voc, err) != 0) return -1;
+    if (gguf_has(g, "tokenizer.ggml.model")) {
+        if (vocab_from_gguf(g, &m->voc, err) != 0) return -1;
         m->has_vocab = true;
     }
-    if (gguf_get_str(L.g, "tokenizer.chat_template", &s, &slen)) {
+    if (gguf_get_str(g, "tokenizer.chat_template", &s, &slen)) {
         m->chat_template = arena_alloc(&m->arena, slen + 1);
         if (!m->chat_template) return ts_fail(err, "%s: out of memory", path);
         memcpy(m->chat_template, s, slen);
     }
-    if (gguf_tensors(L.g)->n == 0) return 0;   /* vocab only */
+    if (gguf_tensors(g)->n == 0) return 0;   /* vocab only */
 
-    if (!supported_arch(g->arch))
-        return ts_fail(err, "%s: unsupported architecture '%s'", path, g->arch);
-    const bool is_gemma3 = !strcmp(g->arch, "gemma3"), is_gemma4 = !strcmp(g->arch, "gemma4");
-    const bool is_gemma = is_gemma3 || is_gemma4;
-
-    int64_t v;
-    if (!arch_i64(&L, "embedding_length", &v) || v <= 0 || v > (1 << 20))
-        return ts_fail(err, "%s: missing or invalid %s.embedding_length", path, g->arch);
-    g->hidden = (int)v;
-    if (!arch_i64(&L, "block_count", &v) || v <= 0 || v > 4096)
-        return ts_fail(err, "%s: missing or invalid %s.block_count", path, g->arch);
-    g->n_layers = (int)v;
-    g->n_ctx_train = arch_i64(&L, "context_length", &v) && v > 0 && v < (1 << 24) ? (int)v : 2048;
-    g->norm_eps = 1e-5f;
-    arch_f32(&L, "attention.layer_norm_rms_epsilon", &g->norm_eps);
-    g->embed_scale = is_gemma ? sqrtf((float)g->hidden) : 1.0f;
-    g->final_softcap = 0.0f;
-    arch_f32(&L, "final_logit_softcapping", &g->final_softcap);
-
-    float theta = 10000.0f, theta_swa = 10000.0f;
-    arch_f32(&L, "rope.freq_base", &theta);
-    bool has_swa_base = arch_f32(&L, "rope.freq_base_swa", &theta_swa);
-    float pos_scale = 1.0f;
-    {
-        char k[160];
-        snprintf(k, sizeof k, "%s.rope.scaling.type", g->arch);
-        float factor = 1.0f;
-        if (gguf_get_str(L.g, k, &s, &slen) && slen == 6 && memcmp(s, "linear", 6) == 0 &&
-            arch_f32(&L, "rope.scaling.factor", &factor) && factor > 0)
-            pos_scale = 1.0f / factor;
+    const char *type; size_t tlen;
+    if (gguf_get_str(g, "general.type", &type, &tlen) && !(tlen == 5 && !memcmp(type, "model", 5)))
+        return ts_fail(err, "%s: a GGUF of type '%.*s' is not a model", path, (int)tlen, type);
+    gguf_reader R = { .m = m, .g = g, .path = path, .a = arch_by_gguf_name(m->g.arch, strlen(m->g.arch)) };
+    if (!R.a) {
+        char known[256];
+        arch_known_list(known, sizeof known);
+        return ts_fail(err, "%s: unsupported architecture '%s' (supported: %s)", path, m->g.arch, known);
     }
-    int64_t window = 0;
-    arch_i64(&L, "attention.sliding_window", &window);
-    if (window < 0 || window > (1 << 24)) return ts_fail(err, "%s: invalid sliding window %lld", path, (long long)window);
-    int64_t n_shared = 0;
-    arch_i64(&L, "attention.shared_kv_layers", &n_shared);
-    if (n_shared < 0 || n_shared >= g->n_layers)
-        return ts_fail(err, "%s: invalid shared_kv_layers %lld", path, (long long)n_shared);
-
-    const tensor_entry *emb = tensor_dir_find(gguf_tensors(L.g), "token_embd.weight");
-    if (!emb || emb->n_dims != 2) return ts_fail(err, "%s: tensor 'token_embd.weight' is missing or not 2-D", path);
-    g->n_vocab = (int)emb->ne[1];
-    if (emb->ne[1] > (1 << 24)) return ts_fail(err, "%s: vocabulary of %lld tokens is too large", path, (long long)emb->ne[1]);
-    if (m->has_vocab && m->voc.n != g->n_vocab)
-        return ts_fail(err, "%s: token_embd has %d rows but the tokenizer has %d tokens", path, g->n_vocab, m->voc.n);
-    if (attach_weight(&L, &g->tok_embd, "token_embd.weight", 0, g->n_vocab, g->hidden, true, err)) return -1;
-    if (attach_norm(&L, &g->output_norm, "output_norm.weight", 0, g->hidden, true, err)) return -1;
-    if (attach_weight(&L, &g->output, "output.weight", 0, g->n_vocab, g->hidden, false, err)) return -1;
-    if (!g->output.data) {
-        g->output = g->tok_embd;
-        model_note(m, "output: tied to token_embd.weight");
-    }
-
-    /* Gemma 4 proportional RoPE: a per-pair divisor, 1e30 for pairs that do not rotate */
-    const float *rope_factors = NULL;
-    int64_t rope_factor_n = 0;
-    const tensor_entry *rf = tensor_dir_find(gguf_tensors(L.g), "rope_freqs.weight");
-    if (rf) {
-        if (rf->n_dims != 1 || rf->type != TS_F32)
-            return ts_fail(err, "%s: tensor 'rope_freqs.weight' must be a 1-D F32 vector", path);
-        rope_factor_n = rf->ne[0];
-        if (attach_norm(&L, &rope_factors, "rope_freqs.weight", 0, rope_factor_n, true, err)) return -1;
-    }
-
-    /* Gemma 4 per-layer embeddings */
-    int64_t ple = 0;
-    arch_i64(&L, "embedding_length_per_layer_input", &ple);
-    if (ple < 0 || ple > 65536) return ts_fail(err, "%s: invalid embedding_length_per_layer_input %lld", path, (long long)ple);
-    if (ple > 0) {
-        g->ple_dim = (int)ple;
-        int64_t total = ple * g->n_layers;
-        if (attach_weight(&L, &g->ple_embd, "per_layer_token_embd.weight", 0, g->n_vocab, total, true, err)) return -1;
-        if (attach_weight(&L, &g->ple_model_proj, "per_layer_model_proj.weight", 0, total, g->hidden, true, err)) return -1;
-        if (attach_norm(&L, &g->ple_proj_norm, "per_layer_proj_norm.weight", 0, ple, true, err)) return -1;
-        g->ple_embd_scale = sqrtf((float)ple);
-        g->ple_proj_scale = 1.0f / sqrtf((float)g->hidden);
-        g->ple_combine_scale = 1.0f / sqrtf(2.0f);
-        model_note(m, "per-layer embeddings: %lld values per layer", (long long)ple);
-    }
-
-    g->layers = arena_alloc(&m->arena, (size_t)g->n_layers * sizeof(layer_geometry));
-    if (!g->layers) return ts_fail(err, "%s: out of memory", path);
-    bool permuted = arch_has_permuted_qk(g->arch);
-    bool has_qk_norm = strcmp(g->arch, "qwen3") == 0 || is_gemma;
-    int first_shared = g->n_layers - (int)n_shared;
-    for (int il = 0; il < g->n_layers; il++) {
-        layer_geometry *ly = &g->layers[il];
-        bool sliding;
-        if (layer_is_sliding(&L, il, &sliding, err)) return -1;
-        int64_t nh, nkv, hd, ff, rdim;
-        if (arch_layer_i64(&L, "attention.head_count", il, 0, &nh, err)) return -1;
-        if (arch_layer_i64(&L, "attention.head_count_kv", il, nh, &nkv, err)) return -1;
-        if (nh <= 0 || nh > 4096 || nkv <= 0 || nkv > nh || nh % nkv != 0)
-            return ts_fail(err, "%s: layer %d: invalid head counts (%lld heads, %lld KV heads)",
-                           path, il, (long long)nh, (long long)nkv);
-        if (arch_layer_i64(&L, "attention.key_length", il, g->hidden / nh, &hd, err)) return -1;
-        if (arch_layer_i64(&L, "rope.dimension_count", il, hd, &rdim, err)) return -1;
-        if (sliding && is_gemma4) {
-            if (arch_layer_i64(&L, "attention.key_length_swa", il, hd, &hd, err)) return -1;
-            if (arch_layer_i64(&L, "rope.dimension_count_swa", il, hd, &rdim, err)) return -1;
-        }
-        if (hd <= 0 || hd > 4096 || hd % 2 != 0)
-            return ts_fail(err, "%s: layer %d: invalid head dimension %lld", path, il, (long long)hd);
-        if (rdim <= 0 || rdim > hd || rdim % 2 != 0)
-            return ts_fail(err, "%s: layer %d: invalid rope dimension count %lld", path, il, (long long)rdim);
-        ly->kind = sliding ? LAYER_SLIDING : LAYER_FULL;
-        ly->n_heads = (int)nh;
-        ly->n_kv_heads = (int)nkv;
-        ly->head_dim = (int)hd;
-        ly->window = sliding ? (int)window : 0;
-        if (sliding && window <= 0) return ts_fail(err, "%s: layer %d slides but no sliding_window is given", path, il);
-        ly->attn_scale = is_gemma4 ? 1.0f
-                       : is_gemma3 && g->n_layers == 62 ? 1.0f / sqrtf((float)g->hidden / nh)
-                       : 1.0f / sqrtf((float)hd);
-        /* sliding layers use the local base; linear scaling reaches them only when no local base is stated */
-        ly->rope_theta = sliding ? theta_swa : theta;
-        ly->rope_pos_scale = sliding && has_swa_base ? 1.0f : pos_scale;
-        ly->rope_dim = (int)rdim;
-        ly->rope_pairs = (int)rdim / 2;
-        if (!sliding && rope_factors) {
-            if (rope_factor_n != rdim / 2)
-                return ts_fail(err, "%s: rope_freqs.weight has %lld values, layer %d needs %lld", path,
-                               (long long)rope_factor_n, il, (long long)rdim / 2);
-            ly->rope_freq_factors = rope_factors;
-            int rot = 0;
-            while (rot < rdim / 2 && rope_factors[rot] < 1e20f) rot++;
-            ly->rope_pairs = rot;     /* pairs with a 1e30 divisor do not rotate */
-        }
-        ly->kv_source = il;
-        if (il >= first_shared) {     /* reuse the last earlier non-shared layer of the same kind */
-            int src = -1;
-            for (int j = first_shared - 1; j >= 0; j--)
-                if (g->layers[j].kind == ly->kind) { src = j; break; }
-            if (src < 0) return ts_fail(err, "%s: shared-KV layer %d has no earlier layer of its kind", path, il);
-            ly->kv_source = src;
-            if (g->layers[src].n_kv_heads != ly->n_kv_heads || g->layers[src].head_dim != ly->head_dim)
-                return ts_fail(err, "%s: shared-KV layer %d does not match the geometry of layer %d", path, il, src);
-        }
-        ly->activation = is_gemma ? ACT_GELU_TANH : ACT_SILU;
-        ly->output_scale = 1.0f;
-        ly->v_norm = is_gemma4;
-
-        const tensor_entry *gate = find_tensor(&L, "blk.%d.ffn_gate.weight", il);
-        if (!gate || gate->n_dims != 2)
-            return ts_fail(err, "%s: tensor 'blk.%d.ffn_gate.weight' is missing or not 2-D", path, il);
-        ff = gate->ne[1];
-        ly->ffn_dim = (int)ff;
-
-        int64_t q_rows = nh * hd, kv_rows = nkv * hd;
-        bool own_kv = ly->kv_source == il;
-        if (attach_norm(&L, &ly->attn_norm, "blk.%d.attn_norm.weight", il, g->hidden, true, err)) return -1;
-        if (attach_norm(&L, &ly->ffn_norm, "blk.%d.ffn_norm.weight", il, g->hidden, true, err)) return -1;
-        if (attach_weight(&L, &ly->wq, "blk.%d.attn_q.weight", il, q_rows, g->hidden, true, err)) return -1;
-        if (attach_weight(&L, &ly->wk, "blk.%d.attn_k.weight", il, kv_rows, g->hidden, own_kv, err)) return -1;
-        if (attach_weight(&L, &ly->wv, "blk.%d.attn_v.weight", il, kv_rows, g->hidden, own_kv && !is_gemma4, err)) return -1;
-        ly->v_from_k = own_kv && !ly->wv.data;
-        if (attach_weight(&L, &ly->wo, "blk.%d.attn_output.weight", il, g->hidden, q_rows, true, err)) return -1;
-        if (attach_weight(&L, &ly->w_gate, "blk.%d.ffn_gate.weight", il, ff, g->hidden, true, err)) return -1;
-        if (attach_weight(&L, &ly->w_up, "blk.%d.ffn_up.weight", il, ff, g->hidden, true, err)) return -1;
-        if (attach_weight(&L, &ly->w_down, "blk.%d.ffn_down.weight", il, g->hidden, ff, true, err)) return -1;
-        if (has_qk_norm) {
-            if (attach_norm(&L, &ly->q_norm, "blk.%d.attn_q_norm.weight", il, hd, true, err)) return -1;
-            if (attach_norm(&L, &ly->k_norm, "blk.%d.attn_k_norm.weight", il, hd, own_kv, err)) return -1;
-        }
-        if (is_gemma) {
-            if (attach_norm(&L, &ly->post_attn_norm, "blk.%d.post_attention_norm.weight", il, g->hidden, true, err)) return -1;
-            if (attach_norm(&L, &ly->post_ffn_norm, "blk.%d.post_ffw_norm.weight", il, g->hidden, true, err)) return -1;
-        }
-        const tensor_entry *los = find_tensor(&L, "blk.%d.layer_output_scale.weight", il);
-        if (los) ly->output_scale = scalar_tensor(los);
-        if (g->ple_dim > 0) {
-            if (attach_weight(&L, &ly->ple_gate, "blk.%d.inp_gate.weight", il, g->ple_dim, g->hidden, true, err)) return -1;
-            if (attach_weight(&L, &ly->ple_proj, "blk.%d.proj.weight", il, g->hidden, g->ple_dim, true, err)) return -1;
-            if (attach_norm(&L, &ly->ple_post_norm, "blk.%d.post_norm.weight", il, g->hidden, true, err)) return -1;
-        }
-        if (permuted) {
-            if (unpermute_weight(&L, &ly->wq, ly->n_heads, err)) return -1;
-            if (unpermute_weight(&L, &ly->wk, ly->n_kv_heads, err)) return -1;
-        }
-    }
-    if (permuted)
-        model_note(m, "attn_q/attn_k: un-permuted from GGUF Llama order (interleaved pairs) to split-half");
-    else
-        model_note(m, "attn_q/attn_k: used as stored (%s GGUF is not permuted)", g->arch);
-    model_note(m, is_gemma3 ? "norms: used as w (GGUF stores Gemma's 1 + w already)" : "norms: used as w");
-    if (is_gemma3) model_note(m, "attention scale: 1/sqrt(head_dim), as llama.cpp (GGUF has no query_pre_attn_scalar)");
-    if (pos_scale != 1.0f)
-        model_note(m, "rope: linear scaling x%g on %s", (double)pos_scale,
-                   has_swa_base ? "full-attention layers (a local base is stated)" : "every layer");
+    if (check_keys(&R, err) != 0) return -1;
+    model_hparams hp;
+    if (read_hparams(&R, &hp, err) != 0) return -1;
+    tensor_source src = { .dir = gguf_tensors(g), .path = path, .qk_permuted = R.a->gguf_qk_permuted, .ctx = &R,
+                          .name = gguf_role_name, .matrix = gguf_matrix, .vector = gguf_vector };
+    if (build_geometry(m, R.a, &hp, &src, err) != 0) return -1;
+    model_note(m, R.a->hf_norm_plus_one ? "norms: used as w (GGUF stores Gemma's 1 + w already)" : "norms: used as w");
     return 0;
 }

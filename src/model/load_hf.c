@@ -1,13 +1,20 @@
-/* Hugging Face folder -> geometry table: config.json rules (SPEC 1.5 and 4) and HF tensor names.
- * Safetensors rows are in HF order already (no Q/K permutation); float weights are used in place
- * from the mmap. Gemma 2/3 norms scale by (1 + w): the 1 is added here, once, into owned f32 copies,
- * so the forward always multiplies by w. */
+/* Hugging Face folder -> hyper-parameters + a tensor source for the geometry builder. The
+ * container reader of safetensors folders and FastFlowLM q4nx packs: config.json's fields (SPEC 1.5
+ * and 4; every field read is recorded, the ones known to change the computation that the engine
+ * lacks are refused by name, the rest listed in --info), the family's Hugging Face tensor names,
+ * and the folder conventions: safetensors rows are in HF order (no Q/K permutation), float weights
+ * are used in place from the mmap, and Gemma 2/3 norms scale by (1 + w): the 1 is added here, once,
+ * into owned f32 copies, so the forward always multiplies by w. */
 #include "model/model.h"
+#include "model/build.h"
+#include "model/rope.h"
 #include "io/json.h"
+#include "io/file.h"
 #include "io/safetensors.h"
 #include "io/q4nx.h"
 #include "kernels/types.h"
 #include "text/tokenizer.h"
+#include "text/tokenizer_config.h"
 #include "core/error.h"
 #include <math.h>
 #include <stdio.h>
@@ -15,31 +22,221 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef struct hf_loader {
+/* ---- config.json, with a record of what was read ---- */
+
+typedef struct config_reader {
+    const json_value *c;       /* the text model's config (text_config when nested) */
+    const json_value *root;
+    bool *read;                /* per member of c */
+    const char *path;
+} config_reader;
+
+static const json_value *cfg(config_reader *R, const char *key) {
+    for (size_t i = 0; i < R->c->n; i++)
+        if (!strcmp(R->c->keys[i], key)) { R->read[i] = true; return &R->c->items[i]; }
+    return NULL;
+}
+
+static bool cfg_present(config_reader *R, const char *key) {
+    const json_value *v = cfg(R, key);
+    return v && v->type != JSON_NULL;
+}
+
+static double cfg_num(config_reader *R, const char *key, double def) {
+    const json_value *v = cfg(R, key);
+    return v && v->type == JSON_NUMBER ? v->number : def;
+}
+
+static int64_t cfg_int(config_reader *R, const char *key, int64_t def) {
+    const json_value *v = cfg(R, key);
+    if (!v || v->type != JSON_NUMBER) return def;
+    if (v->is_integer) return v->integer;
+    return v->number == floor(v->number) && fabs(v->number) < 9e15 ? (int64_t)v->number : def;
+}
+
+static bool cfg_bool(config_reader *R, const char *key, bool def) {
+    const json_value *v = cfg(R, key);
+    return v && v->type == JSON_BOOL ? v->boolean : def;
+}
+
+static const char *cfg_str(config_reader *R, const char *key) {
+    const json_value *v = cfg(R, key);
+    return v && v->type == JSON_STRING ? v->str : NULL;
+}
+
+/* Fields that change the computation in ways the engine does not implement: refused when set
+ * (to anything but null, false or 0). */
+static const struct { const char *key, *why; } REFUSED_FIELDS[] = {
+    { "quantization_config", "quantized checkpoints (GPTQ, AWQ, bitsandbytes, ...) are not supported" },
+    { "num_local_experts", "mixture-of-experts layers are not supported" },
+    { "num_experts", "mixture-of-experts layers are not supported" },
+    { "n_routed_experts", "mixture-of-experts layers are not supported" },
+    { "enable_moe_block", "mixture-of-experts layers are not supported" },
+    { "use_mrope", "multimodal RoPE is not supported" },
+    { "attention_chunk_size", "chunked attention is not supported" },
+    { "kv_lora_rank", "multi-head latent attention is not supported" },
+    { "use_parallel_residual", "parallel residual blocks are not supported" },
+    { "altup_num_inputs", "Gemma 3n layers are not supported" },
+    { "mlp_bias", "MLP biases are not supported" },
+};
+
+/* Fields that describe training or packaging, never the computation. */
+static const char *const INERT_FIELDS[] = {
+    "architectures", "model_type", "torch_dtype", "dtype", "transformers_version", "_name_or_path",
+    "use_cache", "initializer_range", "attention_dropout", "attention_bias", "pad_token_id",
+    "pretraining_tp", "embd_pdrop", "resid_pdrop", "attn_pdrop", "hidden_dropout", "dropout",
+    "router_aux_loss_coef", "output_router_logits", "router_jitter_noise", "cache_implementation",
+    "id2label", "label2id", "auto_map", "is_decoder", "tokenizer_class", "sep_token_id",
+    "decoder_start_token_id", "return_dict", "output_attentions", "output_hidden_states",
+    "tie_encoder_decoder", "torchscript", "use_return_dict", "bad_words_ids", "lm_head_bias",
+    "interpolate_factor", "full_attn_mod", "max_window_layers", "vocab_size_per_layer_input",
+    "final_logit_softcapping", "attn_logit_softcapping",
+};
+
+static int check_fields(config_reader *R, ts_model *m, ts_error *err) {
+    for (size_t i = 0; i < sizeof REFUSED_FIELDS / sizeof REFUSED_FIELDS[0]; i++) {
+        const json_value *v = cfg(R, REFUSED_FIELDS[i].key);
+        if (!v) v = json_get(R->root, REFUSED_FIELDS[i].key);
+        if (!v || v->type == JSON_NULL || (v->type == JSON_BOOL && !v->boolean) ||
+            (v->type == JSON_NUMBER && v->number == 0)) continue;
+        return ts_fail(err, "%s: config field '%s': %s", R->path, REFUSED_FIELDS[i].key, REFUSED_FIELDS[i].why);
+    }
+    char unread[400] = "";
+    int n = 0;
+    for (size_t i = 0; i < R->c->n; i++) {
+        if (R->read[i]) continue;
+        bool inert = false;
+        for (size_t j = 0; j < sizeof INERT_FIELDS / sizeof INERT_FIELDS[0] && !inert; j++)
+            inert = !strcmp(R->c->keys[i], INERT_FIELDS[j]);
+        if (inert) continue;
+        size_t len = strlen(unread);
+        if (len < sizeof unread - 64) snprintf(unread + len, sizeof unread - len, "%s%s", n ? ", " : "", R->c->keys[i]);
+        n++;
+    }
+    if (n) model_note(m, "config fields not used (not known to change the computation): %s", unread);
+    return 0;
+}
+
+/* The activation a config names must be the family's. */
+static int check_activation(config_reader *R, const arch_desc *a, ts_error *err) {
+    const char *keys[] = { "hidden_activation", "hidden_act" };
+    for (int i = 0; i < 2; i++) {
+        const char *act = cfg_str(R, keys[i]);
+        if (!act) continue;
+        bool silu = !strcmp(act, "silu") || !strcmp(act, "swish");
+        bool gelu_tanh = !strcmp(act, "gelu_pytorch_tanh") || !strcmp(act, "gelu_tanh") || !strcmp(act, "gelu_new");
+        if ((a->activation == ACT_SILU && !silu) || (a->activation == ACT_GELU_TANH && !gelu_tanh))
+            return ts_fail(err, "%s: %s '%s' is not the activation this engine runs for %s", R->path, keys[i], act, a->name);
+    }
+    return 0;
+}
+
+/* ---- RoPE: rope_theta + rope_scaling (transformers 4) or rope_parameters (transformers 5) ---- */
+
+static int read_float_list(ts_model *m, const json_value *v, const float **out, int *n) {
+    if (!v || v->type != JSON_ARRAY || v->n == 0 || v->n > 4096) return -1;
+    float *f = arena_alloc(&m->arena, v->n * sizeof(float));
+    if (!f) return -1;
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->items[i].type != JSON_NUMBER) return -1;
+        f[i] = (float)v->items[i].number;
+    }
+    *out = f;
+    *n = (int)v->n;
+    return 0;
+}
+
+/* One rope_scaling / rope_parameters object into hp->scaling (HF _compute_*_parameters). */
+static int read_rope_object(config_reader *R, ts_model *m, const json_value *rs, model_hparams *hp, ts_error *err) {
+    rope_scaling *s = &hp->scaling;
+    const char *rt = json_get_str(rs, "rope_type");
+    if (!rt) rt = json_get_str(rs, "type");
+    if (!rt || !strcmp(rt, "default") || !strcmp(rt, "proportional")) return 0;
+    double factor = json_get_num(rs, "factor", 1.0);
+    int64_t orig = json_get_int(rs, "original_max_position_embeddings", 0);
+    if (orig <= 0) orig = cfg_int(R, "original_max_position_embeddings", 0);
+    s->factor = factor;
+    s->orig_ctx = (int)orig;
+    if (!strcmp(rt, "linear")) {
+        if (!(factor > 0)) return ts_fail(err, "%s: rope scaling needs a positive factor", R->path);
+        s->kind = ROPE_LINEAR;
+        return 0;
+    }
+    if (!strcmp(rt, "yarn")) {
+        if (!(factor > 0) || orig <= 0) return ts_fail(err, "%s: YaRN needs factor and original_max_position_embeddings", R->path);
+        s->kind = ROPE_YARN;
+        s->beta_fast = json_get_num(rs, "beta_fast", 32.0);
+        s->beta_slow = json_get_num(rs, "beta_slow", 1.0);
+        s->truncate = json_get_bool(rs, "truncate", true);
+        double ms = json_get_num(rs, "mscale", 0.0), ms_all = json_get_num(rs, "mscale_all_dim", 0.0);
+        const json_value *af = json_get(rs, "attention_factor");
+        s->mscale = af && af->type == JSON_NUMBER ? af->number
+                  : ms != 0 && ms_all != 0 ? rope_yarn_get_mscale(factor, ms) / rope_yarn_get_mscale(factor, ms_all)
+                  : rope_yarn_get_mscale(factor, 1.0);
+        s->temp_beta = json_get_num(rs, "llama_4_scaling_beta", 0.0);
+        if (json_get(rs, "extrapolation_factor") && json_get_num(rs, "extrapolation_factor", 1.0) != 1.0)
+            return ts_fail(err, "%s: a YaRN extrapolation_factor other than 1 is not supported", R->path);
+        return 0;
+    }
+    if (!strcmp(rt, "llama3")) {
+        s->kind = ROPE_LLAMA3;
+        s->low_freq_factor = json_get_num(rs, "low_freq_factor", 1.0);
+        s->high_freq_factor = json_get_num(rs, "high_freq_factor", 4.0);
+        if (!(factor > 0) || orig <= 0 || !(s->high_freq_factor > s->low_freq_factor) || !(s->low_freq_factor > 0))
+            return ts_fail(err, "%s: llama3 rope scaling needs factor, low/high_freq_factor and original_max_position_embeddings", R->path);
+        return 0;
+    }
+    if (!strcmp(rt, "longrope") || !strcmp(rt, "su")) {
+        s->kind = ROPE_LONGROPE;
+        int ns = 0, nl = 0;
+        if (read_float_list(m, json_get(rs, "short_factor"), &s->short_factor, &ns) ||
+            read_float_list(m, json_get(rs, "long_factor"), &s->long_factor, &nl) || ns != nl)
+            return ts_fail(err, "%s: LongRoPE needs short_factor and long_factor lists of one length", R->path);
+        s->n_factors = ns;
+        if (orig <= 0) return ts_fail(err, "%s: LongRoPE needs original_max_position_embeddings", R->path);
+        s->long_round = 1;
+        /* HF: the scale is max_position_embeddings over the original context; the attention
+         * factor sqrt(1 + ln s / ln original) unless the config states one */
+        double scale = (double)hp->n_ctx_train / orig;
+        const json_value *af = json_get(rs, "attention_factor");
+        s->mscale = af && af->type == JSON_NUMBER ? af->number
+                  : scale <= 1.0 ? 1.0 : sqrt(1.0 + log(scale) / log((double)orig));
+        return 0;
+    }
+    return ts_fail(err, "%s: rope scaling type '%s' is not supported", R->path, rt);
+}
+
+/* ---- the tensor source ---- */
+
+typedef struct hf_reader {
     ts_model *m;
+    const arch_desc *a;
     const tensor_dir *dir;
-    const char *path;          /* the folder */
     const char *prefix;        /* "model." or "model.language_model." */
     const char *quant;         /* NULL, "q8_0" or "q4_0": quantize matrices at load */
-    bool norm_plus_one;        /* Gemma 2/3: RMSNorm scales by (1 + w) */
+    bool norm_plus_one;        /* Gemma 2/3 safetensors: RMSNorm scales by (1 + w) */
     bool q4nx_pack;            /* a FastFlowLM pack: I8 tensors are 4-bit tiles (SPEC 5) */
+    bool tied;                 /* lm_head.weight may be left (the head is the embedding) */
     const char *weights_file;  /* the pack's model.q4nx, for messages */
     int n_tiled[2];            /* q4nx tensors per tile kind (enum q4nx_kind) */
     int64_t q4nx_weights;      /* weights and bytes of the repacked matrices */
     size_t q4nx_bytes;
-} hf_loader;
+} hf_reader;
 
-static const tensor_entry *find(const hf_loader *L, const char *fmt, int layer) {
-    char name[256], full[320];
+static const char *hf_role_name(const tensor_source *s, int role, int layer, char *buf, size_t cap) {
+    const hf_reader *L = s->ctx;
+    const char *fmt = L->a->hf->role[role];
+    if (!fmt) return NULL;
+    char name[256];
     snprintf(name, sizeof name, fmt, layer);
-    snprintf(full, sizeof full, "%s%s", L->prefix, name);
-    const tensor_entry *t = tensor_dir_find(L->dir, full);
-    return t ? t : tensor_dir_find(L->dir, name);
+    snprintf(buf, cap, "%s%s", L->prefix, name);
+    if (!tensor_dir_find(L->dir, buf) && tensor_dir_find(L->dir, name)) snprintf(buf, cap, "%s", name);
+    return buf;
 }
 
 /* A pack's I8 tile array -> Q4NX rows in the model arena (the tile kind named by the declared
  * width, see io/q4nx.h); one layout note per tensor for --info. */
-static int attach_q4nx(hf_loader *L, weight *w, const tensor_entry *t, int64_t rows, int64_t cols,
+static int attach_q4nx(hf_reader *L, weight *w, const tensor_entry *t, int64_t rows, int64_t cols,
                        ts_error *err) {
     q4nx_layout lay;
     const char *file = L->weights_file;
@@ -66,60 +263,16 @@ static int attach_q4nx(hf_loader *L, weight *w, const tensor_entry *t, int64_t r
     return 0;
 }
 
-static int attach_weight(hf_loader *L, weight *w, const char *fmt, int layer, int64_t rows,
-                         int64_t cols, bool required, ts_error *err) {
-    memset(w, 0, sizeof *w);
-    const tensor_entry *t = find(L, fmt, layer);
-    char name[256];
-    snprintf(name, sizeof name, fmt, layer);
-    if (!t) return required ? ts_fail(err, "%s: tensor '%s%s' is missing", L->path, L->prefix, name) : 0;
-    if (L->q4nx_pack && t->type == TS_I8) return attach_q4nx(L, w, t, rows, cols, err);
-    if (t->type != TS_F32 && t->type != TS_F16 && t->type != TS_BF16)
-        return ts_fail(err, "%s: tensor '%s' has dtype %s (expected F32, F16 or BF16)", L->path,
-                       t->name, safetensors_type_name(t->type));
-    if (t->n_dims != 2 || t->ne[0] != cols || t->ne[1] != rows)
-        return ts_fail(err, "%s: tensor '%s' has shape [%lld, %lld], expected [%lld, %lld]", L->path,
-                       t->name, (long long)t->ne[1], (long long)t->ne[0], (long long)rows, (long long)cols);
-    w->type = t->type;
-    w->rows = rows;
-    w->cols = cols;
-    w->row_bytes = type_row_bytes(t->type, cols);
-    w->data = t->data;
-    w->name = t->name;
-    return 0;
-}
-
-/* Norm vector (any float dtype) -> owned f32, with + add. */
-static int attach_vector(hf_loader *L, const float **out, const char *fmt, int layer, int64_t n,
-                         float add, bool required, ts_error *err) {
-    *out = NULL;
-    const tensor_entry *t = find(L, fmt, layer);
-    char name[256];
-    snprintf(name, sizeof name, fmt, layer);
-    if (!t) return required ? ts_fail(err, "%s: tensor '%s%s' is missing", L->path, L->prefix, name) : 0;
-    int64_t count = 1;
-    for (int i = 0; i < t->n_dims; i++) count *= t->ne[i];
-    if (count != n || (t->type != TS_F32 && t->type != TS_F16 && t->type != TS_BF16))
-        return ts_fail(err, "%s: tensor '%s' must hold %lld float values", L->path, t->name, (long long)n);
-    float *v = arena_alloc(&L->m->arena, (size_t)n * sizeof(float));
-    if (!v) return ts_fail(err, "%s: out of memory", L->path);
-    type_get(t->type)->dequant_row(t->data, v, n);
-    for (int64_t i = 0; i < n; i++) v[i] += add;
-    *out = v;
-    return 0;
-}
-
 /* --quant: the matrix re-encoded into a block type at load (rows whose width is not whole blocks
  * stay as they are). */
-static int quantize_weight(hf_loader *L, weight *w, ts_error *err) {
-    if (!L->quant || !w->data) return 0;
+static int quantize_weight(hf_reader *L, weight *w, ts_error *err) {
     int target = !strcmp(L->quant, "q8_0") ? TS_Q8_0 : TS_Q4_0;
     const type_traits *src = type_get(w->type), *dst = type_get(target);
     size_t rb = type_row_bytes(target, w->cols);
     if (rb == 0) return 0;
     uint8_t *q = arena_alloc(&L->m->arena, rb * (size_t)w->rows);
     float *row = malloc((size_t)w->cols * sizeof(float));
-    if (!q || !row) { free(row); return ts_fail(err, "%s: out of memory quantizing '%s'", L->path, w->name); }
+    if (!q || !row) { free(row); return ts_fail(err, "%s: out of memory quantizing '%s'", w->name, w->name); }
     for (int64_t r = 0; r < w->rows; r++) {
         src->dequant_row(w->data + (size_t)r * w->row_bytes, row, w->cols);
         dst->quantize_row(row, q + (size_t)r * rb, w->cols);
@@ -131,15 +284,51 @@ static int quantize_weight(hf_loader *L, weight *w, ts_error *err) {
     return 0;
 }
 
-static const json_value *text_config(const json_value *cfg) {
-    const json_value *tc = json_get(cfg, "text_config");
-    return tc && tc->type == JSON_OBJECT ? tc : cfg;
+static int hf_matrix(const tensor_source *s, const tensor_entry *t, int role, int64_t rows, int64_t cols,
+                     weight *w, ts_error *err) {
+    hf_reader *L = s->ctx;
+    if (L->q4nx_pack && t->type == TS_I8) return attach_q4nx(L, w, t, rows, cols, err);
+    if (t->type != TS_F32 && t->type != TS_F16 && t->type != TS_BF16)
+        return ts_fail(err, "%s: tensor '%s' has dtype %s (expected F32, F16 or BF16)", s->path,
+                       t->name, safetensors_type_name(t->type));
+    if (t->n_dims != 2 || t->ne[0] != cols || (rows >= 0 && t->ne[1] != rows))
+        return ts_fail(err, "%s: tensor '%s' has shape [%lld, %lld], expected [%lld, %lld]", s->path,
+                       t->name, (long long)t->ne[1], (long long)t->ne[0], (long long)rows, (long long)cols);
+    w->type = t->type;
+    w->rows = t->ne[1];
+    w->cols = cols;
+    w->row_bytes = type_row_bytes(t->type, cols);
+    w->data = t->data;
+    w->name = t->name;
+    /* --quant re-encodes the attention and feed-forward matrices, not the embedding tables */
+    bool projection = role >= ROLE_ATTN_Q && role <= ROLE_FFN_DOWN;
+    if (L->quant && projection) return quantize_weight(L, w, err);
+    return 0;
 }
 
-static bool is_null_or_absent(const json_value *obj, const char *key) {
-    const json_value *v = json_get(obj, key);
-    return !v || v->type == JSON_NULL;
+static int hf_vector(const tensor_source *s, const tensor_entry *t, int64_t n, bool norm,
+                     const float **out, ts_error *err) {
+    const hf_reader *L = s->ctx;
+    if (t->type != TS_F32 && t->type != TS_F16 && t->type != TS_BF16)
+        return ts_fail(err, "%s: tensor '%s' must hold %lld float values", s->path, t->name, (long long)n);
+    float *v = arena_alloc(&L->m->arena, (size_t)n * sizeof(float));
+    if (!v) return ts_fail(err, "%s: out of memory", s->path);
+    type_get(t->type)->dequant_row(t->data, v, n);
+    if (norm && L->norm_plus_one)
+        for (int64_t i = 0; i < n; i++) v[i] += 1.0f;
+    *out = v;
+    return 0;
 }
+
+static const char *hf_ignorable(const tensor_source *s, const char *name) {
+    if (strstr(name, "rotary_emb.inv_freq")) return "RoPE frequencies are computed from the config";
+    if (!strncmp(name, "vision_tower.", 13) || !strncmp(name, "model.vision_tower.", 19) ||
+        !strncmp(name, "multi_modal_projector.", 22) || !strncmp(name, "model.multi_modal_projector.", 28))
+        return "the vision encoder: text-only use";
+    return NULL;
+}
+
+/* ---- the folder ---- */
 
 /* The tokenizer of a folder: tokenizer.json, else tokenizer.model. Missing: no tokenizer. */
 static int load_folder_tokenizer(ts_model *m, const char *dir, ts_error *err) {
@@ -158,65 +347,145 @@ static int load_folder_tokenizer(ts_model *m, const char *dir, ts_error *err) {
     return 0;
 }
 
-/* tokenizer_config.json: chat template, and BOS facts config.json leaves unsaid (SPEC 1.5). */
-static int apply_tokenizer_config(ts_model *m, const char *dir, const json_value *cfg, ts_error *err) {
-    char p[1200];
-    snprintf(p, sizeof p, "%s/tokenizer_config.json", dir);
-    if (access(p, R_OK) != 0) return 0;
-    char *text; size_t len;
-    if (read_file(p, &text, &len, err) != 0) return -1;
-    json_value *tc = NULL;
-    ts_error e2;
-    if (json_parse(text, len, &tc, &e2) != 0) {
-        free(text);
-        return ts_fail(err, "%s: %s", p, e2.msg);
+/* The config's token ids win over the tokenizer's defaults; then tokenizer_config.json's facts
+ * (chat template, BOS when config.json does not say, add_bos). */
+static int apply_token_facts(ts_model *m, const char *dir, config_reader *R, ts_error *err) {
+    const json_value *b = cfg(R, "bos_token_id");
+    if (!b) b = json_get(R->root, "bos_token_id");
+    const json_value *e = cfg(R, "eos_token_id");
+    if (!e) e = json_get(R->root, "eos_token_id");
+    if (!m->has_vocab) return 0;
+    if (b && b->type == JSON_NUMBER && b->is_integer && b->integer >= 0 && b->integer < m->voc.n) m->voc.bos = (int32_t)b->integer;
+    /* eos_token_id: one id, or a list of ids that all end generation */
+    if (e && e->type == JSON_NUMBER && e->is_integer && e->integer >= 0 && e->integer < m->voc.n)
+        m->voc.eos = (int32_t)e->integer;
+    for (size_t i = 0; e && e->type == JSON_ARRAY && i < e->n && m->n_eog < 8; i++)
+        if (e->items[i].is_integer && e->items[i].integer >= 0 && e->items[i].integer < m->voc.n)
+            m->eog[m->n_eog++] = (int32_t)e->items[i].integer;
+    tokenizer_config tc;
+    if (tokenizer_config_read(dir, &tc, err) != 0) return -1;
+    if (tc.chat_template && !m->chat_template) {
+        m->chat_template = arena_alloc(&m->arena, strlen(tc.chat_template) + 1);
+        if (m->chat_template) strcpy(m->chat_template, tc.chat_template);
     }
-    free(text);
-    const json_value *tmpl = json_get(tc, "chat_template");
-    const char *t = NULL;
-    if (tmpl && tmpl->type == JSON_STRING) t = tmpl->str;
-    else if (tmpl && tmpl->type == JSON_ARRAY)   /* [{name, template}, ...]: the "default" one */
-        for (size_t i = 0; i < tmpl->n; i++) {
-            const char *name = json_get_str(&tmpl->items[i], "name");
-            if (name && !strcmp(name, "default")) t = json_get_str(&tmpl->items[i], "template");
-        }
-    if (t && !m->chat_template) {
-        m->chat_template = arena_alloc(&m->arena, strlen(t) + 1);
-        if (m->chat_template) strcpy(m->chat_template, t);
-    }
-    if (m->has_vocab) {
-        const json_value *cfg_bos = json_get(cfg, "bos_token_id");
-        if (!cfg_bos || cfg_bos->type != JSON_NUMBER) {
-            const json_value *b = json_get(tc, "bos_token");
-            const char *s = b && b->type == JSON_STRING ? b->str : b ? json_get_str(b, "content") : NULL;
-            if (s) {
-                int id = vocab_find(&m->voc, s, strlen(s));
-                if (id >= 0) { m->voc.bos = id; model_note(m, "bos: '%s' (id %d) from tokenizer_config.json", s, id); }
-            } else if (b && b->type == JSON_NULL) {
-                m->voc.bos = -1;
-            }
-        }
-        const json_value *ab = json_get(tc, "add_bos_token");
-        if (ab && ab->type == JSON_BOOL) {
-            m->voc.add_bos = ab->boolean;
-            model_note(m, "add_bos: %s from tokenizer_config.json", ab->boolean ? "true" : "false");
+    if (!(b && b->type == JSON_NUMBER)) {
+        if (tc.bos.text) {
+            int id = vocab_find(&m->voc, tc.bos.text, strlen(tc.bos.text));
+            if (id >= 0) { m->voc.bos = id; model_note(m, "bos: '%s' (id %d) from tokenizer_config.json", tc.bos.text, id); }
+        } else if (tc.bos.null) {
+            m->voc.bos = -1;
         }
     }
-    json_free(tc);
+    if (tc.has_add_bos) {
+        m->voc.add_bos = tc.add_bos;
+        model_note(m, "add_bos: %s from tokenizer_config.json", tc.add_bos ? "true" : "false");
+    }
+    tokenizer_config_free(&tc);
     return 0;
 }
 
-enum hf_family { FAM_LLAMA, FAM_QWEN3, FAM_GEMMA3, FAM_GEMMA4 };
+static int read_hparams(config_reader *R, ts_model *m, const arch_desc *a, model_hparams *hp, ts_error *err) {
+    memset(hp, 0, sizeof *hp);
+    hp->hf = true;
+    hp->scaling.mscale = 1.0;
+    int64_t H = cfg_int(R, "hidden_size", 0), NL = cfg_int(R, "num_hidden_layers", 0);
+    int64_t NH = cfg_int(R, "num_attention_heads", 0), NKV = cfg_int(R, "num_key_value_heads", NH);
+    int64_t V = cfg_int(R, "vocab_size", 0), FF = cfg_int(R, "intermediate_size", 0);
+    if (H <= 0 || H > (1 << 20) || NL <= 0 || NL > HP_MAX_LAYERS || NH <= 0 || NH > 4096 || NKV <= 0 ||
+        NKV > NH || NH % NKV || V <= 0 || V > (1 << 24) || FF <= 0 || FF > (1 << 24))
+        return ts_fail(err, "%s: missing or invalid sizes (hidden_size, num_hidden_layers, heads, vocab_size, intermediate_size)", R->path);
+    int64_t HD = cfg_present(R, "head_dim") ? cfg_int(R, "head_dim", 0) : H / NH;
+    if (HD <= 0 || HD > 4096 || HD % 2) return ts_fail(err, "%s: invalid head_dim %lld", R->path, (long long)HD);
+    hp->hidden = (int)H;
+    hp->n_layers = (int)NL;
+    hp->n_heads = (int)NH;
+    hp->n_kv_heads = (int)NKV;
+    hp->n_vocab = (int)V;
+    hp->ffn_dim = (int)FF;
+    hp->head_dim = (int)HD;
+    int64_t ctx = cfg_int(R, "max_position_embeddings", 2048);
+    hp->n_ctx_train = ctx > 0 && ctx < (1 << 24) ? (int)ctx : 2048;
+    hp->norm_eps = (float)cfg_num(R, "rms_norm_eps", 1e-6);
+    if (check_activation(R, a, err)) return -1;
 
-static int hf_family(const char *model_type, int *fam) {
-    static const struct { const char *name; int fam; } known[] = {
-        { "llama", FAM_LLAMA }, { "mistral", FAM_LLAMA }, { "qwen3", FAM_QWEN3 },
-        { "gemma3", FAM_GEMMA3 }, { "gemma3_text", FAM_GEMMA3 },
-        { "gemma4", FAM_GEMMA4 }, { "gemma4_text", FAM_GEMMA4 },
-    };
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (!strcmp(model_type, known[i].name)) { *fam = known[i].fam; return 0; }
-    return -1;
+    /* RoPE */
+    hp->rope_theta = (float)cfg_num(R, "rope_theta", 10000.0);
+    hp->has_theta_swa = cfg_present(R, "rope_local_base_freq");
+    hp->rope_theta_swa = (float)cfg_num(R, "rope_local_base_freq", 10000.0);
+    double prf = cfg_num(R, "partial_rotary_factor", 1.0);
+    if (!(prf > 0 && prf <= 1)) return ts_fail(err, "%s: invalid partial_rotary_factor", R->path);
+    if (prf < 1) hp->rope_dim = (int)(HD * prf);
+    const json_value *rs = cfg(R, "rope_scaling");
+    const json_value *rp = cfg(R, "rope_parameters");
+    if (rs && rs->type == JSON_OBJECT && read_rope_object(R, m, rs, hp, err)) return -1;
+    if (rp && rp->type == JSON_OBJECT) {
+        const json_value *sl = json_get(rp, "sliding_attention"), *full = json_get(rp, "full_attention");
+        if (sl || full) {   /* Gemma 4: parameters per layer kind */
+            if (sl) {
+                hp->has_theta_swa = json_get(sl, "rope_theta") != NULL;
+                hp->rope_theta_swa = (float)json_get_num(sl, "rope_theta", hp->rope_theta);
+                hp->rope_fraction_swa = (float)json_get_num(sl, "partial_rotary_factor", 1.0);
+            }
+            if (full) {
+                hp->rope_theta = (float)json_get_num(full, "rope_theta", hp->rope_theta);
+                hp->rope_fraction = (float)json_get_num(full, "partial_rotary_factor", 1.0);
+                if (read_rope_object(R, m, full, hp, err)) return -1;
+            }
+            if (!(hp->rope_fraction >= 0 && hp->rope_fraction <= 1) || !(hp->rope_fraction_swa >= 0 && hp->rope_fraction_swa <= 1))
+                return ts_fail(err, "%s: invalid partial_rotary_factor", R->path);
+        } else {
+            hp->rope_theta = (float)json_get_num(rp, "rope_theta", hp->rope_theta);
+            if (read_rope_object(R, m, rp, hp, err)) return -1;
+        }
+    }
+
+    /* layer kinds */
+    if (cfg_present(R, "sliding_window") && cfg_bool(R, "use_sliding_window", true))
+        hp->window = (int)cfg_int(R, "sliding_window", 0);
+    hp->sliding_period = (int)cfg_int(R, "sliding_window_pattern", 0);
+    if (cfg_present(R, "sliding_window_pattern") && hp->sliding_period < 1)
+        return ts_fail(err, "%s: invalid sliding_window_pattern", R->path);
+    cfg(R, "sliding_window_size");   /* Gemma 2 repeats sliding_window under this name */
+    const json_value *types = cfg(R, "layer_types");
+    if (types && types->type != JSON_NULL) {
+        if (types->type != JSON_ARRAY || (int64_t)types->n < NL) return ts_fail(err, "%s: layer_types must list every layer", R->path);
+        bool *sl = arena_alloc(&m->arena, (size_t)NL);
+        if (!sl) return ts_fail(err, "%s: out of memory", R->path);
+        for (int il = 0; il < NL; il++) {
+            const json_value *t = &types->items[il];
+            if (t->type != JSON_STRING) return ts_fail(err, "%s: layer_types[%d] is not a string", R->path, il);
+            sl[il] = !strcmp(t->str, "sliding_attention");
+            if (!sl[il] && strcmp(t->str, "full_attention")) return ts_fail(err, "%s: unknown layer type '%s'", R->path, t->str);
+        }
+        hp->layer_sliding = sl;
+        for (int il = 0; il < NL; il++)
+            if (sl[il] && hp->window <= 0) return ts_fail(err, "%s: layer %d slides but sliding_window is not set", R->path, il);
+    }
+    /* Gemma 4: full layers' own head size and KV heads; K = V on full layers */
+    if (cfg_present(R, "global_head_dim")) {
+        hp->head_dim_swa = (int)HD;
+        hp->head_dim = (int)cfg_int(R, "global_head_dim", HD);
+        if (hp->head_dim <= 0 || hp->head_dim > 4096 || hp->head_dim % 2) return ts_fail(err, "%s: invalid global_head_dim", R->path);
+    }
+    hp->k_eq_v = cfg_bool(R, "attention_k_eq_v", false);
+    if (hp->k_eq_v && cfg_present(R, "num_global_key_value_heads"))
+        hp->n_kv_heads_full = (int)cfg_int(R, "num_global_key_value_heads", NKV);
+    else cfg(R, "num_global_key_value_heads");
+    if (hp->n_kv_heads_full < 0 || (hp->n_kv_heads_full > 0 && NH % hp->n_kv_heads_full))
+        return ts_fail(err, "%s: invalid num_global_key_value_heads", R->path);
+    int64_t shared = cfg_int(R, "num_kv_shared_layers", 0);
+    if (shared < 0 || shared >= NL) return ts_fail(err, "%s: invalid num_kv_shared_layers", R->path);
+    hp->n_shared_kv = (int)shared;
+    int64_t ple = cfg_int(R, "hidden_size_per_layer_input", 0);
+    if (ple < 0 || ple > 65536) return ts_fail(err, "%s: invalid hidden_size_per_layer_input", R->path);
+    hp->ple_dim = (int)ple;
+    hp->query_pre_attn_scalar = cfg_num(R, "query_pre_attn_scalar", 0.0);
+    if (cfg_present(R, "query_pre_attn_scalar") && !(hp->query_pre_attn_scalar > 0))
+        return ts_fail(err, "%s: invalid query_pre_attn_scalar", R->path);
+    hp->final_softcap = (float)cfg_num(R, "final_logit_softcapping", 0.0);
+    hp->attn_softcap = (float)cfg_num(R, "attn_logit_softcapping", 0.0);
+    if (hp->final_softcap < 0 || hp->attn_softcap < 0) return ts_fail(err, "%s: invalid softcapping", R->path);
+    return 0;
 }
 
 int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const char *quant,
@@ -224,36 +493,31 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
     char p[1200];
     snprintf(p, sizeof p, "%s/config.json", dir);
     char *text; size_t len;
-    if (read_file(p, &text, &len, err) != 0) return -1;
+    if (file_read(p, &text, &len, err) != 0) return -1;
     json_value *root = NULL;
     ts_error e2;
     int rc = json_parse(text, len, &root, &e2);
     free(text);
     if (rc != 0) return ts_fail(err, "%s: %s", p, e2.msg);
     rc = -1;
+    config_reader R = { .root = root, .path = p };
     if (root->type != JSON_OBJECT) { ts_fail(err, "%s: not a JSON object", p); goto out; }
-    const json_value *c = text_config(root);
-    model_geometry *g = &m->g;
-    const char *mt = json_get_str(c, "model_type");
+    const json_value *tc = json_get(root, "text_config");
+    R.c = tc && tc->type == JSON_OBJECT ? tc : root;
+    R.read = calloc(R.c->n ? R.c->n : 1, 1);
+    if (!R.read) { ts_fail(err, "%s: out of memory", p); goto out; }
+    const char *mt = cfg_str(&R, "model_type");
     if (!mt) mt = json_get_str(root, "model_type");
-    int fam;
-    if (!mt || hf_family(mt, &fam) != 0) { ts_fail(err, "%s: unsupported model_type '%s'", p, mt ? mt : "(none)"); goto out; }
-    snprintf(g->arch, sizeof g->arch, "%s", fam == FAM_LLAMA ? "llama" : fam == FAM_QWEN3 ? "qwen3" : fam == FAM_GEMMA3 ? "gemma3" : "gemma4");
+    const arch_desc *a = mt ? arch_by_hf_model_type(mt) : NULL;
+    if (!a) {
+        char known[256];
+        arch_known_list(known, sizeof known);
+        ts_fail(err, "%s: unsupported model_type '%s' (supported families: %s)", p, mt ? mt : "(none)", known);
+        goto out;
+    }
 
     if (load_folder_tokenizer(m, dir, err) != 0) goto out;
-    if (m->has_vocab) {   /* config.json's ids win over the tokenizer's defaults */
-        int64_t b = json_get_int(c, "bos_token_id", json_get_int(root, "bos_token_id", -2));
-        if (b >= 0 && b < m->voc.n) m->voc.bos = (int32_t)b;
-        /* eos_token_id: one id, or a list of ids that all end generation */
-        const json_value *e = json_get(c, "eos_token_id");
-        if (!e) e = json_get(root, "eos_token_id");
-        if (e && e->type == JSON_NUMBER && e->is_integer && e->integer >= 0 && e->integer < m->voc.n)
-            m->voc.eos = (int32_t)e->integer;
-        for (size_t i = 0; e && e->type == JSON_ARRAY && i < e->n && m->n_eog < 8; i++)
-            if (e->items[i].is_integer && e->items[i].integer >= 0 && e->items[i].integer < m->voc.n)
-                m->eog[m->n_eog++] = (int32_t)e->items[i].integer;
-    }
-    if (apply_tokenizer_config(m, dir, c, err) != 0) goto out;
+    if (apply_token_facts(m, dir, &R, err) != 0) goto out;
 
     /* A FastFlowLM pack: a folder with model.q4nx (a safetensors file of bf16 and 4-bit tiles). */
     char pack_file[1200];
@@ -263,212 +527,41 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
     bool pack = wlen >= 5 && !strcmp(weights_file + wlen - 5, ".q4nx");
     if (pack && quant) { ts_fail(err, "%s: --quant does not apply to a q4nx pack (its matrices are 4-bit already)", weights_file); goto out; }
 
+    model_hparams hp;
+    if (read_hparams(&R, m, a, &hp, err) != 0) goto out;
+    if (check_fields(&R, m, err) != 0) goto out;
+
     safetensors *st = NULL;
     if ((weights_file ? safetensors_open(weights_file, &st, err) : safetensors_open_folder(dir, &st, err)) != 0) goto out;
     m->safetensors = st;
-    hf_loader L = { .m = m, .dir = safetensors_tensors(st), .path = dir, .prefix = "model.",
-                    .quant = quant, .q4nx_pack = pack, .weights_file = weights_file,
+    hf_reader L = { .m = m, .a = a, .dir = safetensors_tensors(st), .prefix = "model.", .quant = quant,
+                    .q4nx_pack = pack, .weights_file = weights_file,
                     /* packs store Gemma norms with the 1 folded in */
-                    .norm_plus_one = fam == FAM_GEMMA3 && !pack };
+                    .norm_plus_one = a->hf_norm_plus_one && !pack };
     if (!tensor_dir_find(L.dir, "model.embed_tokens.weight") &&
         tensor_dir_find(L.dir, "model.language_model.embed_tokens.weight"))
         L.prefix = "model.language_model.";
 
-    int64_t H = json_get_int(c, "hidden_size", 0), NL = json_get_int(c, "num_hidden_layers", 0);
-    int64_t NH = json_get_int(c, "num_attention_heads", 0);
-    int64_t NKV = json_get_int(c, "num_key_value_heads", NH);
-    int64_t V = json_get_int(c, "vocab_size", 0), FF = json_get_int(c, "intermediate_size", 0);
-    if (H <= 0 || H > (1 << 20) || NL <= 0 || NL > 4096 || NH <= 0 || NH > 4096 || NKV <= 0 ||
-        NKV > NH || NH % NKV || V <= 0 || V > (1 << 24) || FF <= 0 || FF > (1 << 24)) {
-        ts_fail(err, "%s: missing or invalid sizes (hidden_size, num_hidden_layers, heads, vocab_size, intermediate_size)", p);
-        goto out;
-    }
-    int64_t HD = is_null_or_absent(c, "head_dim") ? H / NH : json_get_int(c, "head_dim", 0);
-    if (HD <= 0 || HD > 4096 || HD % 2) { ts_fail(err, "%s: invalid head_dim %lld", p, (long long)HD); goto out; }
-    g->hidden = (int)H;
-    g->n_layers = (int)NL;
-    g->n_vocab = (int)V;
-    g->n_ctx_train = (int)json_get_int(c, "max_position_embeddings", 2048);
-    if (g->n_ctx_train <= 0 || g->n_ctx_train > (1 << 24)) g->n_ctx_train = 2048;
-    g->norm_eps = (float)json_get_num(c, "rms_norm_eps", 1e-6);
-    bool gemma = fam == FAM_GEMMA3 || fam == FAM_GEMMA4;
-    /* packs store the Gemma embedding multiplied by sqrt(hidden) already */
-    g->embed_scale = gemma && !pack ? sqrtf((float)H) : 1.0f;
-    g->final_softcap = (float)json_get_num(c, "final_logit_softcapping", 0.0);
-    if (m->has_vocab && m->voc.n > g->n_vocab) { ts_fail(err, "%s: the tokenizer has %d tokens, more than vocab_size %d", dir, m->voc.n, g->n_vocab); goto out; }
-
-    float plus = L.norm_plus_one ? 1.0f : 0.0f;
-    if (attach_weight(&L, &g->tok_embd, "embed_tokens.weight", 0, V, H, true, err)) goto out;
-    if (attach_vector(&L, &g->output_norm, "norm.weight", 0, H, plus, true, err)) goto out;
-    const json_value *tie_v = json_get(c, "tie_word_embeddings");
+    /* the head: tie_word_embeddings, else (absent) what the file holds; Gemma ties by default */
+    const json_value *tie_v = cfg(&R, "tie_word_embeddings");
     if (!tie_v) tie_v = json_get(root, "tie_word_embeddings");
-    bool tie = tie_v && tie_v->type == JSON_BOOL ? tie_v->boolean : gemma;
-    const tensor_entry *lm = tensor_dir_find(L.dir, "lm_head.weight");
-    if (!lm && tie_v && tie_v->type == JSON_BOOL && !tie_v->boolean) {
-        ts_fail(err, "%s: tie_word_embeddings is false but lm_head.weight is missing", dir);
-        goto out;
+    bool has_lm = tensor_dir_find(L.dir, "lm_head.weight") != NULL;
+    hp.tie = tie_v && tie_v->type == JSON_BOOL ? (tie_v->boolean ? 1 : 0) : a->hf_tied_by_default ? 1 : -1;
+    /* a pack's lm_head is packed from the unscaled embedding: never tied to the pre-scaled one */
+    if (pack && a->embed_scale_sqrt) {
+        if (!has_lm) { ts_fail(err, "%s: the pack has no lm_head.weight (its embedding is pre-scaled by sqrt(hidden) and cannot serve as the output)", weights_file); goto out; }
+        hp.tie = 0;
+        hp.embed_scale = 1.0f;     /* stored multiplied by sqrt(hidden) already */
     }
-    /* A pack's lm_head is packed from the unscaled embedding: never tied to the pre-scaled one. */
-    if (pack && gemma && !lm) { ts_fail(err, "%s: the pack has no lm_head.weight (its embedding is pre-scaled by sqrt(hidden) and cannot serve as the output)", weights_file); goto out; }
-    if (pack && lm) tie = false;
-    if (!tie && lm) {
-        L.prefix = "";
-        if (attach_weight(&L, &g->output, "lm_head.weight", 0, V, H, true, err)) goto out;
-        L.prefix = tensor_dir_find(L.dir, "model.embed_tokens.weight") ? "model." : "model.language_model.";
-    } else {
-        g->output = g->tok_embd;
-        model_note(m, "output: tied to embed_tokens%s", lm ? " (tie_word_embeddings; lm_head.weight ignored)" : "");
-    }
+    if (pack && has_lm) hp.tie = 0;
+    if (hp.tie == 0 && !has_lm && tie_v) { ts_fail(err, "%s: tie_word_embeddings is false but lm_head.weight is missing", dir); goto out; }
 
-    /* RoPE and layer kinds */
-    float theta = (float)json_get_num(c, "rope_theta", 10000.0);
-    float pos_scale = 1.0f;
-    const json_value *rs = json_get(c, "rope_scaling");
-    if (rs && rs->type == JSON_OBJECT) {
-        const char *rt = json_get_str(rs, "rope_type");
-        if (!rt) rt = json_get_str(rs, "type");
-        double factor = json_get_num(rs, "factor", 1.0);
-        if (rt && !strcmp(rt, "linear") && factor > 0) pos_scale = (float)(1.0 / factor);
-        else if (rt && strcmp(rt, "default") != 0) { ts_fail(err, "%s: rope_scaling type '%s' is not supported", p, rt); goto out; }
-    }
-    bool has_local_base = !is_null_or_absent(c, "rope_local_base_freq");
-    float theta_local = (float)json_get_num(c, "rope_local_base_freq", 10000.0);
-    int64_t window = json_get_int(c, "sliding_window", 0);
-    if (is_null_or_absent(c, "sliding_window")) window = 0;
-    int64_t pattern = json_get_int(c, "sliding_window_pattern", 6);
-    const json_value *types = json_get(c, "layer_types");
-    if (types && (types->type != JSON_ARRAY || (int64_t)types->n < NL)) { ts_fail(err, "%s: layer_types must list every layer", p); goto out; }
-    /* Gemma 4 rope parameters per layer kind */
-    const json_value *rp = json_get(c, "rope_parameters");
-    const json_value *rp_sl = rp ? json_get(rp, "sliding_attention") : NULL, *rp_full = rp ? json_get(rp, "full_attention") : NULL;
-    int64_t global_hd = json_get_int(c, "global_head_dim", HD);
-    bool k_eq_v = json_get_bool(c, "attention_k_eq_v", false);
-    int64_t global_kv = k_eq_v && !is_null_or_absent(c, "num_global_key_value_heads") ? json_get_int(c, "num_global_key_value_heads", NKV) : NKV;
-    int64_t n_shared = json_get_int(c, "num_kv_shared_layers", 0);
-    if (n_shared < 0 || n_shared >= NL) { ts_fail(err, "%s: invalid num_kv_shared_layers", p); goto out; }
-    double qpas = json_get_num(c, "query_pre_attn_scalar", (double)HD);
-    if (qpas <= 0) { ts_fail(err, "%s: invalid query_pre_attn_scalar", p); goto out; }
-
-    /* per-layer embeddings (Gemma 4) */
-    int64_t ple = fam == FAM_GEMMA4 ? json_get_int(c, "hidden_size_per_layer_input", 0) : 0;
-    if (ple < 0 || ple > 65536) { ts_fail(err, "%s: invalid hidden_size_per_layer_input", p); goto out; }
-    if (ple > 0) {
-        g->ple_dim = (int)ple;
-        if (attach_weight(&L, &g->ple_embd, "embed_tokens_per_layer.weight", 0, V, ple * NL, true, err)) goto out;
-        if (attach_weight(&L, &g->ple_model_proj, "per_layer_model_projection.weight", 0, ple * NL, H, true, err)) goto out;
-        if (attach_vector(&L, &g->ple_proj_norm, "per_layer_projection_norm.weight", 0, ple, 0, true, err)) goto out;
-        g->ple_embd_scale = sqrtf((float)ple);
-        g->ple_proj_scale = 1.0f / sqrtf((float)H);
-        g->ple_combine_scale = 1.0f / sqrtf(2.0f);
-    }
-
-    g->layers = arena_alloc(&m->arena, (size_t)NL * sizeof(layer_geometry));
-    if (!g->layers) { ts_fail(err, "%s: out of memory", dir); goto out; }
-    int first_shared = (int)(NL - n_shared);
-    for (int il = 0; il < NL; il++) {
-        layer_geometry *ly = &g->layers[il];
-        bool sliding = false;
-        if (types) {
-            const json_value *t = &types->items[il];
-            if (t->type != JSON_STRING) { ts_fail(err, "%s: layer_types[%d] is not a string", p, il); goto out; }
-            sliding = !strcmp(t->str, "sliding_attention");
-            if (!sliding && strcmp(t->str, "full_attention")) { ts_fail(err, "%s: unknown layer type '%s'", p, t->str); goto out; }
-        } else if (fam == FAM_GEMMA3) {
-            if (pattern < 1) { ts_fail(err, "%s: invalid sliding_window_pattern", p); goto out; }
-            sliding = (il + 1) % pattern != 0;
-        }
-        if (sliding && window <= 0) { ts_fail(err, "%s: layer %d slides but sliding_window is not set", p, il); goto out; }
-        int64_t hd = HD, nkv = NKV;
-        ly->kind = sliding ? LAYER_SLIDING : LAYER_FULL;
-        ly->window = sliding ? (int)window : 0;
-        ly->n_heads = (int)NH;
-        ly->rope_theta = theta;
-        ly->rope_pos_scale = pos_scale;
-        ly->attn_scale = 1.0f / sqrtf((float)HD);
-        ly->activation = gemma ? ACT_GELU_TANH : ACT_SILU;
-        ly->output_scale = 1.0f;
-        if (fam == FAM_GEMMA3) {
-            ly->attn_scale = (float)(1.0 / sqrt(qpas));
-            if (sliding) {
-                ly->rope_theta = theta_local;     /* rope_local_base_freq, 1e4 when absent */
-                if (has_local_base) ly->rope_pos_scale = 1.0f;
-            }
-        }
-        int rot_pairs = -1;
-        if (fam == FAM_GEMMA4) {
-            ly->attn_scale = 1.0f;
-            ly->v_norm = true;
-            const json_value *r = sliding ? rp_sl : rp_full;
-            if (!sliding) { hd = global_hd; nkv = global_kv; }
-            if (hd <= 0 || hd > 4096 || hd % 2 || nkv <= 0 || NH % nkv) { ts_fail(err, "%s: layer %d: invalid KV geometry", p, il); goto out; }
-            if (r) {
-                ly->rope_theta = (float)json_get_num(r, "rope_theta", ly->rope_theta);
-                double prf = json_get_num(r, "partial_rotary_factor", 1.0);
-                if (prf <= 0 || prf > 1) { ts_fail(err, "%s: invalid partial_rotary_factor", p); goto out; }
-                rot_pairs = (int)(prf * (double)(hd / 2) + 0.5);
-            }
-        }
-        ly->head_dim = (int)hd;
-        ly->n_kv_heads = (int)nkv;
-        ly->rope_dim = (int)hd;
-        ly->rope_pairs = rot_pairs >= 0 ? rot_pairs : (int)hd / 2;
-        ly->kv_source = il;
-        if (il >= first_shared) {
-            int src = -1;
-            for (int j = first_shared - 1; j >= 0; j--) if (g->layers[j].kind == ly->kind) { src = j; break; }
-            if (src < 0) { ts_fail(err, "%s: shared-KV layer %d has no earlier layer of its kind", p, il); goto out; }
-            ly->kv_source = src;
-        }
-        bool own_kv = ly->kv_source == il;
-        int64_t ff = FF;
-        const tensor_entry *gt = find(&L, "layers.%d.mlp.gate_proj.weight", il);
-        if (gt && gt->n_dims == 2 && gt->type != TS_I8) ff = gt->ne[1];    /* per-layer widths follow the tensors */
-        ly->ffn_dim = (int)ff;
-        int64_t qr = NH * hd, kvr = nkv * hd;
-        if (attach_vector(&L, &ly->attn_norm, "layers.%d.input_layernorm.weight", il, H, plus, true, err)) goto out;
-        if (gemma) {
-            if (attach_vector(&L, &ly->post_attn_norm, "layers.%d.post_attention_layernorm.weight", il, H, plus, true, err)) goto out;
-            if (attach_vector(&L, &ly->ffn_norm, "layers.%d.pre_feedforward_layernorm.weight", il, H, plus, true, err)) goto out;
-            if (attach_vector(&L, &ly->post_ffn_norm, "layers.%d.post_feedforward_layernorm.weight", il, H, plus, true, err)) goto out;
-        } else {
-            /* Llama's "post_attention_layernorm" is the norm before the MLP */
-            if (attach_vector(&L, &ly->ffn_norm, "layers.%d.post_attention_layernorm.weight", il, H, plus, true, err)) goto out;
-        }
-        if (fam != FAM_LLAMA) {
-            if (attach_vector(&L, &ly->q_norm, "layers.%d.self_attn.q_norm.weight", il, hd, plus, true, err)) goto out;
-            if (attach_vector(&L, &ly->k_norm, "layers.%d.self_attn.k_norm.weight", il, hd, plus, own_kv, err)) goto out;
-        }
-        if (attach_weight(&L, &ly->wq, "layers.%d.self_attn.q_proj.weight", il, qr, H, true, err)) goto out;
-        if (attach_weight(&L, &ly->wk, "layers.%d.self_attn.k_proj.weight", il, kvr, H, own_kv, err)) goto out;
-        bool v_required = own_kv && !(fam == FAM_GEMMA4 && k_eq_v && !sliding);
-        if (attach_weight(&L, &ly->wv, "layers.%d.self_attn.v_proj.weight", il, kvr, H, v_required, err)) goto out;
-        ly->v_from_k = own_kv && !ly->wv.data;
-        if (attach_weight(&L, &ly->wo, "layers.%d.self_attn.o_proj.weight", il, H, qr, true, err)) goto out;
-        if (attach_weight(&L, &ly->w_gate, "layers.%d.mlp.gate_proj.weight", il, ff, H, true, err)) goto out;
-        if (attach_weight(&L, &ly->w_up, "layers.%d.mlp.up_proj.weight", il, ff, H, true, err)) goto out;
-        if (attach_weight(&L, &ly->w_down, "layers.%d.mlp.down_proj.weight", il, H, ff, true, err)) goto out;
-        if (fam == FAM_GEMMA4) {
-            const float *scalar = NULL;
-            if (attach_vector(&L, &scalar, "layers.%d.layer_scalar", il, 1, 0, false, err)) goto out;
-            if (scalar) ly->output_scale = scalar[0];
-            if (ple > 0) {
-                if (attach_weight(&L, &ly->ple_gate, "layers.%d.per_layer_input_gate.weight", il, ple, H, true, err)) goto out;
-                if (attach_weight(&L, &ly->ple_proj, "layers.%d.per_layer_projection.weight", il, H, ple, true, err)) goto out;
-                if (attach_vector(&L, &ly->ple_post_norm, "layers.%d.post_per_layer_input_norm.weight", il, H, 0, true, err)) goto out;
-            }
-        }
-        weight *mats[] = { &ly->wq, &ly->wk, &ly->wv, &ly->wo, &ly->w_gate, &ly->w_up, &ly->w_down };
-        for (size_t i = 0; i < sizeof mats / sizeof mats[0]; i++)
-            if (quantize_weight(&L, mats[i], err)) goto out;
-    }
-    model_note(m, "attn_q/attn_k: used as stored (safetensors rows are in Hugging Face order)");
+    tensor_source src = { .dir = L.dir, .path = dir, .ctx = &L, .name = hf_role_name, .matrix = hf_matrix,
+                          .vector = hf_vector, .ignorable = hf_ignorable };
+    if (build_geometry(m, a, &hp, &src, err) != 0) goto out;
     model_note(m, L.norm_plus_one ? "norms: 1 + w (Hugging Face Gemma convention, the 1 added at load)"
-                  : pack && fam == FAM_GEMMA3 ? "norms: used as w (the pack stores 1 + w)" : "norms: used as w");
-    if (pack && gemma) model_note(m, "embedding: used as stored (the pack stores it multiplied by sqrt(hidden)); lm_head packed separately");
-    if (fam == FAM_GEMMA3) model_note(m, "attention scale: query_pre_attn_scalar^-0.5 = %g", 1.0 / sqrt(qpas));
-    if (pos_scale != 1.0f)
-        model_note(m, "rope: linear scaling x%g on %s", (double)pos_scale,
-                   fam == FAM_GEMMA3 && has_local_base ? "full-attention layers (a local base is stated)" : "every layer");
+                  : pack && a->hf_norm_plus_one ? "norms: used as w (the pack stores 1 + w)" : "norms: used as w");
+    if (pack && a->embed_scale_sqrt) model_note(m, "embedding: used as stored (the pack stores it multiplied by sqrt(hidden)); lm_head packed separately");
     if (quant) model_note(m, "weights: matrices quantized to %s at load", quant);
     else if (pack)
         model_note(m, "weights: q4nx pack, %d tensors in tiles (32x256) and %d in quarter tiles "
@@ -478,6 +571,7 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
     else model_note(m, "weights: used in place from the safetensors mmap");
     rc = 0;
 out:
+    free(R.read);
     json_free(root);
     return rc;
 }

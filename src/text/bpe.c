@@ -11,7 +11,7 @@
  * Pairs are looked up by token id in a hash table built from v->merges. */
 #include "text/tokenizer.h"
 #include "text/pretokenize.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include "core/error.h"
 #include <limits.h>
 #include <stdlib.h>
@@ -127,12 +127,8 @@ static int32_t merge_rank(const bpe_merge_table *t, int32_t left, int32_t right,
 
 int bpe_prepare(vocab *v, ts_error *err) {
     if (v->merge_table) return 0;
+    v->merge_table_free = bpe_merge_table_free;
     return bpe_merge_table_build(v, &v->merge_table, err);
-}
-
-void bpe_release(vocab *v) {
-    bpe_merge_table_free(v->merge_table);
-    v->merge_table = NULL;
 }
 
 void bpe_scores_from_ranks(vocab *v) {

@@ -9,7 +9,7 @@
  * recognised whatever its indentation or quoting, but not when a piece that shapes the output
  * differs (another default system prompt, another date line, another generation prompt). */
 #include "text/chat_template.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include "core/error.h"
 #include <stdint.h>
 #include <stdio.h>

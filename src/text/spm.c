@@ -7,7 +7,7 @@
  * merge leaves stale heap entries behind, recognised on pop by their byte length no longer being
  * the sum of the two symbols' lengths (a symbol only ever grows, or drops to 0 when absorbed). */
 #include "text/tokenizer.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include "core/error.h"
 #include <limits.h>
 #include <stdlib.h>

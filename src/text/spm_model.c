@@ -7,8 +7,9 @@
  * a varint. Wire types: 0 varint, 1 fixed 64-bit, 2 length-delimited (varint length, then bytes),
  * 5 fixed 32-bit. Varints are little-endian base-128, at most 10 bytes for 64 bits. */
 #include "text/tokenizer.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include "io/json.h"
+#include "io/file.h"
 #include "core/error.h"
 #include <stdlib.h>
 #include <string.h>
@@ -330,7 +331,7 @@ static int parse_model(const char *path, const uint8_t *data, size_t size, vocab
 int vocab_from_spm_model(const char *path, vocab *out, ts_error *err) {
     char *data;
     size_t size;
-    if (read_file(path, &data, &size, err)) return -1;
+    if (file_read(path, &data, &size, err)) return -1;
     vocab v;
     memset(&v, 0, sizeof v);
     v.bos = v.eos = v.eot = v.unk = v.pad = -1;

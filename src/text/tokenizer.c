@@ -1,7 +1,7 @@
 /* Text -> ids (special-token splitting, then the vocabulary's own encoder per text segment) and
  * id -> printable bytes. Both follow llama.cpp's behaviour on GGUF vocabularies. */
 #include "text/tokenizer.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include "core/error.h"
 #include <stdlib.h>
 #include <string.h>

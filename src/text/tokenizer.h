@@ -31,9 +31,8 @@ typedef struct bpe_merge_table bpe_merge_table;
 int  bpe_merge_table_build(const vocab *v, bpe_merge_table **out, ts_error *err);
 void bpe_merge_table_free(bpe_merge_table *t);
 /* Builds v->merge_table once (loaders call it; bpe_encode builds a temporary one per call
- * otherwise). bpe_release frees it and sets it NULL; vocab_free should call it. */
+ * otherwise); vocab_free frees it. */
 int  bpe_prepare(vocab *v, ts_error *err);
-void bpe_release(vocab *v);
 /* Scores for a score-merging (SentencePiece-style) encoder from the prepared merge table: the
  * earlier a token's first merge, the higher its score; -1e9 for tokens no merge produces. */
 void bpe_scores_from_ranks(vocab *v);

@@ -14,6 +14,8 @@
 #include "text/tokenizer.h"
 #include "text/pretokenize.h"
 #include "io/json.h"
+#include "io/file.h"
+#include "text/tokenizer_config.h"
 #include "core/error.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,55 +281,27 @@ static int spm_normalization(loader *L, const json_value *norm, const json_value
 
 /* ---- special tokens -------------------------------------------------------------------------- */
 
-/* A token named by tokenizer_config.json: a string, {"content": "..."} or null. -2 when absent. */
-static int32_t config_token(const vocab *v, const json_value *cfg, const char *key) {
-    const json_value *t = json_get(cfg, key);
-    if (!t) return -2;
-    if (t->type == JSON_OBJECT) t = json_get(t, "content");
-    if (!t || t->type != JSON_STRING) return -1;
-    return vocab_find(v, t->str, t->len);
+/* The token a tokenizer_config.json entry names: -1 for null or an unknown text. */
+static int32_t config_token_id(const vocab *v, config_token t) {
+    return t.text ? vocab_find(v, t.text, strlen(t.text)) : -1;
 }
 
 static int read_config(loader *L, const char *json_path, vocab *v) {
+    char dir[1200];
     const char *slash = strrchr(json_path, '/');
-    size_t dir_len = slash ? (size_t)(slash - json_path) + 1 : 0;
-    char *cfg_path = malloc(dir_len + sizeof "tokenizer_config.json");
-    if (!cfg_path) return ts_fail(L->err, "%s: out of memory", L->path);
-    memcpy(cfg_path, json_path, dir_len);
-    strcpy(cfg_path + dir_len, "tokenizer_config.json");
-
-    FILE *f = fopen(cfg_path, "rb");
-    if (!f) { free(cfg_path); return 0; }     /* optional */
-    fclose(f);
-    char *text;
-    size_t len;
-    json_value *cfg = NULL;
-    ts_error perr;
-    if (read_file(cfg_path, &text, &len, L->err)) { free(cfg_path); return -1; }
-    if (json_parse(text, len, &cfg, &perr)) {
-        ts_fail(L->err, "%s: %s", cfg_path, perr.msg);
-        free(text);
-        free(cfg_path);
-        return -1;
-    }
-    free(text);
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - json_path) : 1, slash ? json_path : ".");
+    tokenizer_config tc;
+    if (tokenizer_config_read(dir, &tc, L->err) != 0) return -1;
+    struct { config_token t; int32_t *id; } named[] = {
+        { tc.bos, &v->bos }, { tc.eos, &v->eos }, { tc.pad, &v->pad }, { tc.unk, &v->unk },
+    };
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
+        if (named[i].t.present) *named[i].id = config_token_id(v, named[i].t);
+    if (tc.has_add_bos) v->add_bos = tc.add_bos;
+    if (tc.has_add_eos) v->add_eos = tc.add_eos;
     int rc = 0;
-    if (cfg->type != JSON_OBJECT) {
-        rc = ts_fail(L->err, "%s: not a JSON object", cfg_path);
-    } else {
-        struct { const char *key; int32_t *id; } named[] = {
-            { "bos_token", &v->bos }, { "eos_token", &v->eos }, { "pad_token", &v->pad }, { "unk_token", &v->unk },
-        };
-        for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
-            int32_t id = config_token(v, cfg, named[i].key);
-            if (id != -2) *named[i].id = id;
-        }
-        v->add_bos = json_get_bool(cfg, "add_bos_token", v->add_bos);
-        v->add_eos = json_get_bool(cfg, "add_eos_token", v->add_eos);
-        if (v->add_bos && v->bos < 0) rc = ts_fail(L->err, "%s: add_bos_token without a known bos_token", cfg_path);
-    }
-    json_free(cfg);
-    free(cfg_path);
+    if (tc.root && v->add_bos && v->bos < 0) rc = ts_fail(L->err, "%s: add_bos_token without a known bos_token", tc.path);
+    tokenizer_config_free(&tc);
     return rc;
 }
 
@@ -400,7 +374,7 @@ int vocab_from_tokenizer_json(const char *path, vocab *out, ts_error *err) {
     size_t len;
     json_value *root = NULL;
     ts_error perr;
-    if (read_file(path, &text, &len, err)) return -1;
+    if (file_read(path, &text, &len, err)) return -1;
     if (json_parse(text, len, &root, &perr)) {
         free(text);
         return ts_fail(err, "%s: %s", path, perr.msg);
@@ -412,7 +386,6 @@ int vocab_from_tokenizer_json(const char *path, vocab *out, ts_error *err) {
     int rc = load(&L, root, &v);
     json_free(root);
     if (rc) {
-        bpe_release(&v);
         vocab_free(&v);
         return -1;
     }

@@ -35,9 +35,11 @@ typedef struct vocab {
     int32_t bos, eos, eot, unk, pad;   /* -1 when absent */
     bool add_bos, add_eos;
     bool add_space_prefix;    /* SPM: prepend U+2581 to the text */
-    /* BPE merge lookup (left id, right id) -> rank, built by bpe_prepare() in text/tokenizer.h and
-     * freed by bpe_release(); owned, NULL until prepared (the encoder then builds one per call). */
+    /* BPE merge lookup (left id, right id) -> rank, built by bpe_prepare() in text/tokenizer.h;
+     * owned (freed by merge_table_free, which vocab_free calls), NULL until prepared (the encoder
+     * then builds one per call) */
     struct bpe_merge_table *merge_table;
+    void (*merge_table_free)(struct bpe_merge_table *t);
 } vocab;
 
 /* Builds v->hash_ids from v->text (call after filling text/len). */

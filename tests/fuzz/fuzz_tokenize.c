@@ -6,7 +6,7 @@
 #include "fuzz_common.h"
 #include "io/gguf.h"
 #include "text/tokenizer.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 
 static const char *vocab_files[] = {
     "ggml-vocab-llama-spm.gguf", "ggml-vocab-gpt-2.gguf", "ggml-vocab-phi-3.gguf",

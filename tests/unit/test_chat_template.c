@@ -35,7 +35,7 @@ static char *load_template(const template_ref *t) {
     char *data = NULL;
     size_t len = 0;
     ts_error err = {{0}};
-    if (read_file(path, &data, &len, &err) != 0) {
+    if (file_read(path, &data, &len, &err) != 0) {
         printf("# %s\n", err.msg);
         return NULL;
     }
@@ -72,7 +72,7 @@ static void check_renderings(void) {
     char *data = NULL;
     size_t len = 0;
     ts_error err = {{0}};
-    CHECK(read_file(path, &data, &len, &err) == 0, "read renderings.jsonl %s", err.msg);
+    CHECK(file_read(path, &data, &len, &err) == 0, "read renderings.jsonl %s", err.msg);
     if (!data) return;
     struct tm day = fixture_day();
     int line_no = 0;

@@ -21,8 +21,9 @@ static void write_text(const char *name, const char *text) {
     fclose(f);
 }
 
-/* A Gemma-shaped safetensors file: zeros, except every norm weight is 0.5. */
-static void write_safetensors(void) {
+/* A Gemma-shaped (or Llama-shaped) safetensors file: zeros, except every norm weight is 0.5;
+ * extra: one more tensor of H values (NULL: none). */
+static void write_safetensors_as(bool gemma, const char *extra) {
     struct { char name[96]; int64_t rows, cols; bool norm; } t[256];
     int n = 0;
 #define ADD(nm, r, c, isnorm) do { snprintf(t[n].name, sizeof t[n].name, "%s", nm); t[n].rows = r; t[n].cols = c; t[n].norm = isnorm; n++; } while (0)
@@ -36,15 +37,18 @@ static void write_safetensors(void) {
         LAYER("self_attn.k_proj.weight", NKV * HD, H, false);
         LAYER("self_attn.v_proj.weight", NKV * HD, H, false);
         LAYER("self_attn.o_proj.weight", H, NH * HD, false);
-        LAYER("self_attn.q_norm.weight", 1, HD, true);
-        LAYER("self_attn.k_norm.weight", 1, HD, true);
         LAYER("post_attention_layernorm.weight", 1, H, true);
-        LAYER("pre_feedforward_layernorm.weight", 1, H, true);
-        LAYER("post_feedforward_layernorm.weight", 1, H, true);
+        if (gemma) {
+            LAYER("self_attn.q_norm.weight", 1, HD, true);
+            LAYER("self_attn.k_norm.weight", 1, HD, true);
+            LAYER("pre_feedforward_layernorm.weight", 1, H, true);
+            LAYER("post_feedforward_layernorm.weight", 1, H, true);
+        }
         LAYER("mlp.gate_proj.weight", F, H, false);
         LAYER("mlp.up_proj.weight", F, H, false);
         LAYER("mlp.down_proj.weight", H, F, false);
     }
+    if (extra) ADD(extra, 1, H, false);
     char *hdr = malloc(65536);
     size_t off = 0, len = 0;
     len += sprintf(hdr + len, "{");
@@ -67,6 +71,8 @@ static void write_safetensors(void) {
     fclose(f);
     free(hdr);
 }
+
+static void write_safetensors(void) { write_safetensors_as(true, NULL); }
 
 static ts_model *load(const char *path) {
     ts_model *m = NULL;
@@ -127,7 +133,12 @@ static void hf_rules(void) {
     /* Llama and Gemma 4 in HF scale by w */
     write_text("config.json", "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":6,\"num_attention_heads\":2,"
                               "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16}");
-    /* Llama names the pre-MLP norm post_attention_layernorm: present in the file, so this loads */
+    {   /* a Llama config over Gemma's tensors: the q/k norms and the extra norms are not Llama's */
+        ts_error err = {{0}};
+        CHECK(ts_model_load(dir, NULL, &m, &err) != 0 && strstr(err.msg, "model.layers.0.self_attn.q_norm.weight") &&
+              strstr(err.msg, "not understood by this engine"), "HF: tensors the family does not have refuse the model, named: %s", err.msg);
+    }
+    write_safetensors_as(false, NULL);
     if ((m = load(dir))) {
         CHECK(m->g.layers[0].attn_norm[0] == 0.5f, "HF llama: norms used as w");
         CHECK(m->g.output.data == m->g.tok_embd.data, "HF llama without lm_head.weight (tie not stated): output tied to the embedding");
@@ -140,6 +151,39 @@ static void hf_rules(void) {
         CHECK(ts_model_load(dir, NULL, &m, &err) != 0 && strstr(err.msg, "lm_head.weight"),
               "HF llama: tie_word_embeddings false without lm_head.weight is refused: %s", err.msg);
     }
+
+    write_safetensors_as(false, "model.layers.0.mlp.gate_proj.bias");
+    write_text("config.json", "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":6,\"num_attention_heads\":2,"
+                              "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16}");
+    {
+        ts_error err = {{0}};
+        CHECK(ts_model_load(dir, NULL, &m, &err) != 0 && strstr(err.msg, "'model.layers.0.mlp.gate_proj.bias'") &&
+              strstr(err.msg, "biases are not supported"), "HF: an unknown weight is refused, named with its purpose: %s", err.msg);
+    }
+    write_safetensors_as(false, "model.rotary_emb.inv_freq");
+    if ((m = load(dir))) {
+        bool noted = false;
+        for (int i = 0; i < m->n_notes; i++) noted |= strstr(m->notes[i], "model.rotary_emb.inv_freq: ignored (") != NULL;
+        CHECK(noted, "HF: a tensor known to be ignorable loads, with the reason in the notes");
+        ts_model_free(m);
+    }
+    write_safetensors_as(false, NULL);
+    const char *bad_configs[][2] = {
+        { ",\"rope_scaling\":{\"rope_type\":\"dynamic\",\"factor\":2.0}", "rope scaling type 'dynamic'" },
+        { ",\"quantization_config\":{\"quant_method\":\"gptq\"}", "'quantization_config'" },
+        { ",\"num_local_experts\":8", "'num_local_experts': mixture-of-experts" },
+        { ",\"hidden_act\":\"gelu\"", "hidden_act 'gelu'" },
+    };
+    for (size_t i = 0; i < sizeof bad_configs / sizeof bad_configs[0]; i++) {
+        char text[1024];
+        snprintf(text, sizeof text, "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":6,\"num_attention_heads\":2,"
+                 "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16%s}", bad_configs[i][0]);
+        write_text("config.json", text);
+        ts_error err = {{0}};
+        CHECK(ts_model_load(dir, NULL, &m, &err) != 0 && strstr(err.msg, bad_configs[i][1]) && strstr(err.msg, "config.json"),
+              "HF: a config field that changes the computation unsupported is refused by name (%s): %s", bad_configs[i][1], err.msg);
+    }
+    write_safetensors();
 
     /* BOS from tokenizer_config.json when config.json does not say */
     write_text("tokenizer.json", "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2, \"\\u0120\": 3},"
@@ -224,11 +268,65 @@ static void gguf_rules(void) {
     free(half);
 }
 
+/* The guard against partial understanding, on a small Llama GGUF: an extra tensor or metadata key
+ * the engine does not know refuses the model, naming it. */
+static void gguf_guard(void) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/guard.gguf", dir);
+    float *zeros = calloc(V * H * 4, sizeof(float)), *half = malloc(64 * sizeof(float));
+    for (int i = 0; i < 64; i++) half[i] = 0.5f;
+    static const struct { const char *tensor, *key, *str_value; int int_value; const char *want; } cases[] = {
+        { NULL, NULL, NULL, 0, NULL },                                   /* the plain file loads */
+        { "blk.0.mystery.weight", NULL, NULL, 0, "tensor 'blk.0.mystery.weight' is not understood by this engine" },
+        { "blk.1.ffn_gate_exps.weight", NULL, NULL, 0, "tensor 'blk.1.ffn_gate_exps.weight': mixture-of-experts layers are not supported" },
+        { "blk.0.attn_sinks.weight", NULL, NULL, 0, "'blk.0.attn_sinks.weight': attention sinks are not supported" },
+        { NULL, "llama.rope.scaling.type", "dynamic", 0, "'llama.rope.scaling.type' = 'dynamic': this rope scaling is not supported" },
+        { NULL, "llama.attention.foo_bar", NULL, 3, "metadata 'llama.attention.foo_bar' is not understood" },
+        { NULL, "llama.expert_count", NULL, 8, "'llama.expert_count': mixture-of-experts layers are not supported" },
+        { NULL, "llama.attention.layer_norm_epsilon", NULL, 1, "LayerNorm (not RMSNorm)" },
+        { NULL, "llama.vocab_size", NULL, 17, "vocab_size is 17 but token_embd has 16 rows" },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gguf_writer *w = gguf_writer_new();
+        gguf_writer_add_str(w, "general.architecture", "llama");
+        gguf_writer_add_u32(w, "llama.embedding_length", H);
+        gguf_writer_add_u32(w, "llama.block_count", 2);
+        gguf_writer_add_u32(w, "llama.attention.head_count", NH);
+        gguf_writer_add_u32(w, "llama.attention.head_count_kv", NKV);
+        if (cases[c].key && cases[c].str_value) gguf_writer_add_str(w, cases[c].key, cases[c].str_value);
+        else if (cases[c].key) gguf_writer_add_u32(w, cases[c].key, (uint32_t)cases[c].int_value);
+        if (cases[c].key && !strcmp(cases[c].key, "llama.rope.scaling.type")) gguf_writer_add_f32(w, "llama.rope.scaling.factor", 2.0f);
+        gguf_writer_add_tensor(w, "token_embd.weight", TS_F32, 2, (int64_t[]){H, V}, zeros, V * H * 4);
+        gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){H}, half, H * 4);
+        for (int l = 0; l < 2; l++) {
+            char n[64];
+            T1("attn_norm.weight", H); T2("attn_q.weight", NH * HD, H); T2("attn_k.weight", NKV * HD, H);
+            T2("attn_v.weight", NKV * HD, H); T2("attn_output.weight", H, NH * HD); T1("ffn_norm.weight", H);
+            T2("ffn_gate.weight", F, H); T2("ffn_up.weight", F, H); T2("ffn_down.weight", H, F);
+        }
+        if (cases[c].tensor) gguf_writer_add_tensor(w, cases[c].tensor, TS_F32, 1, (int64_t[]){H}, half, H * 4);
+        ts_error err = {{0}};
+        CHECK(gguf_writer_write(w, path, &err) == 0, "write guard GGUF (%s)", err.msg);
+        gguf_writer_free(w);
+        ts_model *m = NULL;
+        int rc = ts_model_load(path, NULL, &m, &err);
+        if (!cases[c].want) CHECK(rc == 0, "guard: the plain Llama GGUF loads (%s)", err.msg);
+        else CHECK(rc != 0 && strstr(err.msg, cases[c].want) && strstr(err.msg, path),
+                   "guard: refused with a message naming the file and '%s': %s", cases[c].want, err.msg);
+        ts_model_free(m);
+    }
+#undef T1
+#undef T2
+    free(zeros);
+    free(half);
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/ts-config-XXXXXX");
     if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); CHECK_EXIT(); }
     hf_rules();
     gguf_rules();
+    gguf_guard();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) CHECK(0, "cleanup");

@@ -7,7 +7,7 @@
 #include "io/gguf.h"
 #include "io/gguf_write.h"
 #include "kernels/types.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include <fcntl.h>
 #include <math.h>
 #include <stdint.h>

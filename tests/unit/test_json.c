@@ -310,16 +310,16 @@ static void test_read_file(const char *tmp) {
     snprintf(path, sizeof path, "%s/empty.json", tmp);
     FILE *f = fopen(path, "wb");
     if (f) fclose(f);
-    CHECK(read_file(path, &data, &len, &err) == 0 && len == 0 && data && data[0] == 0,
+    CHECK(file_read(path, &data, &len, &err) == 0 && len == 0 && data && data[0] == 0,
           "read_file: an empty file is empty, NUL-terminated");
     json_value *v = NULL;
     CHECK(json_parse(data, len, &v, &err) == -1 && strncmp(err.msg, "byte 0:", 7) == 0,
           "empty file is not JSON: %s", err.msg);
     free(data);
     snprintf(path, sizeof path, "%s/missing.json", tmp);
-    CHECK(read_file(path, &data, &len, &err) == -1 && strstr(err.msg, path) && data == NULL,
+    CHECK(file_read(path, &data, &len, &err) == -1 && strstr(err.msg, path) && data == NULL,
           "read_file: a missing file is an error naming it: %s", err.msg);
-    CHECK(read_file(tmp, &data, &len, &err) == -1 && strstr(err.msg, tmp) &&
+    CHECK(file_read(tmp, &data, &len, &err) == -1 && strstr(err.msg, tmp) &&
           strstr(err.msg, "directory"), "read_file: a directory is refused: %s", err.msg);
 }
 
@@ -342,7 +342,7 @@ static void parse_tree(const char *dir, int *n_files, int *n_bad) {
         char *data;
         size_t len;
         ts_error err;
-        if (read_file(path, &data, &len, &err)) { (*n_bad)++; printf("# %s\n", err.msg); continue; }
+        if (file_read(path, &data, &len, &err)) { (*n_bad)++; printf("# %s\n", err.msg); continue; }
         (*n_files)++;
         size_t start = 0;
         while (start < len) {
@@ -379,9 +379,9 @@ static void test_fixture_configs(void) {
     ts_error err;
     snprintf(path, sizeof path, "%s/llama-tiny/hf/config.json", fixtures_dir());
     json_value *cfg = NULL, *cas = NULL;
-    if (read_file(path, &data, &len, &err) == 0) { json_parse(data, len, &cfg, &err); free(data); }
+    if (file_read(path, &data, &len, &err) == 0) { json_parse(data, len, &cfg, &err); free(data); }
     snprintf(path, sizeof path, "%s/llama-tiny/case.json", fixtures_dir());
-    if (read_file(path, &data, &len, &err) == 0) { json_parse(data, len, &cas, &err); free(data); }
+    if (file_read(path, &data, &len, &err) == 0) { json_parse(data, len, &cas, &err); free(data); }
     const json_value *hf = json_get(cas, "hf_config");
     CHECK(cfg && hf && json_get_int(cfg, "hidden_size", 0) == 256 &&
           json_get_int(hf, "hidden_size", 0) == 256 &&
@@ -451,7 +451,7 @@ static void test_tokenizer(const char *tmp, const char *family) {
     char *data;
     size_t len;
     ts_error err;
-    if (read_file(dst, &data, &len, &err)) { CHECK(0, "%s", err.msg); return; }
+    if (file_read(dst, &data, &len, &err)) { CHECK(0, "%s", err.msg); return; }
     unlink(dst);
     json_value *v = NULL;
     struct timespec t0, t1;

@@ -17,7 +17,7 @@ static json_value *load_json(const char *path) {
     size_t len;
     ts_error err;
     json_value *v = NULL;
-    if (read_file(path, &data, &len, &err)) { printf("# %s\n", err.msg); return NULL; }
+    if (file_read(path, &data, &len, &err)) { printf("# %s\n", err.msg); return NULL; }
     if (json_parse(data, len, &v, &err)) printf("# %s: %s\n", path, err.msg);
     free(data);
     return v;
@@ -306,7 +306,7 @@ static void test_handmade(void) {
     tmp_path(path, sizeof path, "good.safetensors");
     char *full;
     size_t full_len;
-    if (read_file(path, &full, &full_len, &err) == 0) {
+    if (file_read(path, &full, &full_len, &err) == 0) {
         size_t hl = full_len - 8 - 25;   /* the padded header's length */
         size_t cuts[] = { 0, 1, 7, 8, 9, 8 + hl / 2, 8 + hl - 1, 8 + hl, 8 + hl + 10, full_len - 1 };
         tmp_path(path, sizeof path, "cut.safetensors");

@@ -4,7 +4,7 @@
 #include "check.h"
 #include "text/tokenizer.h"
 #include "text/pretokenize.h"
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include "io/gguf.h"
 #include "io/json.h"
 #include <stdint.h>
@@ -32,8 +32,8 @@ static int load_vectors(const char *inp_path, const char *out_path, vectors *t) 
     char *inp, *out;
     size_t inp_len, out_len;
     memset(t, 0, sizeof *t);
-    if (read_file(inp_path, &inp, &inp_len, &err)) { printf("# %s\n", err.msg); return -1; }
-    if (read_file(out_path, &out, &out_len, &err)) { printf("# %s\n", err.msg); free(inp); return -1; }
+    if (file_read(inp_path, &inp, &inp_len, &err)) { printf("# %s\n", err.msg); return -1; }
+    if (file_read(out_path, &out, &out_len, &err)) { printf("# %s\n", err.msg); free(inp); return -1; }
     size_t sep = strlen(SEPARATOR);
     if (inp_len >= sep && memcmp(inp + inp_len - sep, SEPARATOR, sep) == 0) inp_len -= sep;
     int cap = 64;
@@ -141,7 +141,6 @@ static void test_gguf(const char *name) {
     vectors t;
     if (load_vectors(inp, out, &t) == 0) check_vectors(name, &v, &t);
     vectors_free(&t);
-    bpe_release(&v);
     vocab_free(&v);
     gguf_close(g);
 }
@@ -233,7 +232,6 @@ static void test_hf(const char *name, int expect_kind) {
         printf("# gemma3: spm_encode (scores from merge ranks) matches %d/%d\n", same, t.n);
     }
     vectors_free(&t);
-    bpe_release(&v);
     vocab_free(&v);
     unstage(dir);
 }
@@ -324,7 +322,6 @@ static void test_json_forms(void) {
         CHECK(v.kind == VOCAB_BPE_BYTES && strcmp(v.pre, "gpt-2") == 0 && n == 3 && ids[0] == 2 && ids[1] == 3 &&
               ids[2] == 0, "\"a b\" merges, plain ByteLevel = gpt-2: \"ab a\" -> 2 3 0 (n %d)", n);
         CHECK(v.n == 5 && v.attr[4] == TOKEN_CONTROL && v.bos == -1, "added special token is control; no BOS named");
-        bpe_release(&v);
         vocab_free(&v);
     } else {
         CHECK(0, "small tokenizer.json: %s", err.msg);
@@ -335,7 +332,6 @@ static void test_json_forms(void) {
     if (vocab_from_tokenizer_json(path, &v, &err) == 0) {
         int n = bpe_encode(&v, "abc", 3, ids, 16, &err);
         CHECK(strcmp(v.pre, "llama3") == 0 && n == 1 && ids[0] == 3, "llama3 regex: whole-word token without merges (n %d)", n);
-        bpe_release(&v);
         vocab_free(&v);
     } else {
         CHECK(0, "llama3 tokenizer.json: %s", err.msg);
@@ -344,7 +340,6 @@ static void test_json_forms(void) {
     if (vocab_from_tokenizer_json(path, &v, &err) == 0) {
         int n = bpe_encode(&v, "abc", 3, ids, 16, &err);
         CHECK(strcmp(v.pre, "qwen2") == 0 && n == 3 && ids[0] == 0 && ids[2] == 2, "qwen2 regex: no merges, three byte tokens (n %d)", n);
-        bpe_release(&v);
         vocab_free(&v);
     } else {
         CHECK(0, "qwen2 tokenizer.json: %s", err.msg);

@@ -1,6 +1,6 @@
 /* UTF-8 decoding and validation, and a stream that prints only whole characters. */
-#ifndef TS_TEXT_UTF8_H
-#define TS_TEXT_UTF8_H
+#ifndef TS_CORE_UTF8_H
+#define TS_CORE_UTF8_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>

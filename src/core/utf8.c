@@ -1,4 +1,4 @@
-#include "text/utf8.h"
+#include "core/utf8.h"
 #include <string.h>
 
 int utf8_decode(const char *str, size_t len, uint32_t *cp) {

@@ -1,0 +1,130 @@
+/* Contexts: one sequence each, with its KV cache, position and scratch; evaluation in chunks of
+ * FORWARD_MAX_BATCH positions through the forward. */
+#include "model/forward.h"
+#include "model/kv_cache.h"
+#include "kernels/matmul.h"
+#include "core/error.h"
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err) {
+    return context_new(m, n_ctx, n_threads, true, out, err);
+}
+
+int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_context **out,
+                ts_error *err) {
+    *out = NULL;
+    const model_geometry *g = &m->g;
+    if (g->n_layers == 0) return ts_fail(err, "%s: the file holds no model weights (vocabulary only)", m->path);
+    if (n_ctx <= 0) {
+        /* the model's context, capped so the KV cache takes at most a quarter of the memory */
+        n_ctx = g->n_ctx_train;
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        size_t per_token = kv_bytes_per_token(g);
+        if (pages > 0 && page > 0 && per_token > 0) {
+            double cap = (double)pages * (double)page / 4.0 / (double)per_token;
+            if (cap < n_ctx) n_ctx = cap < 256 ? 256 : (int)cap;
+        }
+    }
+    ts_context *c = calloc(1, sizeof *c);
+    if (!c) return ts_fail(err, "out of memory");
+    c->m = m;
+    c->n_ctx = n_ctx;
+    if (g->rope_long_ctx > 0) {   /* LongRoPE: the long factor list for a context beyond the original one */
+        long r = g->rope_long_round > 0 ? g->rope_long_round : 1;
+        c->rope_long = (n_ctx + r - 1) / r * r > g->rope_long_ctx;
+    }
+    if (n_threads <= 0) { long nc = sysconf(_SC_NPROCESSORS_ONLN); n_threads = nc > 0 ? (int)nc : 1; }
+    c->pool = thread_pool_new(n_threads);
+    int max_q = 0, max_kv = 0, max_ff = 0;
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        if (ly->n_heads * ly->head_dim > max_q) max_q = ly->n_heads * ly->head_dim;
+        if (ly->n_kv_heads * ly->head_dim > max_kv) max_kv = ly->n_kv_heads * ly->head_dim;
+        if (ly->ffn_dim > max_ff) max_ff = ly->ffn_dim;
+    }
+    size_t B = FORWARD_MAX_BATCH;
+    c->x = calloc(B * g->hidden, sizeof(float));
+    c->xn = calloc(B * g->hidden, sizeof(float));
+    c->tmp = calloc(B * g->hidden, sizeof(float));
+    c->q = calloc(B * max_q, sizeof(float));
+    c->att = calloc(B * max_q, sizeof(float));
+    c->k = calloc(B * max_kv, sizeof(float));
+    c->v = calloc(B * max_kv, sizeof(float));
+    c->gate = calloc(B * max_ff, sizeof(float));
+    c->up = calloc(B * max_ff, sizeof(float));
+    c->scores = calloc((size_t)thread_pool_size(c->pool) * n_ctx, sizeof(float));
+    /* quantized activations for the widest matmul input */
+    int64_t max_k = g->output.cols > max_ff ? g->output.cols : max_ff;
+    if (max_q > max_k) max_k = max_q;
+    if (g->ple_dim > max_k) max_k = g->ple_dim;
+    c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_k) };
+    c->mm.act = malloc(c->mm.act_bytes);
+    bool ple_ok = true;
+    if (g->ple_dim > 0) {
+        size_t w = (size_t)g->ple_dim * g->n_layers;
+        c->pli = calloc(B * w, sizeof(float));
+        c->ple_tmp = calloc(B * g->ple_dim, sizeof(float));
+        c->ple_row = calloc(w, sizeof(float));
+        ple_ok = c->pli && c->ple_tmp && c->ple_row;
+    }
+    if (!c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
+        !c->up || !c->scores || !c->mm.act || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx) != 0) {
+        ts_context_free(c);
+        return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
+    }
+    *out = c;
+    return 0;
+}
+
+void ts_context_free(ts_context *c) {
+    if (!c) return;
+    kv_cache_free(&c->kv);
+    thread_pool_free(c->pool);
+    free(c->x); free(c->xn); free(c->tmp); free(c->q); free(c->att); free(c->k); free(c->v);
+    free(c->gate); free(c->up); free(c->scores); free(c->pli); free(c->ple_tmp); free(c->ple_row);
+    free(c->mm.act);
+    free(c);
+}
+
+int ts_context_n_ctx(const ts_context *c) { return c->n_ctx; }
+int ts_context_pos(const ts_context *c) { return c->pos; }
+
+int ts_context_truncate(ts_context *c, int pos) {
+    if (pos < 0) pos = 0;
+    if (pos >= c->pos) return c->pos;
+    /* A sliding layer's ring slot for position x was overwritten if anything at x + slots was ever
+     * written; continuing at pos needs positions pos - window + 1 .. pos - 1 intact. */
+    const model_geometry *g = &c->m->g;
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        if (ly->window > 0 && c->kv.slots[il] < c->n_ctx && c->high_water - pos > c->kv.slots[il] - ly->window)
+            pos = 0;
+    }
+    c->pos = pos;
+    if (pos == 0) c->high_water = 0;
+    return pos;
+}
+
+int ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows, ts_error *err) {
+    const model_geometry *g = &c->m->g;
+    if (n <= 0) return ts_fail(err, "nothing to evaluate");
+    if (n > c->n_ctx - c->pos)
+        return ts_fail(err, "%d tokens do not fit in the context (%d of %d positions used)", n,
+                       c->pos, c->n_ctx);
+    for (int i = 0; i < n; i++)
+        if (tokens[i] < 0 || tokens[i] >= g->n_vocab)
+            return ts_fail(err, "token id %d is out of range (vocabulary of %d)", tokens[i], g->n_vocab);
+    for (int done = 0; done < n; ) {
+        int chunk = n - done < FORWARD_MAX_BATCH ? n - done : FORWARD_MAX_BATCH;
+        bool last = done + chunk == n;
+        float *dst = NULL;
+        if (logits && all_rows) dst = logits + (size_t)done * g->n_vocab;
+        else if (logits && last) dst = logits;
+        if (forward_chunk(c, tokens + done, chunk, dst, all_rows, err) != 0) return -1;
+        done += chunk;
+        if (c->pos > c->high_water) c->high_water = c->pos;
+    }
+    return 0;
+}
