@@ -8,8 +8,8 @@ OPT     := -O3 -g
 SAN     := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LIBS    := -lm -lpthread
 
-LIB_SRC   := $(shell find src -name '*.c' ! -name main.c ! -path 'src/cli/*' | sort)
-CLI_SRC   := src/main.c $(sort $(wildcard src/cli/*.c))
+LIB_SRC   := $(shell find src -name '*.c' ! -path 'src/cli/*' | sort)
+CLI_SRC   := $(sort $(wildcard src/cli/*.c))
 UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_HDR  := $(wildcard tests/unit/*.h)
 HDR       := $(shell find include src -name '*.h')

@@ -24,7 +24,6 @@ typedef struct ts_load_options {
                                     tokenizer.model, a (vocab-only) GGUF, or a folder holding one */
     const char *quant;           /* Hugging Face folders: NULL (weights used in place), or "q8_0" /
                                     "q4_0" to quantize the matrices at load */
-    int n_threads;               /* 0: all cores */
     const char *simd;            /* kernel set: NULL or "auto" (the best this CPU runs), "scalar"
                                     (the reference kernels), "avx2", "avx512" or "neon" */
 } ts_load_options;
@@ -94,7 +93,7 @@ typedef struct ts_sampler_params {
 
 typedef struct ts_sampler ts_sampler;
 ts_sampler_params ts_sampler_default_params(void);
-ts_sampler *ts_sampler_new(const ts_sampler_params *p, int n_vocab);
+int  ts_sampler_new(const ts_sampler_params *p, int n_vocab, ts_sampler **out, ts_error *err);
 void ts_sampler_free(ts_sampler *s);
 /* Picks the next token from logits (which it may modify); recent = the tokens so far. */
 int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_recent);

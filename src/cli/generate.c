@@ -196,11 +196,12 @@ int generate(session *s, const gen_request *rq, gen_result *res, ts_error *err) 
 
     size_t rows = rq->dump_logits ? (size_t)(n_eval - kept) : 1;
     float *logits = malloc(rows * (size_t)nv * sizeof(float));
-    ts_sampler *smp = ts_sampler_new(&rq->sampling, nv);
+    ts_sampler *smp = NULL;
     int32_t *history = malloc(((size_t)n_eval + (size_t)(rq->max_tokens > 0 ? rq->max_tokens : 0) + 1) * sizeof *history);
     size_t cap = 0;
     int rc = -1;
-    if (!logits || !smp || !history || append(res, &cap, "", 0) != 0) { fail(err, "out of memory"); goto out; }
+    if (ts_sampler_new(&rq->sampling, nv, &smp, err) != 0) goto out;
+    if (!logits || !history || append(res, &cap, "", 0) != 0) { fail(err, "out of memory"); goto out; }
     memcpy(history, rq->prompt, (size_t)n_eval * sizeof *history);
 
     if (ts_eval(s->ctx, rq->prompt + kept, n_eval - kept, logits, rq->dump_logits != NULL, err) != 0) goto out;

@@ -54,7 +54,7 @@ typedef struct parser {
     ts_error *err;
 } parser;
 
-static void arena_free(arena_block *b) {
+static void model_arena_free(arena_block *b) {
     while (b) {
         arena_block *next = b->next;
         free(b);
@@ -74,7 +74,7 @@ static arena_block *new_block(size_t cap) {
 }
 
 /* 8-byte aligned memory from the arena, or NULL when out of memory. */
-static void *arena_alloc(parser *p, size_t n) {
+static void *model_arena_alloc(parser *p, size_t n) {
     n = (n + 7) & ~(size_t)7;
     if (n == 0) n = 8;
     arena_block *b = p->blocks;
@@ -192,7 +192,7 @@ static int parse_string(parser *p, char **out, size_t *out_len) {
     size_t end = i;
 
     /* Pass 2 validates and decodes; the result is never longer than the raw text. */
-    char *dst = arena_alloc(p, end - start);
+    char *dst = model_arena_alloc(p, end - start);
     if (!dst) return out_of_memory(p);
     char *d = dst;
     i = start + 1;
@@ -402,7 +402,7 @@ static int parse_array(parser *p, json_value *v) {
     }
     v->n = p->n_vals - base;
     if (v->n) {
-        v->items = arena_alloc(p, v->n * sizeof *v->items);
+        v->items = model_arena_alloc(p, v->n * sizeof *v->items);
         if (!v->items) return out_of_memory(p);
         memcpy(v->items, p->vals + base, v->n * sizeof *v->items);
     }
@@ -443,9 +443,9 @@ static int parse_object(parser *p, json_value *v) {
     size_t n = p->n_vals - vbase;
     v->n = n;
     if (n) {
-        v->items = arena_alloc(p, n * sizeof *v->items);
-        v->keys = arena_alloc(p, n * sizeof *v->keys);
-        v->key_lens = arena_alloc(p, n * sizeof *v->key_lens);
+        v->items = model_arena_alloc(p, n * sizeof *v->items);
+        v->keys = model_arena_alloc(p, n * sizeof *v->keys);
+        v->key_lens = model_arena_alloc(p, n * sizeof *v->key_lens);
         if (!v->items || !v->keys || !v->key_lens) return out_of_memory(p);
         memcpy(v->items, p->vals + vbase, n * sizeof *v->items);
         memcpy(v->keys, p->keys + kbase, n * sizeof *v->keys);
@@ -520,7 +520,7 @@ int json_parse(const char *text, size_t len, json_value **out, ts_error *err) {
     free(p.key_lens);
     if (p.c_locale) freelocale(p.c_locale);
     if (rc) {
-        arena_free(p.blocks);
+        model_arena_free(p.blocks);
         return -1;
     }
     doc->root = root;
@@ -532,7 +532,7 @@ int json_parse(const char *text, size_t len, json_value **out, ts_error *err) {
 void json_free(json_value *v) {
     if (!v) return;
     json_doc *doc = (json_doc *)((char *)v - offsetof(json_doc, root));
-    arena_free(doc->blocks);
+    model_arena_free(doc->blocks);
     free(doc);
 }
 

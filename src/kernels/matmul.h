@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "kernels/weight.h"
-#include "core/threadpool.h"
+#include "core/thread_pool.h"
 
 struct kernel_set;
 

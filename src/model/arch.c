@@ -141,7 +141,7 @@ void arch_known_list(char *buf, size_t cap) {
 
 /* ---- what an unconsumed tensor is for ---- */
 
-const char *tensor_purpose(const char *name) {
+const char *arch_tensor_purpose(const char *name) {
     static const struct { const char *part, *purpose; } known[] = {
         { "_exps", "mixture-of-experts layers" }, { "ffn_gate_inp", "mixture-of-experts layers" },
         { "experts", "mixture-of-experts layers" }, { "router", "mixture-of-experts layers" },

@@ -81,7 +81,7 @@ void arch_known_list(char *buf, size_t cap);
 
 /* What a tensor nobody consumed is for, when the engine can tell ("mixture-of-experts layers"):
  * for the refusal message. NULL when unknown. */
-const char *tensor_purpose(const char *name);
+const char *arch_tensor_purpose(const char *name);
 
 /* ---- hyper-parameters, as read from a GGUF's metadata or a config.json ---- */
 

@@ -71,10 +71,10 @@ static weight row_view(const weight *w, int64_t first, int64_t n) {
 
 /* Restores split-half row order of a permuted attn_q / attn_k into an owned copy. */
 static int unpermute(builder *b, weight *w, int n_heads) {
-    uint8_t *dst = arena_alloc(&b->m->arena, (size_t)w->rows * w->row_bytes);
+    uint8_t *dst = model_arena_alloc(&b->m->arena, (size_t)w->rows * w->row_bytes);
     if (!dst) return ts_fail(b->err, "%s: out of memory", b->src->path);
     ts_error e2;
-    if (unpermute_qk_rows(dst, w->data, w->rows, w->row_bytes, n_heads, w->name, &e2) != 0)
+    if (layout_unpermute_qk_rows(dst, w->data, w->rows, w->row_bytes, n_heads, w->name, &e2) != 0)
         return ts_fail(b->err, "%s: %s", b->src->path, e2.msg);
     w->data = dst;
     return 0;
@@ -104,7 +104,7 @@ static int layer_rope(builder *b, layer_geometry *ly, bool sliding, const float 
     int half = ly->rope_dim / 2;
     ly->rope_pos_scale = scaled && s->kind == ROPE_LINEAR ? (float)(1.0 / s->factor) : 1.0f;
     ly->rope_mscale = 1.0f;
-    float *inv = arena_alloc(&b->m->arena, (size_t)(half ? half : 1) * sizeof(float));
+    float *inv = model_arena_alloc(&b->m->arena, (size_t)(half ? half : 1) * sizeof(float));
     if (!inv) return ts_fail(b->err, "%s: out of memory", b->src->path);
     ly->rope_inv_freq = inv;
     if (ly->rope_pairs == 0) return 0;
@@ -114,7 +114,7 @@ static int layer_rope(builder *b, layer_geometry *ly, bool sliding, const float 
                            b->src->path, s->n_factors, half);
         rope_scaled(inv, ly->rope_pairs, ly->rope_dim, ly->rope_theta, s, false);
         if (s->kind == ROPE_LONGROPE) {
-            float *inv_long = arena_alloc(&b->m->arena, (size_t)half * sizeof(float));
+            float *inv_long = model_arena_alloc(&b->m->arena, (size_t)half * sizeof(float));
             if (!inv_long) return ts_fail(b->err, "%s: out of memory", b->src->path);
             rope_scaled(inv_long, ly->rope_pairs, ly->rope_dim, ly->rope_theta, s, true);
             ly->rope_inv_freq_long = inv_long;
@@ -307,7 +307,7 @@ static int check_consumed(builder *b) {
             size_t len = strlen(names);
             snprintf(names + len, sizeof names - len, "%s'%s'", n_left ? ", " : "", d->t[i].name);
         }
-        if (!purpose) purpose = tensor_purpose(d->t[i].name);
+        if (!purpose) purpose = arch_tensor_purpose(d->t[i].name);
         n_left++;
     }
     if (n_left == 0) return 0;
@@ -416,7 +416,7 @@ static int build(builder *b) {
         model_note(m, "per-layer embeddings: %d values per layer", hp->ple_dim);
     }
 
-    g->layers = arena_alloc(&m->arena, (size_t)hp->n_layers * sizeof(layer_geometry));
+    g->layers = model_arena_alloc(&m->arena, (size_t)hp->n_layers * sizeof(layer_geometry));
     if (!g->layers) return ts_fail(err, "%s: out of memory", path);
     for (int il = 0; il < hp->n_layers; il++)
         if (build_layer(b, il, rope_freqs, n_rope_freqs) != 0) return -1;

@@ -3,7 +3,7 @@
 #define TS_MODEL_FORWARD_H
 #include "model/model.h"
 #include "model/kv_cache.h"
-#include "core/threadpool.h"
+#include "core/thread_pool.h"
 #include "kernels/matmul.h"
 
 /* Positions evaluated together; longer batches are split into chunks of this many. */

@@ -2,7 +2,7 @@
 #include "core/error.h"
 #include <string.h>
 
-int unpermute_qk_rows(uint8_t *dst, const uint8_t *src, int64_t n_rows, size_t row_bytes,
+int layout_unpermute_qk_rows(uint8_t *dst, const uint8_t *src, int64_t n_rows, size_t row_bytes,
                       int n_heads, const char *tensor_name, ts_error *err) {
     if (n_heads <= 0 || n_rows <= 0 || n_rows % (2 * (int64_t)n_heads) != 0)
         return ts_fail(err, "tensor '%s': %lld rows cannot be split into %d heads of pairs "

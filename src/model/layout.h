@@ -11,7 +11,7 @@
  *   dst row h*D + s*D/2 + j  <-  src row h*D + 2j + s     (s in {0,1}, j < D/2, D = n_rows/n_heads)
  * Rows are moved whole (row_bytes each), so it works on float and quantized rows alike.
  * n_rows not divisible by 2*n_heads is refused, naming the tensor. */
-int unpermute_qk_rows(uint8_t *dst, const uint8_t *src, int64_t n_rows, size_t row_bytes,
+int layout_unpermute_qk_rows(uint8_t *dst, const uint8_t *src, int64_t n_rows, size_t row_bytes,
                       int n_heads, const char *tensor_name, ts_error *err);
 
 #endif

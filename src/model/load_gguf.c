@@ -104,7 +104,7 @@ static int get_layer_ints(gguf_reader *R, const char *suffix, int n_layers, int 
     if (!gguf_get_arr(R->g, k, &elem, &n)) return get_int(R, suffix, 0, 1 << 20, scalar, err);
     if (n != (uint64_t)n_layers)
         return ts_fail(err, "%s: metadata '%s' has %llu values for %d layers", R->path, k, (unsigned long long)n, n_layers);
-    int *v = arena_alloc(&R->m->arena, (size_t)n_layers * sizeof(int));
+    int *v = model_arena_alloc(&R->m->arena, (size_t)n_layers * sizeof(int));
     if (!v) return ts_fail(err, "%s: out of memory", R->path);
     for (int i = 0; i < n_layers; i++) {
         int64_t x;
@@ -230,7 +230,7 @@ static int read_hparams(gguf_reader *R, model_hparams *hp, ts_error *err) {
     if (key_at(R, "attention.sliding_window_pattern", k, sizeof k)) {
         int elem; uint64_t n;
         if (gguf_get_arr(R->g, k, &elem, &n)) {
-            bool *sl = arena_alloc(&R->m->arena, (size_t)hp->n_layers);
+            bool *sl = model_arena_alloc(&R->m->arena, (size_t)hp->n_layers);
             if (!sl) return ts_fail(err, "%s: out of memory", R->path);
             for (int il = 0; il < hp->n_layers; il++) {
                 int64_t v;
@@ -248,7 +248,7 @@ static int read_hparams(gguf_reader *R, model_hparams *hp, ts_error *err) {
         hp->window = 0;
     }
     if (a->gguf_nope_period > 0) {     /* llama.cpp's fixed NoPE layers (SmolLM3) */
-        bool *nope = arena_alloc(&R->m->arena, (size_t)hp->n_layers);
+        bool *nope = model_arena_alloc(&R->m->arena, (size_t)hp->n_layers);
         if (!nope) return ts_fail(err, "%s: out of memory", R->path);
         for (int il = 0; il < hp->n_layers; il++) nope[il] = (il + 1) % a->gguf_nope_period == 0;
         hp->layer_nope = nope;
@@ -307,7 +307,7 @@ static int gguf_vector(const tensor_source *s, const tensor_entry *t, int64_t n,
     const gguf_reader *R = s->ctx;
     if (t->type != TS_F32 && t->type != TS_F16 && t->type != TS_BF16)
         return ts_fail(err, "%s: tensor '%s' has type %s (expected F32, F16 or BF16)", s->path, t->name, type_name(t->type));
-    float *v = arena_alloc(&R->m->arena, (size_t)n * sizeof(float));
+    float *v = model_arena_alloc(&R->m->arena, (size_t)n * sizeof(float));
     if (!v) return ts_fail(err, "%s: out of memory", s->path);
     type_get(t->type)->dequant_row(t->data, v, n);
     *out = v;
@@ -330,7 +330,7 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
         m->has_vocab = true;
     }
     if (gguf_get_str(g, "tokenizer.chat_template", &s, &slen)) {
-        m->chat_template = arena_alloc(&m->arena, slen + 1);
+        m->chat_template = model_arena_alloc(&m->arena, slen + 1);
         if (!m->chat_template) return ts_fail(err, "%s: out of memory", path);
         memcpy(m->chat_template, s, slen);
     }

@@ -135,7 +135,7 @@ static int check_activation(config_reader *R, const arch_desc *a, ts_error *err)
 
 static int read_float_list(ts_model *m, const json_value *v, const float **out, int *n) {
     if (!v || v->type != JSON_ARRAY || v->n == 0 || v->n > 4096) return -1;
-    float *f = arena_alloc(&m->arena, v->n * sizeof(float));
+    float *f = model_arena_alloc(&m->arena, v->n * sizeof(float));
     if (!f) return -1;
     for (size_t i = 0; i < v->n; i++) {
         if (v->items[i].type != JSON_NUMBER) return -1;
@@ -242,7 +242,7 @@ static int attach_q4nx(hf_reader *L, weight *w, const tensor_entry *t, int64_t r
     const char *file = L->weights_file;
     if (q4nx_layout_of(file, t, rows, cols, &lay, err) != 0) return -1;
     size_t bytes = q4nx_repacked_bytes(rows, cols);
-    uint8_t *data = arena_alloc(&L->m->arena, bytes);
+    uint8_t *data = model_arena_alloc(&L->m->arena, bytes);
     if (!data) return ts_fail(err, "%s: out of memory repacking '%s'", file, t->name);
     q4nx_repack(t, &lay, rows, cols, data);
     w->type = TS_Q4NX;
@@ -270,7 +270,7 @@ static int quantize_weight(hf_reader *L, weight *w, ts_error *err) {
     const type_traits *src = type_get(w->type), *dst = type_get(target);
     size_t rb = type_row_bytes(target, w->cols);
     if (rb == 0) return 0;
-    uint8_t *q = arena_alloc(&L->m->arena, rb * (size_t)w->rows);
+    uint8_t *q = model_arena_alloc(&L->m->arena, rb * (size_t)w->rows);
     float *row = malloc((size_t)w->cols * sizeof(float));
     if (!q || !row) { free(row); return ts_fail(err, "%s: out of memory quantizing '%s'", w->name, w->name); }
     for (int64_t r = 0; r < w->rows; r++) {
@@ -311,7 +311,7 @@ static int hf_vector(const tensor_source *s, const tensor_entry *t, int64_t n, b
     const hf_reader *L = s->ctx;
     if (t->type != TS_F32 && t->type != TS_F16 && t->type != TS_BF16)
         return ts_fail(err, "%s: tensor '%s' must hold %lld float values", s->path, t->name, (long long)n);
-    float *v = arena_alloc(&L->m->arena, (size_t)n * sizeof(float));
+    float *v = model_arena_alloc(&L->m->arena, (size_t)n * sizeof(float));
     if (!v) return ts_fail(err, "%s: out of memory", s->path);
     type_get(t->type)->dequant_row(t->data, v, n);
     if (norm && L->norm_plus_one)
@@ -335,13 +335,13 @@ static int load_folder_tokenizer(ts_model *m, const char *dir, ts_error *err) {
     char p[1200];
     snprintf(p, sizeof p, "%s/tokenizer.json", dir);
     if (access(p, R_OK) == 0) {
-        if (vocab_from_tokenizer_json(p, &m->voc, err) != 0) return -1;
+        if (tokenizer_json_read(p, &m->voc, err) != 0) return -1;
         m->has_vocab = true;
         return 0;
     }
     snprintf(p, sizeof p, "%s/tokenizer.model", dir);
     if (access(p, R_OK) == 0) {
-        if (vocab_from_spm_model(p, &m->voc, err) != 0) return -1;
+        if (spm_model_read(p, &m->voc, err) != 0) return -1;
         m->has_vocab = true;
     }
     return 0;
@@ -365,7 +365,7 @@ static int apply_token_facts(ts_model *m, const char *dir, config_reader *R, ts_
     tokenizer_config tc;
     if (tokenizer_config_read(dir, &tc, err) != 0) return -1;
     if (tc.chat_template && !m->chat_template) {
-        m->chat_template = arena_alloc(&m->arena, strlen(tc.chat_template) + 1);
+        m->chat_template = model_arena_alloc(&m->arena, strlen(tc.chat_template) + 1);
         if (m->chat_template) strcpy(m->chat_template, tc.chat_template);
     }
     if (!(b && b->type == JSON_NUMBER)) {
@@ -449,7 +449,7 @@ static int read_hparams(config_reader *R, ts_model *m, const arch_desc *a, model
     const json_value *types = cfg(R, "layer_types");
     if (types && types->type != JSON_NULL) {
         if (types->type != JSON_ARRAY || (int64_t)types->n < NL) return ts_fail(err, "%s: layer_types must list every layer", R->path);
-        bool *sl = arena_alloc(&m->arena, (size_t)NL);
+        bool *sl = model_arena_alloc(&m->arena, (size_t)NL);
         if (!sl) return ts_fail(err, "%s: out of memory", R->path);
         for (int il = 0; il < NL; il++) {
             const json_value *t = &types->items[il];

@@ -25,13 +25,13 @@ static int load_tokenizer_file(const char *path, vocab *v, ts_error *err) {
     size_t n = strlen(path);
     if (S_ISDIR(st.st_mode)) {
         snprintf(p, sizeof p, "%s/tokenizer.json", path);
-        if (access(p, R_OK) == 0) return vocab_from_tokenizer_json(p, v, err);
+        if (access(p, R_OK) == 0) return tokenizer_json_read(p, v, err);
         snprintf(p, sizeof p, "%s/tokenizer.model", path);
-        if (access(p, R_OK) == 0) return vocab_from_spm_model(p, v, err);
+        if (access(p, R_OK) == 0) return spm_model_read(p, v, err);
         return ts_fail(err, "%s: no tokenizer.json or tokenizer.model in the folder", path);
     }
-    if (n >= 5 && !strcmp(path + n - 5, ".json")) return vocab_from_tokenizer_json(path, v, err);
-    if (n >= 6 && !strcmp(path + n - 6, ".model")) return vocab_from_spm_model(path, v, err);
+    if (n >= 5 && !strcmp(path + n - 5, ".json")) return tokenizer_json_read(path, v, err);
+    if (n >= 6 && !strcmp(path + n - 6, ".model")) return spm_model_read(path, v, err);
     gguf_file *g;
     if (gguf_open(path, &g, err) != 0) return -1;
     int rc = gguf_has(g, "tokenizer.ggml.model") ? vocab_from_gguf(g, v, err)
@@ -117,7 +117,7 @@ void ts_model_free(ts_model *m) {
     if (m->has_vocab) vocab_free(&m->voc);
     if (m->gguf) gguf_close(m->gguf);
     if (m->safetensors) safetensors_close(m->safetensors);
-    arena_free(&m->arena);
+    model_arena_free(&m->arena);
     for (int i = 0; i < m->n_notes; i++) free(m->notes[i]);
     free(m->notes);
     free(m);
@@ -203,12 +203,12 @@ bool ts_token_is_eog(const ts_model *m, int32_t tok) {
 int ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos, bool parse_special,
                 int32_t *out, int max_out, ts_error *err) {
     if (!m->has_vocab) return ts_fail(err, "%s: the model has no tokenizer (use --tokens)", m->path);
-    return tokenize(&m->voc, text, len, add_bos, parse_special, out, max_out, err);
+    return tokenizer_encode(&m->voc, text, len, add_bos, parse_special, out, max_out, err);
 }
 
 int ts_token_text(const ts_model *m, int32_t tok, char *buf, size_t cap) {
     if (!m->has_vocab || tok < 0 || tok >= m->voc.n) return -1;
-    return token_to_bytes(&m->voc, tok, buf, cap);
+    return tokenizer_token_bytes(&m->voc, tok, buf, cap);
 }
 
 const char *ts_model_simd(const ts_model *m) { return simd_name(m->simd); }

@@ -9,8 +9,8 @@
 
 /* Owned allocations of a model, freed together. */
 typedef struct model_arena { void **ptrs; int n, cap; } model_arena;
-void *arena_alloc(model_arena *a, size_t bytes);   /* zeroed; NULL on failure */
-void  arena_free(model_arena *a);
+void *model_arena_alloc(model_arena *a, size_t bytes);   /* zeroed; NULL on failure */
+void  model_arena_free(model_arena *a);
 
 struct ts_model {
     char path[1024];

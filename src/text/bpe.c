@@ -256,7 +256,7 @@ static void emit_symbols(const bpe_work *w, int32_t *out, int max_out, int *coun
 static int encode_bytes_level(const vocab *v, const bpe_merge_table *t, const char *text, size_t len,
                               int32_t *out, int max_out, ts_error *err) {
     pretok_info pre;
-    if (pretok_lookup(v->pre, &pre, err)) return -1;
+    if (pretokenize_lookup(v->pre, &pre, err)) return -1;
 
     /* Each byte's stand-in character and its token. */
     char byte_char[256][2];
@@ -316,7 +316,7 @@ done:
     free(cps);
     free(offs);
     free(mapped);
-    pretok_pieces_free(&pieces);
+    pretokenize_pieces_free(&pieces);
     free(w.sym);
     free(w.heap);
     return rc ? rc : count;

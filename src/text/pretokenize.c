@@ -407,7 +407,7 @@ static const pretok_alias aliases[] = {
     { "minimax-m2", PRETOK_GPT4O, false },
 };
 
-int pretok_lookup(const char *name, pretok_info *out, ts_error *err) {
+int pretokenize_lookup(const char *name, pretok_info *out, ts_error *err) {
     if (!name || !*name) name = "default";    /* llama.cpp's choice for a missing name */
     for (size_t i = 0; i < N_OF(aliases); i++) {
         if (strcmp(aliases[i].name, name) == 0) {
@@ -419,7 +419,7 @@ int pretok_lookup(const char *name, pretok_info *out, ts_error *err) {
     return ts_fail(err, "unsupported BPE pre-tokenizer \"%.64s\" (tokenizer.ggml.pre)", name);
 }
 
-const char *pretok_name(pretok_kind kind) {
+const char *pretokenize_name(pretok_kind kind) {
     return kind >= 0 && kind < PRETOK_COUNT ? defs[kind].name : "?";
 }
 
@@ -469,18 +469,18 @@ int pretokenize(pretok_kind kind, const uint32_t *cps, size_t n, pretok_pieces *
     pretok_pieces other = { 0 };
     for (int s = 0; s < MAX_STEPS && defs[kind].steps[s]; s++) {
         if (split_step(defs[kind].steps[s], cps, out, &other)) {
-            pretok_pieces_free(&other);
+            pretokenize_pieces_free(&other);
             return ts_fail(err, "out of memory pre-tokenizing");
         }
         pretok_pieces swap = *out;
         *out = other;
         other = swap;
     }
-    pretok_pieces_free(&other);
+    pretokenize_pieces_free(&other);
     return 0;
 }
 
-void pretok_pieces_free(pretok_pieces *p) {
+void pretokenize_pieces_free(pretok_pieces *p) {
     free(p->ends);
     p->ends = NULL;
     p->n = p->cap = 0;

@@ -38,15 +38,15 @@ typedef struct pretok_info {
 
 /* Looks up a pre-tokenizer name; NULL or "" or "default" give PRETOK_DEFAULT. Unknown names are an
  * error naming them. */
-int pretok_lookup(const char *name, pretok_info *out, ts_error *err);
-/* A canonical name for a kind (one pretok_lookup accepts). */
-const char *pretok_name(pretok_kind kind);
+int pretokenize_lookup(const char *name, pretok_info *out, ts_error *err);
+/* A canonical name for a kind (one pretokenize_lookup accepts). */
+const char *pretokenize_name(pretok_kind kind);
 
 /* Pieces of a text: piece i spans code points [i ? ends[i-1] : 0, ends[i]). */
 typedef struct pretok_pieces { size_t *ends; size_t n, cap; } pretok_pieces;
 
 /* Splits cps[0..n) per kind, replacing out's contents. -1 only when out of memory. */
 int  pretokenize(pretok_kind kind, const uint32_t *cps, size_t n, pretok_pieces *out, ts_error *err);
-void pretok_pieces_free(pretok_pieces *p);
+void pretokenize_pieces_free(pretok_pieces *p);
 
 #endif

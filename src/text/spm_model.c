@@ -328,7 +328,7 @@ static int parse_model(const char *path, const uint8_t *data, size_t size, vocab
     return 0;
 }
 
-int vocab_from_spm_model(const char *path, vocab *out, ts_error *err) {
+int spm_model_read(const char *path, vocab *out, ts_error *err) {
     char *data;
     size_t size;
     if (file_read(path, &data, &size, err)) return -1;

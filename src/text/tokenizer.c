@@ -97,7 +97,7 @@ done:
 
 /* ---------------------------------------------------------------------------------------------- */
 
-int tokenize(const vocab *v, const char *text, size_t len, bool add_bos, bool parse_special,
+int tokenizer_encode(const vocab *v, const char *text, size_t len, bool add_bos, bool parse_special,
              int32_t *out, int max_out, ts_error *err) {
     size_t bad;
     if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
@@ -168,7 +168,7 @@ static int copy_out(const char *s, size_t n, char *buf, size_t cap) {
     return (int)n;
 }
 
-int token_to_bytes(const vocab *v, int32_t id, char *buf, size_t cap) {
+int tokenizer_token_bytes(const vocab *v, int32_t id, char *buf, size_t cap) {
     if (id < 0 || id >= v->n) return 0;
     const char *t = v->text[id];
     size_t n = v->len[id];

@@ -12,12 +12,12 @@ int vocab_from_gguf(const gguf_file *g, vocab *out, ts_error *err);
 /* Encodes UTF-8 text (invalid UTF-8 is an error). parse_special: text equal to a control or
  * user-defined token is emitted as that single token. Returns the count (which may exceed max_out;
  * only max_out ids are written) or -1. */
-int tokenize(const vocab *v, const char *text, size_t len, bool add_bos, bool parse_special,
+int tokenizer_encode(const vocab *v, const char *text, size_t len, bool add_bos, bool parse_special,
              int32_t *out, int max_out, ts_error *err);
 
 /* SentencePiece-style encode of one text segment (no special-token parsing, no BOS). */
 int spm_encode(const vocab *v, const char *text, size_t len, int32_t *out, int max_out, ts_error *err);
-/* spm_encode with the dummy-prefix choice made by the caller: tokenize() prefixes "▁" (when the
+/* spm_encode with the dummy-prefix choice made by the caller: tokenizer_encode() prefixes "▁" (when the
  * vocabulary asks for it) to the first text segment and to each one that follows a special token,
  * as llama.cpp does; spm_encode itself treats its text as the first segment. */
 int spm_encode_segment(const vocab *v, const char *text, size_t len, bool space_prefix,
@@ -45,16 +45,16 @@ int bpe_encode_spm_segment(const vocab *v, const char *text, size_t len, bool sp
 /* Reads a Hugging Face tokenizer.json (model type BPE: byte-level with a known pre-tokenizer, or
  * SentencePiece-style with byte fallback) and, when present, tokenizer_config.json in the same
  * folder (add_bos_token, add_eos_token, bos/eos/pad tokens). Errors name the file. */
-int vocab_from_tokenizer_json(const char *path, vocab *out, ts_error *err);
+int tokenizer_json_read(const char *path, vocab *out, ts_error *err);
 
 /* Reads a SentencePiece tokenizer.model (protobuf ModelProto; BPE model type only): pieces, scores
  * and types, unk/bos/eos/pad ids from the trainer spec, add_space_prefix from the normalizer's
  * add_dummy_prefix; add_bos true, as for a GGUF "llama" vocabulary. Errors name the file. */
-int vocab_from_spm_model(const char *path, vocab *out, ts_error *err);
+int spm_model_read(const char *path, vocab *out, ts_error *err);
 
 /* The bytes a token prints as: byte tokens <0xNN> give that byte, U+2581 becomes ' ' (SPM), the
  * byte-level BPE unicode map is undone (BPE), control tokens give "". Writes into buf (cap bytes),
  * returns the length (or -1 if cap is too small). */
-int token_to_bytes(const vocab *v, int32_t id, char *buf, size_t cap);
+int tokenizer_token_bytes(const vocab *v, int32_t id, char *buf, size_t cap);
 
 #endif

@@ -368,7 +368,7 @@ static int load(loader *L, const json_value *root, vocab *v) {
     return 0;
 }
 
-int vocab_from_tokenizer_json(const char *path, vocab *out, ts_error *err) {
+int tokenizer_json_read(const char *path, vocab *out, ts_error *err) {
     loader L = { path, err };
     char *text;
     size_t len;

@@ -58,11 +58,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (vocab_from_gguf(g, &v, &err) == 0) {
             static const char text[] = "Hello world! <s> 123 \xc3\xa9t\xc3\xa9 \xe2\x96\x81 <|im_end|>";
             int32_t ids[128];
-            int n = tokenize(&v, text, sizeof text - 1, true, true, ids, 128, &err);
+            int n = tokenizer_encode(&v, text, sizeof text - 1, true, true, ids, 128, &err);
             for (int i = 0; i < n && i < 128; i++) {
                 char buf[256];
                 if (ids[i] < 0 || ids[i] >= v.n) abort();
-                token_to_bytes(&v, ids[i], buf, sizeof buf);
+                tokenizer_token_bytes(&v, ids[i], buf, sizeof buf);
             }
         } else if (strchr(err.msg, '\n')) {
             abort();

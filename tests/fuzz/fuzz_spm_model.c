@@ -11,18 +11,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     vocab v;
     memset(&v, 0, sizeof v);
     ts_error err;
-    if (vocab_from_spm_model(path, &v, &err) != 0) {
+    if (spm_model_read(path, &v, &err) != 0) {
         if (strchr(err.msg, '\n')) abort();
         return 0;
     }
     static const char text[] = "Hello world! <s> \xc3\xa9t\xc3\xa9 \xe2\x96\x81\xf0\x9f\x98\x80  x";
     int32_t ids[256];
     for (int special = 0; special < 2; special++) {
-        int k = tokenize(&v, text, sizeof text - 1, special, special, ids, 256, &err);
+        int k = tokenizer_encode(&v, text, sizeof text - 1, special, special, ids, 256, &err);
         for (int i = 0; i < k && i < 256; i++) {
             char buf[256];
             if (ids[i] < 0 || ids[i] >= v.n) abort();
-            token_to_bytes(&v, ids[i], buf, sizeof buf);
+            tokenizer_token_bytes(&v, ids[i], buf, sizeof buf);
         }
     }
     vocab_free(&v);

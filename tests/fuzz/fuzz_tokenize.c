@@ -1,4 +1,4 @@
-/* libFuzzer: tokenize() on arbitrary bytes (valid and invalid UTF-8) with real vocabularies from
+/* libFuzzer: tokenizer_encode() on arbitrary bytes (valid and invalid UTF-8) with real vocabularies from
  * the fixtures (SentencePiece and byte-level BPE with several pre-tokenizers), loaded once.
  * Byte 0 picks the vocabulary, add_bos, parse_special and the output room; the rest is the text.
  * Checks: ids in range; the count does not depend on the room; a byte-level BPE vocabulary
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int room = room_choice[ctl >> 5];
     int32_t *ids = malloc(sizeof(int32_t) * (size_t)(room ? room : 1));
     ts_error err;
-    int n = tokenize(v, text, len, add_bos, special, ids, room, &err);
+    int n = tokenizer_encode(v, text, len, add_bos, special, ids, room, &err);
     size_t bad;
     bool valid = utf8_valid(text, len, &bad);
     if (n < 0) {
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (ids[i] < 0 || ids[i] >= v->n) abort();
     if (n > room) {   /* the count must be the same with room for everything */
         int32_t *all = malloc(sizeof(int32_t) * (size_t)n);
-        int n2 = tokenize(v, text, len, add_bos, special, all, n, &err);
+        int n2 = tokenizer_encode(v, text, len, add_bos, special, all, n, &err);
         if (n2 != n || memcmp(all, ids, sizeof(int32_t) * (size_t)room) != 0) {
             fprintf(stderr, "token count %d with room %d, %d with room %d\n", n, room, n2, n);
             abort();
@@ -68,7 +68,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         size_t cap = len + 64, at = 0;
         char *back = malloc(cap);
         for (int i = 0; i < n; i++) {
-            int k = token_to_bytes(v, ids[i], back + at, cap - at);
+            int k = tokenizer_token_bytes(v, ids[i], back + at, cap - at);
             if (k < 0) abort();
             at += (size_t)k;
         }

@@ -71,11 +71,11 @@ int main(void) {
                 float *a = malloc(n * 4), *b = malloc(n * 4), *perm = malloc(n * 4);
                 const float *truth = (const float *)ht->data;
                 /* raw rows moved whole, then dequantized */
-                CHECK(unpermute_qk_rows(raw, gt->data, rows, rb, qk[w].heads, gn, &err) == 0, "%s %s: un-permute", files[f], gn);
+                CHECK(layout_unpermute_qk_rows(raw, gt->data, rows, rb, qk[w].heads, gn, &err) == 0, "%s %s: un-permute", files[f], gn);
                 dequant_matrix(gt, raw, a);
                 /* dequantized first, then un-permuted as floats: must be the same numbers exactly */
                 dequant_matrix(gt, gt->data, perm);
-                CHECK(unpermute_qk_rows((uint8_t *)b, (const uint8_t *)perm, rows, (size_t)cols * 4, qk[w].heads, gn, &err) == 0, "float un-permute");
+                CHECK(layout_unpermute_qk_rows((uint8_t *)b, (const uint8_t *)perm, rows, (size_t)cols * 4, qk[w].heads, gn, &err) == 0, "float un-permute");
                 CHECK(memcmp(a, b, n * 4) == 0, "%s %s (%s, %d heads): raw-row un-permutation == float un-permutation", files[f], gn, type_name(gt->type), qk[w].heads);
                 double d_fixed = max_abs_diff(a, truth, n), d_stored = max_abs_diff(perm, truth, n);
                 /* against HF: exact for F32; within quantization error for the rest, and far closer
@@ -99,12 +99,12 @@ int main(void) {
     }
     /* shapes that cannot be split into heads of pairs are refused, naming the tensor */
     uint8_t buf[64] = {0}, out[64];
-    CHECK(unpermute_qk_rows(out, buf, 6, 4, 4, "blk.7.attn_q.weight", &err) != 0 && strstr(err.msg, "blk.7.attn_q.weight"),
+    CHECK(layout_unpermute_qk_rows(out, buf, 6, 4, 4, "blk.7.attn_q.weight", &err) != 0 && strstr(err.msg, "blk.7.attn_q.weight"),
           "6 rows with 4 heads refused: %s", err.msg);
-    CHECK(unpermute_qk_rows(out, buf, 10, 4, 2, "blk.0.attn_k.weight", &err) != 0 && strstr(err.msg, "blk.0.attn_k.weight"),
+    CHECK(layout_unpermute_qk_rows(out, buf, 10, 4, 2, "blk.0.attn_k.weight", &err) != 0 && strstr(err.msg, "blk.0.attn_k.weight"),
           "10 rows with 2 heads (head_dim 5, not pairs) refused");
-    CHECK(unpermute_qk_rows(out, buf, 12, 4, 2, "blk.0.attn_k.weight", &err) == 0, "12 rows with 2 heads (head_dim 6) accepted");
-    CHECK(unpermute_qk_rows(out, buf, 8, 4, 0, "x", &err) != 0, "0 heads refused");
+    CHECK(layout_unpermute_qk_rows(out, buf, 12, 4, 2, "blk.0.attn_k.weight", &err) == 0, "12 rows with 2 heads (head_dim 6) accepted");
+    CHECK(layout_unpermute_qk_rows(out, buf, 8, 4, 0, "x", &err) != 0, "0 heads refused");
     /* safetensors and non-Llama GGUFs are not touched */
     ts_model *m = NULL;
     if (ts_model_load(fx("llama-tiny/hf"), NULL, &m, &err) == 0) {

@@ -93,8 +93,8 @@ static bool same_encoding(const vocab *a, const vocab *b, const char *text, size
                           bool parse_special, int *n_out) {
     int32_t ids_a[1024], ids_b[1024];
     ts_error err;
-    int na = tokenize(a, text, len, add_bos, parse_special, ids_a, 1024, &err);
-    int nb = tokenize(b, text, len, add_bos, parse_special, ids_b, 1024, &err);
+    int na = tokenizer_encode(a, text, len, add_bos, parse_special, ids_a, 1024, &err);
+    int nb = tokenizer_encode(b, text, len, add_bos, parse_special, ids_b, 1024, &err);
     *n_out = na;
     return na > 0 && na <= 1024 && same_ids(ids_a, na, ids_b, nb);
 }
@@ -163,7 +163,7 @@ static void test_reference_prompt(const vocab *model) {
                                 prompt, sizeof prompt);
     int32_t ids[256];
     ts_error err = { "" };
-    int n = tokenize(model, prompt, plen, model->add_bos, true, ids, 256, &err);
+    int n = tokenizer_encode(model, prompt, plen, model->add_bos, true, ids, 256, &err);
     CHECK(same_ids(ids, n, ref, N_PROMPT),
           "tokenizer.model vocab reproduces llama.cpp's 56 prompt tokens of the reference question (%d ids) %s",
           n, err.msg);
@@ -199,7 +199,7 @@ static void test_vectors(const vocab *v) {
         }
         out_pos = (size_t)(line_end - out) + 1;
         ts_error err;
-        int n = tokenize(v, text, len, false, false, ids, 65536, &err);
+        int n = tokenizer_encode(v, text, len, false, false, ids, 65536, &err);
         bool ok = n >= 0 && same_ids(ids, n, want, n_want);
         if (!ok) printf("# llama-spm vector %d differs\n", n_cases);
         n_pass += ok;
@@ -217,7 +217,7 @@ static void test_real_model(void) {
     snprintf(path, sizeof path, "%s/qa-llama/hf/tokenizer.model", fixtures_dir());
     vocab model, q8, spm;
     ts_error err = { "" };
-    if (vocab_from_spm_model(path, &model, &err)) { CHECK(0, "load %s (%s)", path, err.msg); return; }
+    if (spm_model_read(path, &model, &err)) { CHECK(0, "load %s (%s)", path, err.msg); return; }
     CHECK(model.kind == VOCAB_SPM && model.n == 32000 && model.bos == 1 && model.eos == 2 &&
           model.unk == 0 && model.pad == -1 && model.add_bos && !model.add_eos && model.add_space_prefix,
           "tokenizer.model: 32000 SPM pieces, unk 0 bos 1 eos 2 pad none, add_bos, space prefix");
@@ -310,7 +310,7 @@ static int write_and_load(const char *dir, const char *name, const void *data, s
     snprintf(path, path_cap, "%s/%s", dir, name);
     if (!write_all(path, data, len)) return -2;
     err->msg[0] = '\0';
-    int rc = vocab_from_spm_model(path, v, err);
+    int rc = spm_model_read(path, v, err);
     unlink(path);
     return rc;
 }
@@ -357,7 +357,7 @@ static void test_hand_models(const char *dir) {
               "hand model: ids from the trainer spec (pad -1 as a ten-byte varint), eot <|im_end|>, "
               "add_dummy_prefix false");
         int32_t ids[8];
-        int n = tokenize(&v, "Aa", 2, true, false, ids, 8, &err);
+        int n = tokenizer_encode(&v, "Aa", 2, true, false, ids, 8, &err);
         CHECK(n == 3 && ids[0] == 1 && ids[1] == 4 && ids[2] == 0,
               "hand model: \"Aa\" without space prefix -> <s> <0x41> <unk> (n=%d)", n);
         vocab_free(&v);
@@ -371,7 +371,7 @@ static void test_hand_models(const char *dir) {
         for (size_t cut = m.len; cut-- > 0; n_cuts++) {
             err.msg[0] = '\0';
             if (truncate(path, (off_t)cut)) break;
-            rc = vocab_from_spm_model(path, &v, &err);
+            rc = spm_model_read(path, &v, &err);
             bool complete = cut == after_trainer || cut == after_normalizer;
             bool ok = complete ? rc == 0 && v.n == 8 && v.add_space_prefix == (cut == after_trainer)
                                : rc == -1 && strstr(err.msg, path);
@@ -482,7 +482,7 @@ static void test_damaged(const char *dir) {
         vocab v;
         ts_error err = { "" };
         if (truncate(cut_path, (off_t)cuts[i])) { printf("# truncate failed\n"); continue; }
-        int rc = vocab_from_spm_model(cut_path, &v, &err);
+        int rc = spm_model_read(cut_path, &v, &err);
         bool loaded_right = rc == 0 && v.n == 32000 && v.add_space_prefix;
         if (rc == 0) vocab_free(&v);
         bool ok = cuts[i] == norm_start ? loaded_right : rc == -1 && strstr(err.msg, cut_path);
@@ -520,7 +520,7 @@ static void test_damaged(const char *dir) {
     }
     snprintf(p, sizeof p, "%s/missing.model", dir);
     err.msg[0] = '\0';
-    int rc = vocab_from_spm_model(p, &v, &err);
+    int rc = spm_model_read(p, &v, &err);
     CHECK(rc == -1 && strstr(err.msg, p), "a missing file is refused naming it (\"%s\")", err.msg);
 
     /* Random bytes, and the real file with bytes overwritten (which may still load). */

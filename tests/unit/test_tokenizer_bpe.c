@@ -80,7 +80,7 @@ static char *decode(const vocab *v, const int32_t *ids, int n, size_t *len) {
     char *s = malloc(cap);
     for (int i = 0; i < n; i++) {
         char buf[512];
-        int k = token_to_bytes(v, ids[i], buf, sizeof buf);
+        int k = tokenizer_token_bytes(v, ids[i], buf, sizeof buf);
         if (k < 0) k = 0;
         while (w + (size_t)k + 1 > cap) s = realloc(s, cap *= 2);
         memcpy(s + w, buf, (size_t)k);
@@ -91,7 +91,7 @@ static char *decode(const vocab *v, const int32_t *ids, int n, size_t *len) {
     return s;
 }
 
-/* Encodes every vector through tokenize() (no BOS, no special parsing) and, as a second path,
+/* Encodes every vector through tokenizer_encode() (no BOS, no special parsing) and, as a second path,
  * bpe_encode directly; checks the counts and the decode round trip. */
 static void check_vectors(const char *name, const vocab *v, const vectors *t) {
     int match = 0, direct_match = 0, round_trips = 0;
@@ -99,7 +99,7 @@ static void check_vectors(const char *name, const vocab *v, const vectors *t) {
     for (int i = 0; i < t->n; i++) {
         ts_error err;
         int32_t ids[4096], direct[4096];
-        int n = tokenize(v, t->text[i], t->len[i], false, false, ids, 4096, &err);
+        int n = tokenizer_encode(v, t->text[i], t->len[i], false, false, ids, 4096, &err);
         int nd = bpe_encode(v, t->text[i], t->len[i], direct, 4096, &err);
         bool ok = n == t->n_ids[i] && memcmp(ids, t->ids[i], (size_t)n * sizeof *ids) == 0;
         match += ok;
@@ -199,8 +199,8 @@ static void test_hf(const char *name, int expect_kind) {
     snprintf(out, sizeof out, "%s/tokenizers/hf/%s/tests.out", fixtures_dir(), name);
     ts_error err;
     vocab v;
-    if (vocab_from_tokenizer_json(path, &v, &err)) {
-        CHECK(0, "%s: vocab_from_tokenizer_json: %s", name, err.msg);
+    if (tokenizer_json_read(path, &v, &err)) {
+        CHECK(0, "%s: tokenizer_json_read: %s", name, err.msg);
         unstage(dir);
         return;
     }
@@ -217,7 +217,7 @@ static void test_hf(const char *name, int expect_kind) {
         CHECK(v.attr[151643] == TOKEN_CONTROL && v.attr[151667] == TOKEN_USER_DEFINED,
               "qwen3: special added tokens are control, others user-defined");
         int32_t ids[8];
-        int n = tokenize(&v, "a<think>b", 9, false, false, ids, 8, &err);
+        int n = tokenizer_encode(&v, "a<think>b", 9, false, false, ids, 8, &err);
         CHECK(n == 3 && ids[1] == 151667, "qwen3: user-defined <think> is split out of the text");
     } else {
         CHECK(v.add_bos && v.bos == 2 && !v.add_space_prefix && v.unk == 3 && v.attr[3] == TOKEN_UNKNOWN,
@@ -254,8 +254,8 @@ static void expect_split(pretok_kind kind, const char *text, const char *expect)
         got[w++] = '|';
         got[w] = '\0';
     }
-    CHECK(strcmp(got, expect) == 0, "%s split of \"%s\": %s", pretok_name(kind), text, got);
-    pretok_pieces_free(&p);
+    CHECK(strcmp(got, expect) == 0, "%s split of \"%s\": %s", pretokenize_name(kind), text, got);
+    pretokenize_pieces_free(&p);
 }
 
 static void test_pretokenizers(void) {
@@ -269,10 +269,10 @@ static void test_pretokenizers(void) {
 
     pretok_info info;
     ts_error err;
-    CHECK(pretok_lookup("llama-bpe", &info, &err) == 0 && info.kind == PRETOK_LLAMA3 && info.ignore_merges,
+    CHECK(pretokenize_lookup("llama-bpe", &info, &err) == 0 && info.kind == PRETOK_LLAMA3 && info.ignore_merges,
           "llama-bpe is llama3 with ignore_merges");
-    CHECK(pretok_lookup("smollm", &info, &err) == 0 && info.kind == PRETOK_STARCODER, "smollm splits like starcoder");
-    CHECK(pretok_lookup("no-such-pre", &info, &err) == -1 && strstr(err.msg, "no-such-pre"),
+    CHECK(pretokenize_lookup("smollm", &info, &err) == 0 && info.kind == PRETOK_STARCODER, "smollm splits like starcoder");
+    CHECK(pretokenize_lookup("no-such-pre", &info, &err) == -1 && strstr(err.msg, "no-such-pre"),
           "unknown pre-tokenizer is an error naming it: %s", err.msg);
 }
 
@@ -317,8 +317,8 @@ static void test_json_forms(void) {
     write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"ab\": 2, \"\\u0120\": 3},"
                      " \"merges\": [\"a b\"]}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"},"
                      " \"added_tokens\": [{\"id\": 4, \"content\": \"<s>\", \"special\": true}]}");
-    if (vocab_from_tokenizer_json(path, &v, &err) == 0) {
-        int n = tokenize(&v, "ab a", 4, false, false, ids, 16, &err);
+    if (tokenizer_json_read(path, &v, &err) == 0) {
+        int n = tokenizer_encode(&v, "ab a", 4, false, false, ids, 16, &err);
         CHECK(v.kind == VOCAB_BPE_BYTES && strcmp(v.pre, "gpt-2") == 0 && n == 3 && ids[0] == 2 && ids[1] == 3 &&
               ids[2] == 0, "\"a b\" merges, plain ByteLevel = gpt-2: \"ab a\" -> 2 3 0 (n %d)", n);
         CHECK(v.n == 5 && v.attr[4] == TOKEN_CONTROL && v.bos == -1, "added special token is control; no BOS named");
@@ -329,7 +329,7 @@ static void test_json_forms(void) {
 
     /* A word that is a token: Llama 3 emits it whole (ignore_merges), Qwen2 merges (none here). */
     write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"abc\": 3}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}}");
-    if (vocab_from_tokenizer_json(path, &v, &err) == 0) {
+    if (tokenizer_json_read(path, &v, &err) == 0) {
         int n = bpe_encode(&v, "abc", 3, ids, 16, &err);
         CHECK(strcmp(v.pre, "llama3") == 0 && n == 1 && ids[0] == 3, "llama3 regex: whole-word token without merges (n %d)", n);
         vocab_free(&v);
@@ -337,7 +337,7 @@ static void test_json_forms(void) {
         CHECK(0, "llama3 tokenizer.json: %s", err.msg);
     }
     write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"abc\": 3}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}}");
-    if (vocab_from_tokenizer_json(path, &v, &err) == 0) {
+    if (tokenizer_json_read(path, &v, &err) == 0) {
         int n = bpe_encode(&v, "abc", 3, ids, 16, &err);
         CHECK(strcmp(v.pre, "qwen2") == 0 && n == 3 && ids[0] == 0 && ids[2] == 2, "qwen2 regex: no merges, three byte tokens (n %d)", n);
         vocab_free(&v);
@@ -349,15 +349,15 @@ static void test_json_forms(void) {
                      " \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\","
                      " \"pattern\": {\"Regex\": \"[a-z]+\"}, \"behavior\": \"Isolated\", \"invert\": false},"
                      " {\"type\": \"ByteLevel\", \"use_regex\": false}]}}");
-    CHECK(vocab_from_tokenizer_json(path, &v, &err) == -1 && strstr(err.msg, path) && strstr(err.msg, "[a-z]+"),
+    CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, path) && strstr(err.msg, "[a-z]+"),
           "an unknown split regex is refused, naming file and regex: %s", err.msg);
 
     write_text(path, "{\"model\": {\"type\": \"Unigram\", \"vocab\": []}}");
-    CHECK(vocab_from_tokenizer_json(path, &v, &err) == -1 && strstr(err.msg, "Unigram"),
+    CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, "Unigram"),
           "a non-BPE model is refused: %s", err.msg);
 
     write_text(path, "{\"model\": ");
-    CHECK(vocab_from_tokenizer_json(path, &v, &err) == -1 && strstr(err.msg, path), "truncated JSON: %s", err.msg);
+    CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, path), "truncated JSON: %s", err.msg);
     unlink(path);
     rmdir(dir);
 }

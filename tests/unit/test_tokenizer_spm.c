@@ -58,13 +58,13 @@ static void format_ids(const int32_t *ids, int n, char *buf, size_t cap) {
     for (int i = 0; i < n && w + 16 < cap; i++) w += (size_t)snprintf(buf + w, cap - w, " %d", ids[i]);
 }
 
-/* Concatenated token_to_bytes of ids[0..n); returns a malloc'd buffer and its length. */
+/* Concatenated tokenizer_token_bytes of ids[0..n); returns a malloc'd buffer and its length. */
 static char *detokenize(const vocab *v, const int32_t *ids, int n, size_t *len) {
     size_t cap = 64, w = 0;
     char *out = malloc(cap);
     for (int i = 0; i < n; i++) {
         char piece[256];
-        int k = token_to_bytes(v, ids[i], piece, sizeof piece);
+        int k = tokenizer_token_bytes(v, ids[i], piece, sizeof piece);
         if (k < 0) k = 0;
         while (w + (size_t)k > cap) out = realloc(out, cap *= 2);
         memcpy(out + w, piece, (size_t)k);
@@ -168,47 +168,47 @@ static void test_hand_vocab(void) {
     int n = spm_encode(&v, "x a x", 5, two, 2, &err);
     CHECK(n == 5 && two[0] == SPACE && two[1] == X, "hand vocab: max_out 2 writes 2 ids and returns the full count 5 (got %d)", n);
 
-    /* tokenize(): BOS, special tokens, dummy prefix after a special token. */
+    /* tokenizer_encode(): BOS, special tokens, dummy prefix after a special token. */
     int32_t ids[32];
     const char *text = "ab</s>ab";
-    n = tokenize(&v, text, strlen(text), true, true, ids, 32, &err);
+    n = tokenizer_encode(&v, text, strlen(text), true, true, ids, 32, &err);
     CHECK(same_ids(ids, n, (int32_t[]){ BOS, SP_AB, EOS, SP_AB }, 4),
           "tokenize: BOS + parse_special splits </s> and re-adds the dummy prefix after it (n=%d)", n);
-    n = tokenize(&v, text, strlen(text), false, false, ids, 32, &err);
+    n = tokenizer_encode(&v, text, strlen(text), false, false, ids, 32, &err);
     CHECK(n > 4 && ids[0] == SP_AB, "tokenize: without parse_special </s> is plain text (%d ids)", n);
     bool no_eos = true;
     for (int i = 0; i < n && i < 32; i++) if (ids[i] == EOS) no_eos = false;
     CHECK(no_eos, "tokenize: without parse_special no control id appears");
     text = "x<tag>x";
-    n = tokenize(&v, text, strlen(text), false, false, ids, 32, &err);
+    n = tokenizer_encode(&v, text, strlen(text), false, false, ids, 32, &err);
     CHECK(same_ids(ids, n, (int32_t[]){ SPACE, X, HELLO_TAG, SPACE, X }, 5),
           "tokenize: user-defined tokens split even without parse_special (as llama.cpp) (n=%d)", n);
     v.bos = -1;
-    n = tokenize(&v, "ab", 2, true, false, ids, 32, &err);
+    n = tokenizer_encode(&v, "ab", 2, true, false, ids, 32, &err);
     CHECK(same_ids(ids, n, (int32_t[]){ SP_AB }, 1), "tokenize: add_bos with no BOS id adds nothing");
     v.bos = BOS;
 
     /* Invalid UTF-8. */
     err.msg[0] = '\0';
-    n = tokenize(&v, "ab\xC3(", 4, true, true, ids, 32, &err);
+    n = tokenizer_encode(&v, "ab\xC3(", 4, true, true, ids, 32, &err);
     CHECK(n == -1 && strstr(err.msg, "invalid UTF-8 at byte 2"), "tokenize: invalid UTF-8 is an error (\"%s\")", err.msg);
-    n = tokenize(&v, "\xED\xA0\x80", 3, false, false, ids, 32, &err);   /* a surrogate */
+    n = tokenizer_encode(&v, "\xED\xA0\x80", 3, false, false, ids, 32, &err);   /* a surrogate */
     CHECK(n == -1, "tokenize: an encoded surrogate is invalid UTF-8");
 
     /* Detokenization of each kind of token. */
     char buf[16];
-    int k = token_to_bytes(&v, SP_AB, buf, sizeof buf);
-    CHECK(k == 3 && memcmp(buf, " ab", 3) == 0, "token_to_bytes: ▁ab -> \" ab\"");
-    k = token_to_bytes(&v, byte0 + 0x0A, buf, sizeof buf);
-    CHECK(k == 1 && buf[0] == '\n', "token_to_bytes: <0x0A> -> newline byte");
-    k = token_to_bytes(&v, EOS, buf, sizeof buf);
-    CHECK(k == 0, "token_to_bytes: control token -> \"\"");
-    k = token_to_bytes(&v, UNK, buf, sizeof buf);
-    CHECK(k == 0, "token_to_bytes: unknown token -> \"\" (llama.cpp, special=false)");
-    k = token_to_bytes(&v, HELLO_TAG, buf, sizeof buf);
-    CHECK(k == 5 && memcmp(buf, "<tag>", 5) == 0, "token_to_bytes: user-defined token -> its text");
-    k = token_to_bytes(&v, SP_AB, buf, 2);
-    CHECK(k == -1, "token_to_bytes: too small a buffer -> -1");
+    int k = tokenizer_token_bytes(&v, SP_AB, buf, sizeof buf);
+    CHECK(k == 3 && memcmp(buf, " ab", 3) == 0, "tokenizer_token_bytes: ▁ab -> \" ab\"");
+    k = tokenizer_token_bytes(&v, byte0 + 0x0A, buf, sizeof buf);
+    CHECK(k == 1 && buf[0] == '\n', "tokenizer_token_bytes: <0x0A> -> newline byte");
+    k = tokenizer_token_bytes(&v, EOS, buf, sizeof buf);
+    CHECK(k == 0, "tokenizer_token_bytes: control token -> \"\"");
+    k = tokenizer_token_bytes(&v, UNK, buf, sizeof buf);
+    CHECK(k == 0, "tokenizer_token_bytes: unknown token -> \"\" (llama.cpp, special=false)");
+    k = tokenizer_token_bytes(&v, HELLO_TAG, buf, sizeof buf);
+    CHECK(k == 5 && memcmp(buf, "<tag>", 5) == 0, "tokenizer_token_bytes: user-defined token -> its text");
+    k = tokenizer_token_bytes(&v, SP_AB, buf, 2);
+    CHECK(k == -1, "tokenizer_token_bytes: too small a buffer -> -1");
     vocab_free(&v);
 
     /* No byte tokens: a character outside the vocabulary becomes <unk>. */
@@ -231,17 +231,17 @@ static void test_bpe_detok(void) {
     build_vocab(&v, toks, 6, false);
     v.kind = VOCAB_BPE_BYTES;
     char buf[32];
-    int k = token_to_bytes(&v, 0, buf, sizeof buf);
+    int k = tokenizer_token_bytes(&v, 0, buf, sizeof buf);
     CHECK(k == 6 && memcmp(buf, " hello", 6) == 0, "bpe detok: \xC4\xA0hello -> \" hello\"");
-    k = token_to_bytes(&v, 1, buf, sizeof buf);
+    k = tokenizer_token_bytes(&v, 1, buf, sizeof buf);
     CHECK(k == 1 && buf[0] == '\n', "bpe detok: \xC4\x8A -> newline");
-    k = token_to_bytes(&v, 2, buf, sizeof buf);
+    k = tokenizer_token_bytes(&v, 2, buf, sizeof buf);
     CHECK(k == 1 && (unsigned char)buf[0] == 0xE9, "bpe detok: \xC3\xA9 -> byte 0xE9");
-    k = token_to_bytes(&v, 3, buf, sizeof buf);
+    k = tokenizer_token_bytes(&v, 3, buf, sizeof buf);
     CHECK(k == 1 && (unsigned char)buf[0] == 0xAD, "bpe detok: U+0143 -> byte 0xAD");
-    k = token_to_bytes(&v, 4, buf, sizeof buf);
+    k = tokenizer_token_bytes(&v, 4, buf, sizeof buf);
     CHECK(k == 1 && (unsigned char)buf[0] == 0x9D, "bpe detok: U+013F -> byte 0x9D");
-    k = token_to_bytes(&v, 5, buf, sizeof buf);
+    k = tokenizer_token_bytes(&v, 5, buf, sizeof buf);
     CHECK(k == 0, "bpe detok: control token -> \"\"");
     vocab_free(&v);
 }
@@ -292,7 +292,7 @@ static void test_vectors(const char *name) {
         }
         out_pos = (size_t)(line_end - out) + 1;
 
-        int n = tokenize(&v, text, len, false, false, ids, 65536, &err);
+        int n = tokenizer_encode(&v, text, len, false, false, ids, 65536, &err);
         bool ok = n >= 0 && same_ids(ids, n, want, n_want);
         char shown[64];
         size_t show = len < 40 ? len : 40;
@@ -322,7 +322,7 @@ static void test_vectors(const char *name) {
         n_cases++;
     }
     CHECK(n_cases == 46 && n_pass == n_cases, "%s: %d/%d vectors match llama.cpp", name, n_pass, n_cases);
-    CHECK(n_round_trip == n_cases, "%s: %d/%d cases round-trip through token_to_bytes", name, n_round_trip, n_cases);
+    CHECK(n_round_trip == n_cases, "%s: %d/%d cases round-trip through tokenizer_token_bytes", name, n_round_trip, n_cases);
     free(ids);
     free(inp);
     free(out);
@@ -343,7 +343,7 @@ static void test_prompt(const char *model, const char *gguf, const char *prompt,
     int n_ref;
     int32_t *ref = read_tokens(path, &n_ref);
     int32_t ids[64];
-    int n = tokenize(&v, prompt, strlen(prompt), v.add_bos, false, ids, 64, &err);
+    int n = tokenizer_encode(&v, prompt, strlen(prompt), v.add_bos, false, ids, 64, &err);
     char got[256], exp[256];
     format_ids(ids, n > 0 ? n : 0, got, sizeof got);
     format_ids(ref, ref && n_ref >= n_prompt ? n_prompt : 0, exp, sizeof exp);

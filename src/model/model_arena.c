@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void *arena_alloc(model_arena *a, size_t bytes) {
+void *model_arena_alloc(model_arena *a, size_t bytes) {
     if (a->n == a->cap) {
         int cap = a->cap ? a->cap * 2 : 32;
         void **p = realloc(a->ptrs, (size_t)cap * sizeof *p);
@@ -19,7 +19,7 @@ void *arena_alloc(model_arena *a, size_t bytes) {
     return q;
 }
 
-void arena_free(model_arena *a) {
+void model_arena_free(model_arena *a) {
     for (int i = 0; i < a->n; i++) free(a->ptrs[i]);
     free(a->ptrs);
     memset(a, 0, sizeof *a);

@@ -1,8 +1,8 @@
 /* A fixed pool of worker threads, created once. thread_pool_run hands the same function to every
  * thread (the caller is thread 0) and returns when all are done; work is split by the thread index,
  * so results never depend on scheduling. */
-#ifndef TS_CORE_THREADPOOL_H
-#define TS_CORE_THREADPOOL_H
+#ifndef TS_CORE_THREAD_POOL_H
+#define TS_CORE_THREAD_POOL_H
 
 typedef struct thread_pool thread_pool;
 typedef void (*thread_task)(void *ctx, int ith, int nth);

@@ -255,7 +255,7 @@ int main(int argc, char **argv) {
 
     ts_error err = {{0}};
     ts_model *m = NULL;
-    ts_load_options lo = { .tokenizer_path = o.tokenizer, .n_threads = o.n_threads, .simd = o.simd,
+    ts_load_options lo = { .tokenizer_path = o.tokenizer, .simd = o.simd,
                            .quant = o.quant };
     if (ts_model_load(o.model_path, &lo, &m, &err) != 0) {
         fprintf(stderr, "error: %s\n", err.msg);

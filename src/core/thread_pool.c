@@ -1,6 +1,6 @@
 /* Workers spin briefly on the run counter before sleeping: a decoded token runs the pool ~160
  * times, and a condition-variable wake-up per run costs as much as the work of a small matmul. */
-#include "core/threadpool.h"
+#include "core/thread_pool.h"
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>

@@ -1,6 +1,7 @@
 /* Token sampling: repetition penalty, then greedy argmax (temp <= 0) or top-k -> temperature
  * softmax -> top-p -> min-p -> a draw from a seeded PCG generator. */
 #include "tessera.h"
+#include "core/error.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,15 +18,18 @@ ts_sampler_params ts_sampler_default_params(void) {
                                 .repeat_penalty = 1.0f, .repeat_last_n = 64, .seed = 0 };
 }
 
-ts_sampler *ts_sampler_new(const ts_sampler_params *p, int n_vocab) {
+int ts_sampler_new(const ts_sampler_params *p, int n_vocab, ts_sampler **out, ts_error *err) {
+    *out = NULL;
+    if (n_vocab <= 0) return ts_fail(err, "a sampler needs a vocabulary (got %d tokens)", n_vocab);
     ts_sampler *s = calloc(1, sizeof *s);
-    if (!s) return NULL;
+    if (!s) return ts_fail(err, "out of memory for a sampler");
     s->p = *p;
     s->n_vocab = n_vocab;
     s->rng = p->seed * 6364136223846793005ULL + 1442695040888963407ULL;
     s->cand = malloc((size_t)n_vocab * sizeof *s->cand);
-    if (!s->cand) { free(s); return NULL; }
-    return s;
+    if (!s->cand) { free(s); return ts_fail(err, "out of memory for a sampler of %d tokens", n_vocab); }
+    *out = s;
+    return 0;
 }
 
 void ts_sampler_free(ts_sampler *s) {
