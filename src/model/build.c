@@ -103,7 +103,7 @@ static int layer_rope(builder *b, layer_geometry *ly, bool sliding, const float 
                   (b->a->swa_scaling == SWA_SCALED_UNLESS_LOCAL_BASE && !hp->has_theta_swa);
     int half = ly->rope_dim / 2;
     ly->rope_pos_scale = scaled && s->kind == ROPE_LINEAR ? (float)(1.0 / s->factor) : 1.0f;
-    ly->rope_mscale = 1.0f;
+    ly->rope_mscale = scaled && s->mscale > 0 ? (float)s->mscale : 1.0f;
     float *inv = model_arena_alloc(&b->m->arena, (size_t)(half ? half : 1) * sizeof(float));
     if (!inv) return ts_fail(b->err, "%s: out of memory", b->src->path);
     ly->rope_inv_freq = inv;
@@ -119,7 +119,6 @@ static int layer_rope(builder *b, layer_geometry *ly, bool sliding, const float 
             rope_scaled(inv_long, ly->rope_pairs, ly->rope_dim, ly->rope_theta, s, true);
             ly->rope_inv_freq_long = inv_long;
         }
-        ly->rope_mscale = (float)s->mscale;
         return 0;
     }
     /* a rope_freqs tensor (GGUF: Llama 3's frequency bands, Gemma 4's non-rotating pairs) divides

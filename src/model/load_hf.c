@@ -440,8 +440,11 @@ static int read_hparams(config_reader *R, ts_model *m, const arch_desc *a, model
     }
 
     /* layer kinds */
+    if (cfg_bool(R, "use_sliding_window", false) && cfg_present(R, "max_window_layers"))
+        return ts_fail(err, "%s: use_sliding_window with max_window_layers (sliding layers by depth) is not supported", R->path);
     if (cfg_present(R, "sliding_window") && cfg_bool(R, "use_sliding_window", true))
         hp->window = (int)cfg_int(R, "sliding_window", 0);
+    if (hp->window < 0 || hp->window > (1 << 24)) return ts_fail(err, "%s: invalid sliding_window", R->path);
     hp->sliding_period = (int)cfg_int(R, "sliding_window_pattern", 0);
     if (cfg_present(R, "sliding_window_pattern") && hp->sliding_period < 1)
         return ts_fail(err, "%s: invalid sliding_window_pattern", R->path);
@@ -482,6 +485,35 @@ static int read_hparams(config_reader *R, ts_model *m, const arch_desc *a, model
     hp->query_pre_attn_scalar = cfg_num(R, "query_pre_attn_scalar", 0.0);
     if (cfg_present(R, "query_pre_attn_scalar") && !(hp->query_pre_attn_scalar > 0))
         return ts_fail(err, "%s: invalid query_pre_attn_scalar", R->path);
+    /* SmolLM3: no_rope_layers[i] == 1 means layer i uses RoPE (the default list leaves out every
+     * no_rope_layer_interval-th layer) */
+    const json_value *nope = cfg(R, "no_rope_layers");
+    int64_t interval = cfg_int(R, "no_rope_layer_interval", 0);
+    if ((nope && nope->type != JSON_NULL) || interval > 0) {
+        bool *off = model_arena_alloc(&m->arena, (size_t)NL);
+        if (!off) return ts_fail(err, "%s: out of memory", R->path);
+        if (nope && nope->type == JSON_ARRAY) {
+            if ((int64_t)nope->n != NL) return ts_fail(err, "%s: no_rope_layers must list every layer", R->path);
+            for (int il = 0; il < NL; il++) {
+                const json_value *x = &nope->items[il];
+                if (x->type != JSON_NUMBER || (x->number != 0 && x->number != 1))
+                    return ts_fail(err, "%s: no_rope_layers[%d] must be 0 or 1", R->path, il);
+                off[il] = x->number == 0;
+            }
+        } else if (interval > 0) {
+            for (int il = 0; il < NL; il++) off[il] = (il + 1) % interval == 0;
+        } else {
+            return ts_fail(err, "%s: no_rope_layers must be a list", R->path);
+        }
+        hp->layer_nope = off;
+    }
+    /* Granite's multipliers */
+    hp->embed_scale = (float)cfg_num(R, "embedding_multiplier", 0.0);
+    hp->residual_scale = (float)cfg_num(R, "residual_multiplier", 0.0);
+    hp->attn_scale = (float)cfg_num(R, "attention_multiplier", 0.0);
+    hp->logit_scale = (float)cfg_num(R, "logits_scaling", 0.0);
+    if (hp->embed_scale < 0 || hp->residual_scale < 0 || hp->attn_scale < 0 || hp->logit_scale < 0)
+        return ts_fail(err, "%s: a negative multiplier", R->path);
     hp->final_softcap = (float)cfg_num(R, "final_logit_softcapping", 0.0);
     hp->attn_softcap = (float)cfg_num(R, "attn_logit_softcapping", 0.0);
     if (hp->final_softcap < 0 || hp->attn_softcap < 0) return ts_fail(err, "%s: invalid softcapping", R->path);

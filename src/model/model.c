@@ -143,20 +143,32 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
         fprintf(f, "output: %s%s", type_name(g->output.type),
                 g->output.data == g->tok_embd.data ? " (tied to the embedding)" : "");
         if (g->final_softcap > 0) fprintf(f, "  softcap %g", (double)g->final_softcap);
+        if (g->logit_scale != 1.0f) fprintf(f, "  x %g", (double)g->logit_scale);
         fprintf(f, "\n");
+        if (g->residual_scale != 1.0f) fprintf(f, "residual: sublayer outputs x %g\n", (double)g->residual_scale);
+        if (g->rope_long_ctx > 0)
+            fprintf(f, "rope: LongRoPE, long factors for contexts over %d positions (rounded up to %d)\n",
+                    g->rope_long_ctx, g->rope_long_round);
         for (int il = 0; il < g->n_layers; il++) {
             const layer_geometry *ly = &g->layers[il];
-            fprintf(f, "layer %2d: %-7s heads %d kv_heads %d head_dim %d rope theta %g dims %d/%d",
-                    il, ly->kind == LAYER_SLIDING ? "sliding" : "full", ly->n_heads, ly->n_kv_heads,
-                    ly->head_dim, (double)ly->rope_theta, 2 * ly->rope_pairs, ly->head_dim);
+            fprintf(f, "layer %2d: %-7s heads %d kv_heads %d head_dim %d", il,
+                    ly->kind == LAYER_SLIDING ? "sliding" : "full", ly->n_heads, ly->n_kv_heads, ly->head_dim);
+            if (ly->rope_pairs == 0) fprintf(f, " rope none");
+            else fprintf(f, " rope theta %g dims %d/%d", (double)ly->rope_theta, 2 * ly->rope_pairs, ly->head_dim);
+            if (ly->rope_dim != ly->head_dim) fprintf(f, " span %d", ly->rope_dim);
             if (ly->rope_pos_scale != 1.0f) fprintf(f, " pos x%g", (double)ly->rope_pos_scale);
-            fprintf(f, " window %d scale %.4g ffn %d %s", ly->window, (double)ly->attn_scale,
-                    ly->ffn_dim, ly->activation == ACT_GELU_TANH ? "gelu_tanh" : "silu");
+            if (ly->rope_mscale != 1.0f) fprintf(f, " mscale %g", (double)ly->rope_mscale);
+            if (ly->attn_temp_beta > 0) fprintf(f, " temp %g/%d", (double)ly->attn_temp_beta, ly->attn_temp_len);
+            fprintf(f, " window %d scale %.4g", ly->window, (double)ly->attn_scale);
+            if (ly->attn_softcap > 0) fprintf(f, " softcap %g", (double)ly->attn_softcap);
+            fprintf(f, " ffn %d %s", ly->ffn_dim, ly->activation == ACT_GELU_TANH ? "gelu_tanh" : "silu");
             if (ly->kv_source != il) fprintf(f, " kv_from %d", ly->kv_source);
             if (ly->v_from_k) fprintf(f, " v=k");
             if (ly->v_norm) fprintf(f, " v_norm");
             if (ly->output_scale != 1.0f) fprintf(f, " out x%g", (double)ly->output_scale);
             if (ly->ple_gate.data) fprintf(f, " ple");
+            if (ly->bq || ly->bk || ly->bv || ly->bo)
+                fprintf(f, " bias:%s%s%s%s", ly->bq ? " q" : "", ly->bk ? " k" : "", ly->bv ? " v" : "", ly->bo ? " o" : "");
             fprintf(f, " |");
             print_weight_type(f, "q", &ly->wq);
             print_weight_type(f, "k", &ly->wk);
@@ -165,8 +177,8 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
             print_weight_type(f, "gate", &ly->w_gate);
             print_weight_type(f, "up", &ly->w_up);
             print_weight_type(f, "down", &ly->w_down);
-            fprintf(f, " norms:%s%s%s%s%s%s\n", ly->attn_norm ? " attn" : "",
-                    ly->q_norm ? " q" : "", ly->k_norm ? " k" : "",
+            fprintf(f, " norms:%s%s%s%s%s%s%s\n", ly->attn_norm ? " attn" : "",
+                    ly->q_norm ? " q" : "", ly->k_norm ? " k" : "", ly->qk_norm_whole ? "(whole)" : "",
                     ly->post_attn_norm ? " post_attn" : "", ly->ffn_norm ? " ffn" : "",
                     ly->post_ffn_norm ? " post_ffn" : "");
         }
