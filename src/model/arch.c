@@ -29,14 +29,27 @@ static const char *const gguf_names[ROLE_COUNT] = {
     [ROLE_FFN_DOWN] = "blk.%d.ffn_down.weight", [ROLE_POST_FFN_NORM] = "blk.%d.post_ffw_norm.weight",
     [ROLE_LAYER_SCALE] = "blk.%d.layer_output_scale.weight",
     [ROLE_PLE_GATE] = "blk.%d.inp_gate.weight", [ROLE_PLE_PROJ] = "blk.%d.proj.weight",
-    [ROLE_PLE_POST_NORM] = "blk.%d.post_norm.weight",
+    [ROLE_PLE_POST_NORM] = "blk.%d.post_norm.weight", [ROLE_ATTN_SINKS] = "blk.%d.attn_sinks.weight",
+    [ROLE_ROUTER] = "blk.%d.ffn_gate_inp.weight", [ROLE_ROUTER_BIAS] = "blk.%d.ffn_gate_inp.bias",
+    [ROLE_ROUTER_SCALE] = "blk.%d.ffn_gate_inp.scale",
+    [ROLE_EXP_GATE] = "blk.%d.ffn_gate_exps.weight", [ROLE_EXP_UP] = "blk.%d.ffn_up_exps.weight",
+    [ROLE_EXP_GATE_UP] = "blk.%d.ffn_gate_up_exps.weight", [ROLE_EXP_DOWN] = "blk.%d.ffn_down_exps.weight",
+    [ROLE_EXP_GATE_BIAS] = "blk.%d.ffn_gate_exps.bias", [ROLE_EXP_UP_BIAS] = "blk.%d.ffn_up_exps.bias",
+    [ROLE_EXP_DOWN_BIAS] = "blk.%d.ffn_down_exps.bias", [ROLE_EXP_SCALE] = "blk.%d.ffn_down_exps.scale",
+    [ROLE_MOE_IN_NORM] = "blk.%d.pre_ffw_norm_2.weight", [ROLE_MOE_OUT_NORM] = "blk.%d.post_ffw_norm_2.weight",
+    [ROLE_DENSE_OUT_NORM] = "blk.%d.post_ffw_norm_1.weight",
 };
 
 /* Phi-3 stores [gate; up] as one ffn_up of 2 x ffn rows. */
 static const role_name phi3_gguf[] = {
     { ROLE_FFN_GATE_UP, "blk.%d.ffn_up.weight" }, { ROLE_FFN_UP, NULL }, { -1, NULL } };
 
-/* Hugging Face names, relative to the model prefix; lm_head sits outside it. */
+/* gpt-oss calls the norm before its experts post_attention_norm. */
+static const role_name gpt_oss_gguf[] = {
+    { ROLE_FFN_NORM, "blk.%d.post_attention_norm.weight" }, { ROLE_POST_ATTN_NORM, NULL }, { -1, NULL } };
+
+/* Hugging Face names, relative to the model prefix; lm_head sits outside it. Expert names with a
+ * second %d are one tensor per expert. */
 #define HF_COMMON \
     [ROLE_TOKEN_EMBD] = "embed_tokens.weight", [ROLE_OUTPUT] = "lm_head.weight", \
     [ROLE_OUTPUT_NORM] = "norm.weight", \
@@ -56,6 +69,41 @@ static const hf_names llama_hf = { {
     [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
 } };
 
+/* Qwen3-MoE: experts one tensor each, the router named "gate". */
+static const hf_names qwen3moe_hf = { {
+    HF_COMMON,
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_ROUTER] = "layers.%d.mlp.gate.weight",
+    [ROLE_EXP_GATE] = "layers.%d.mlp.experts.%d.gate_proj.weight",
+    [ROLE_EXP_UP] = "layers.%d.mlp.experts.%d.up_proj.weight",
+    [ROLE_EXP_DOWN] = "layers.%d.mlp.experts.%d.down_proj.weight",
+} };
+
+/* Mixtral: w1 = gate, w3 = up, w2 = down, one tensor per expert. */
+static const hf_names mixtral_hf = { {
+    HF_COMMON,
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_ROUTER] = "layers.%d.block_sparse_moe.gate.weight",
+    [ROLE_EXP_GATE] = "layers.%d.block_sparse_moe.experts.%d.w1.weight",
+    [ROLE_EXP_UP] = "layers.%d.block_sparse_moe.experts.%d.w3.weight",
+    [ROLE_EXP_DOWN] = "layers.%d.block_sparse_moe.experts.%d.w2.weight",
+} };
+
+/* gpt-oss: biases everywhere, attention sinks, experts stacked input-major (see layout.h). */
+static const hf_names gpt_oss_hf = { {
+    HF_COMMON, HF_BIASES,
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_ATTN_SINKS] = "layers.%d.self_attn.sinks",
+    [ROLE_ROUTER] = "layers.%d.mlp.router.weight", [ROLE_ROUTER_BIAS] = "layers.%d.mlp.router.bias",
+    [ROLE_EXP_GATE_UP] = "layers.%d.mlp.experts.gate_up_proj",
+    [ROLE_EXP_GATE_UP_BIAS] = "layers.%d.mlp.experts.gate_up_proj_bias",
+    [ROLE_EXP_DOWN] = "layers.%d.mlp.experts.down_proj",
+    [ROLE_EXP_DOWN_BIAS] = "layers.%d.mlp.experts.down_proj_bias",
+} };
+
 /* Gemma: a norm before and after each sublayer; Gemma 4's layer scalar and per-layer embeddings. */
 static const hf_names gemma_hf = { {
     HF_COMMON,
@@ -70,6 +118,12 @@ static const hf_names gemma_hf = { {
     [ROLE_PLE_GATE] = "layers.%d.per_layer_input_gate.weight",
     [ROLE_PLE_PROJ] = "layers.%d.per_layer_projection.weight",
     [ROLE_PLE_POST_NORM] = "layers.%d.post_per_layer_input_norm.weight",
+    [ROLE_ROUTER] = "layers.%d.router.proj.weight", [ROLE_ROUTER_SCALE] = "layers.%d.router.scale",
+    [ROLE_EXP_SCALE] = "layers.%d.router.per_expert_scale",
+    [ROLE_EXP_GATE_UP] = "layers.%d.experts.gate_up_proj", [ROLE_EXP_DOWN] = "layers.%d.experts.down_proj",
+    [ROLE_MOE_IN_NORM] = "layers.%d.pre_feedforward_layernorm_2.weight",
+    [ROLE_MOE_OUT_NORM] = "layers.%d.post_feedforward_layernorm_2.weight",
+    [ROLE_DENSE_OUT_NORM] = "layers.%d.post_feedforward_layernorm_1.weight",
 } };
 
 /* OLMo 2: norms only after the sublayers. */
@@ -94,7 +148,13 @@ static const hf_names phi3_hf = { {
 static const arch_desc ARCHES[] = {
     { .name = "llama", .hf_model_types = { "llama", "mistral" }, .hf = &llama_hf,
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
-      .gguf_qk_permuted = true, .hf_window_every_layer = true },
+      .gguf_qk_permuted = true, .hf_window_every_layer = true,
+      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_SILU },
+    /* Mixtral's folders; its GGUFs are arch llama with experts */
+    { .name = "mixtral", .hf_model_types = { "mixtral" }, .hf = &mixtral_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .hf_window_every_layer = true,
+      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_SILU },
     { .name = "qwen2", .hf_model_types = { "qwen2" }, .hf = &llama_hf,
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM },
     { .name = "qwen3", .hf_model_types = { "qwen3" }, .hf = &llama_hf,
@@ -111,7 +171,15 @@ static const arch_desc ARCHES[] = {
     { .name = "gemma4", .hf_model_types = { "gemma4", "gemma4_text" }, .hf = &gemma_hf,
       .activation = ACT_GELU_TANH, .norms = NORMS_SANDWICH, .qk_norm = QK_NORM_HEAD,
       .attn_scale = SCALE_ONE, .swa_scaling = SWA_SCALED_UNLESS_LOCAL_BASE,
-      .embed_scale_sqrt = true, .hf_tied_by_default = true, .v_norm = true, .k_eq_v_full = true, .default_theta_swa = 10000.0f },
+      .embed_scale_sqrt = true, .hf_tied_by_default = true, .v_norm = true, .k_eq_v_full = true, .default_theta_swa = 10000.0f,
+      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_GELU_TANH },
+    { .name = "qwen3moe", .hf_model_types = { "qwen3_moe" }, .hf = &qwen3moe_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD, .attn_scale = SCALE_HEAD_DIM,
+      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_SILU },
+    { .name = "gpt-oss", .hf_model_types = { "gpt_oss" }, .hf = &gpt_oss_hf, .gguf_renames = gpt_oss_gguf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .gguf_sliding_period = 2,
+      .gating = GATING_TOPK_SOFTMAX, .expert_activation = ACT_SWIGLU_OAI, .hf_experts_input_major = true },
     { .name = "smollm3", .hf_model_types = { "smollm3" }, .hf = &llama_hf,
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
       .gguf_qk_permuted = true, .gguf_nope_period = 4 },

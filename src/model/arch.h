@@ -19,7 +19,13 @@ enum tensor_role {
     ROLE_ATTN_Q_BIAS, ROLE_ATTN_K_BIAS, ROLE_ATTN_V_BIAS, ROLE_ATTN_OUT_BIAS,
     ROLE_ATTN_Q_NORM, ROLE_ATTN_K_NORM, ROLE_POST_ATTN_NORM,
     ROLE_FFN_NORM, ROLE_FFN_GATE, ROLE_FFN_UP, ROLE_FFN_GATE_UP, ROLE_FFN_DOWN, ROLE_POST_FFN_NORM,
-    ROLE_LAYER_SCALE, ROLE_PLE_GATE, ROLE_PLE_PROJ, ROLE_PLE_POST_NORM,
+    ROLE_LAYER_SCALE, ROLE_PLE_GATE, ROLE_PLE_PROJ, ROLE_PLE_POST_NORM, ROLE_ATTN_SINKS,
+    /* mixture of experts: the router, the experts (stacked 3-D, or one tensor per expert when the
+     * name holds a second %d), and Gemma 4's extra norms around the expert block */
+    ROLE_ROUTER, ROLE_ROUTER_BIAS, ROLE_ROUTER_SCALE,
+    ROLE_EXP_GATE, ROLE_EXP_UP, ROLE_EXP_GATE_UP, ROLE_EXP_DOWN,
+    ROLE_EXP_GATE_BIAS, ROLE_EXP_UP_BIAS, ROLE_EXP_GATE_UP_BIAS, ROLE_EXP_DOWN_BIAS, ROLE_EXP_SCALE,
+    ROLE_MOE_IN_NORM, ROLE_MOE_OUT_NORM, ROLE_DENSE_OUT_NORM,
     ROLE_COUNT
 };
 #define ROLE_FIRST_LAYER ROLE_ATTN_NORM
@@ -37,6 +43,11 @@ enum norm_layout {
     NORMS_POST,       /* only the output norms: the sublayers read the raw residual (OLMo 2) */
 };
 enum qk_norm_kind { QK_NORM_NONE, QK_NORM_HEAD, QK_NORM_WHOLE };
+/* How a router's logits choose and weigh the experts. */
+enum moe_gating {
+    GATING_SOFTMAX_TOPK,   /* softmax over every expert, the top k, their weights renormalized or not */
+    GATING_TOPK_SOFTMAX,   /* the top k logits, softmax over those k (gpt-oss) */
+};
 enum attn_scale_rule {
     SCALE_HEAD_DIM,   /* 1/sqrt(head_dim), or the container's explicit scale (Granite) */
     SCALE_QPAS,       /* HF: query_pre_attn_scalar^-0.5; GGUF: as llama.cpp (see gguf_scale_hidden_layers) */
@@ -70,6 +81,11 @@ typedef struct arch_desc {
     int gguf_default_window;         /* llama.cpp's sliding_window when the key is absent */
     bool gguf_window_ignored;        /* llama.cpp does not slide this arch whatever the GGUF says */
     float default_theta_swa;         /* sliding layers' RoPE base when none is stated (0: rope_theta) */
+    /* mixture of experts */
+    int gating;                      /* enum moe_gating */
+    bool gguf_gating_renorm;         /* llama.cpp renormalizes the chosen experts' weights */
+    int expert_activation;           /* enum ffn_activation of the experts */
+    bool hf_experts_input_major;     /* HF stacks experts as [E, in, out] with gate/up interleaved (gpt-oss) */
 } arch_desc;
 
 const arch_desc *arch_by_gguf_name(const char *name, size_t len);
@@ -127,6 +143,8 @@ typedef struct model_hparams {
     float residual_scale, logit_scale; /* 0: none */
     float attn_softcap, final_softcap; /* 0: off */
     int ple_dim;
+    int n_experts, n_experts_used, expert_ffn_dim;   /* 0: no mixture of experts */
+    int gating_renorm;                 /* -1: the arch's rule; 0/1: stated (HF norm_topk_prob) */
     int tie;                           /* 1: the head is the embedding (an output tensor is ignored);
                                           0: untied (the output tensor is required); -1: as the file has it */
     bool hf;                           /* read from a config.json (HF semantics), else a GGUF (llama.cpp's) */

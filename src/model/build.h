@@ -15,8 +15,9 @@ typedef struct tensor_source {
     const char *path;          /* for messages */
     bool qk_permuted;          /* attn_q/attn_k rows are in llama.cpp's permuted order (SPEC 1.1) */
     void *ctx;
-    /* The container's name of a role (layer substituted), or NULL when it has none. */
-    const char *(*name)(const struct tensor_source *s, int role, int layer, char *buf, size_t cap);
+    /* The container's name of a role (layer substituted; expert too, for names of one tensor per
+     * expert), or NULL when it has none. */
+    const char *(*name)(const struct tensor_source *s, int role, int layer, int expert, char *buf, size_t cap);
     /* An entry in a role as a matrix of rows x cols (rows < 0: any), its shape checked. */
     int (*matrix)(const struct tensor_source *s, const tensor_entry *t, int role, int64_t rows,
                   int64_t cols, weight *w, ts_error *err);

@@ -37,12 +37,15 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
     }
     if (n_threads <= 0) { long nc = sysconf(_SC_NPROCESSORS_ONLN); n_threads = nc > 0 ? (int)nc : 1; }
     c->pool = thread_pool_new(n_threads);
-    int max_q = 0, max_kv = 0, max_ff = 0;
+    int max_q = 0, max_kv = 0, max_ff = 0, max_e = 0, max_k = 0, max_eff = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
         if (ly->n_heads * ly->head_dim > max_q) max_q = ly->n_heads * ly->head_dim;
         if (ly->n_kv_heads * ly->head_dim > max_kv) max_kv = ly->n_kv_heads * ly->head_dim;
         if (ly->ffn_dim > max_ff) max_ff = ly->ffn_dim;
+        if (ly->moe.n_experts > max_e) max_e = ly->moe.n_experts;
+        if (ly->moe.n_used > max_k) max_k = ly->moe.n_used;
+        if (ly->moe.ffn_dim > max_eff) max_eff = ly->moe.ffn_dim;
     }
     size_t B = FORWARD_MAX_BATCH;
     c->x = calloc(B * g->hidden, sizeof(float));
@@ -54,12 +57,13 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
     c->v = calloc(B * max_kv, sizeof(float));
     c->gate = calloc(B * max_ff, sizeof(float));
     c->up = calloc(B * max_ff, sizeof(float));
-    c->scores = calloc((size_t)thread_pool_size(c->pool) * n_ctx, sizeof(float));
+    c->scores = calloc((size_t)thread_pool_size(c->pool) * (n_ctx + 1), sizeof(float));
     /* quantized activations for the widest matmul input */
-    int64_t max_k = g->output.cols > max_ff ? g->output.cols : max_ff;
-    if (max_q > max_k) max_k = max_q;
-    if (g->ple_dim > max_k) max_k = g->ple_dim;
-    c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_k) };
+    int64_t max_in = g->output.cols > max_ff ? g->output.cols : max_ff;
+    if (max_q > max_in) max_in = max_q;
+    if (g->ple_dim > max_in) max_in = g->ple_dim;
+    if (max_eff > max_in) max_in = max_eff;
+    c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_in) };
     c->mm.act = malloc(c->mm.act_bytes);
     bool ple_ok = true;
     if (g->ple_dim > 0) {
@@ -69,7 +73,27 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
         c->ple_row = calloc(w, sizeof(float));
         ple_ok = c->pli && c->ple_tmp && c->ple_row;
     }
-    if (!c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
+    bool moe_ok = true;
+    if (max_e > 0) {
+        moe_scratch *ms = &c->moe;
+        const size_t H = (size_t)g->hidden;
+        ms->in = calloc(B * H, sizeof(float));
+        ms->router_in = calloc(B * H, sizeof(float));
+        ms->logits = calloc(B * max_e, sizeof(float));
+        ms->weights = calloc(B * max_k, sizeof(float));
+        ms->x = calloc(B * H, sizeof(float));
+        ms->gate = calloc(B * max_eff, sizeof(float));
+        ms->up = calloc(B * max_eff, sizeof(float));
+        ms->y = calloc(B * H, sizeof(float));
+        ms->slots = calloc(B * max_k * H, sizeof(float));
+        ms->dense = calloc(B * H, sizeof(float));
+        ms->ids = calloc(B * max_k, sizeof(int));
+        ms->count = calloc((size_t)max_e, sizeof(int));
+        ms->slot_of = calloc((size_t)max_e * B, sizeof(int));
+        moe_ok = ms->in && ms->router_in && ms->logits && ms->weights && ms->x && ms->gate && ms->up &&
+                 ms->y && ms->slots && ms->dense && ms->ids && ms->count && ms->slot_of;
+    }
+    if (!moe_ok || !c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
         !c->up || !c->scores || !c->mm.act || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx) != 0) {
         ts_context_free(c);
         return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
@@ -84,6 +108,10 @@ void ts_context_free(ts_context *c) {
     thread_pool_free(c->pool);
     free(c->x); free(c->xn); free(c->tmp); free(c->q); free(c->att); free(c->k); free(c->v);
     free(c->gate); free(c->up); free(c->scores); free(c->pli); free(c->ple_tmp); free(c->ple_row);
+    moe_scratch *ms = &c->moe;
+    free(ms->in); free(ms->router_in); free(ms->logits); free(ms->weights); free(ms->x); free(ms->gate);
+    free(ms->up); free(ms->y); free(ms->slots); free(ms->dense); free(ms->ids); free(ms->count); free(ms->slot_of);
+    free(c->expert_usage);
     free(c->mm.act);
     free(c);
 }
@@ -127,4 +155,10 @@ int ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all
         if (c->pos > c->high_water) c->high_water = c->pos;
     }
     return 0;
+}
+
+int context_trace_experts(ts_context *c, ts_error *err) {
+    free(c->expert_usage);
+    c->expert_usage = calloc((size_t)c->m->g.n_layers * MOE_MAX_EXPERTS, sizeof(int));
+    return c->expert_usage ? 0 : ts_fail(err, "out of memory");
 }

@@ -7,22 +7,14 @@
  * computed by the same code whichever thread or batch size, so batched prefill, sequential
  * prefill and threaded runs agree exactly. */
 #include "model/forward.h"
+#include "model/moe.h"
+#include "model/vector_ops.h"
 #include "kernels/matmul.h"
 #include "kernels/types.h"
 #include "kernels/attention.h"
 #include "core/error.h"
 #include <math.h>
 #include <string.h>
-
-/* ---- small per-vector operations ---- */
-
-/* out = x / rms(x) * w   (w NULL: no weight) */
-static void rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
-    double ss = 0.0;
-    for (int i = 0; i < n; i++) ss += (double)x[i] * x[i];
-    float inv = 1.0f / sqrtf((float)(ss / n) + eps);
-    for (int i = 0; i < n; i++) out[i] = x[i] * inv * (w ? w[i] : 1.0f);
-}
 
 /* The rotation of each RoPE pair at a position (computed once per position, shared by heads);
  * cos and sin carry the layer's attention factor. */
@@ -44,10 +36,6 @@ static void rope(float *v, const layer_geometry *ly, const float *cs, const floa
         v[i] = a * cs[i] - b * sn[i];
         v[i + half] = a * sn[i] + b * cs[i];
     }
-}
-
-static float gelu_tanh(float x) {
-    return 0.5f * x * (1.0f + tanhf(0.7978845608028654f * (x + 0.044715f * x * x * x)));
 }
 
 /* ---- attention over the cache ---- */
@@ -72,7 +60,7 @@ static void attention_task(void *ctx, int ith, int nth) {
     const int group = ly->n_heads / ly->n_kv_heads;
     const int slots = c->kv.slots[j->layer];
     const float *kc = c->kv.k[j->layer], *vc = c->kv.v[j->layer];
-    float *scores = c->scores + (size_t)ith * c->n_ctx;
+    float *scores = c->scores + (size_t)ith * (c->n_ctx + 1);
     long lo, hi;
     split_range((long)j->n * ly->n_heads, ith, nth, &lo, &hi);
     for (long task = lo; task < hi; task++) {
@@ -96,7 +84,9 @@ static void attention_task(void *ctx, int ith, int nth) {
             const float cap = ly->attn_softcap;
             for (int i = 0; i < count; i++) scores[i] = cap * tanhf(scores[i] / cap);
         }
-        j->ak.softmax(scores, count);
+        /* an attention sink (gpt-oss) is one more logit in the softmax that weighs no value */
+        if (ly->attn_sinks) scores[count] = ly->attn_sinks[h];
+        j->ak.softmax(scores, count + (ly->attn_sinks != NULL));
         float *out = c->att + t * j->q_stride + h * hd;
         j->ak.values(scores, count, vc + (size_t)kvh * hd, kv_width, slots, first % slots, hd, out);
     }
@@ -111,7 +101,7 @@ static void gate_task(void *ctx, int ith, int nth) {
     split_range(j->n, ith, nth, &lo, &hi);
     for (long i = lo; i < hi; i++) {
         float a = j->gate[i];
-        a = j->activation == ACT_GELU_TANH ? gelu_tanh(a) : a / (1.0f + expf(-a));
+        a = j->activation == ACT_GELU_TANH ? gelu_tanh(a) : silu(a);
         j->gate[i] = a * j->up[i];
     }
 }
@@ -240,17 +230,30 @@ static void layer_forward(ts_context *c, int il, int n) {
     matmul(&c->mm, &ly->wo, c->att, qs, n, c->tmp, H);
     for_each_position(c, ly, il, n, attention_residual);
 
-    const long F = ly->ffn_dim;
-    {
+    /* the MLP, the experts, or both (Gemma 4: each output normed, then summed) into c->tmp */
+    const bool dense = ly->w_gate.data != NULL;
+    if (dense) {
+        const long F = ly->ffn_dim;
         const weight *w2[2] = { &ly->w_gate, &ly->w_up };
         float *y2[2] = { c->gate, c->up };
         const long s2[2] = { F, F };
         matmul_multi(&c->mm, 2, w2, c->xn, H, n, y2, s2);
+        gate_job gj = { c->gate, c->up, (long)n * F, ly->activation };
+        if (n > 1) thread_pool_run(c->pool, gate_task, &gj);   /* elementwise: any split gives the same bits */
+        else gate_task(&gj, 0, 1);
+        matmul(&c->mm, &ly->w_down, c->gate, F, n, c->tmp, H);
     }
-    gate_job gj = { c->gate, c->up, (long)n * F, ly->activation };
-    if (n > 1) thread_pool_run(c->pool, gate_task, &gj);   /* elementwise: any split gives the same bits */
-    else gate_task(&gj, 0, 1);
-    matmul(&c->mm, &ly->w_down, c->gate, F, n, c->tmp, H);
+    if (ly->moe.n_experts > 0) {
+        float *moe_out = dense ? c->moe.dense : c->tmp;
+        moe_forward(c, ly, il, n, moe_out);
+        for (int t = 0; t < n; t++) {
+            float *o = c->tmp + (long)t * H, *e = moe_out + (long)t * H;
+            if (ly->moe.out_norm) rmsnorm(e, e, ly->moe.out_norm, H, g->norm_eps);
+            if (!dense) continue;
+            if (ly->moe.dense_out_norm) rmsnorm(o, o, ly->moe.dense_out_norm, H, g->norm_eps);
+            for (int i = 0; i < H; i++) o[i] += e[i];
+        }
+    }
     for_each_position(c, ly, il, n, ffn_residual);
 
     if (g->ple_dim > 0) {     /* per-layer embedding input */

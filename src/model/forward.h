@@ -3,6 +3,7 @@
 #define TS_MODEL_FORWARD_H
 #include "model/model.h"
 #include "model/kv_cache.h"
+#include "model/moe.h"
 #include "core/thread_pool.h"
 #include "kernels/matmul.h"
 
@@ -20,7 +21,9 @@ struct ts_context {
     matmul_ctx mm;           /* the pool, the model's kernel set, quantized-activation scratch */
     /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */
     float *x, *xn, *q, *k, *v, *att, *gate, *up, *tmp;
-    float *scores;           /* per thread: n_ctx attention weights */
+    float *scores;           /* per thread: n_ctx + 1 attention weights (the last for a sink) */
+    moe_scratch moe;         /* the experts' scratch, when a layer has experts */
+    int *expert_usage;       /* NULL, or n_layers x MOE_MAX_EXPERTS counts of chosen experts (tests) */
     float *pli, *ple_tmp, *ple_row;   /* per-layer embeddings (Gemma 4), NULL when unused */
 };
 
@@ -28,6 +31,9 @@ struct ts_context {
  * (tests use it as the independent path for the ring buffers). */
 int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_context **out,
                 ts_error *err);
+
+/* Starts counting, per layer, how often each expert is chosen (c->expert_usage; for tests). */
+int context_trace_experts(ts_context *c, ts_error *err);
 
 /* Evaluates tokens[0..n) at positions c->pos.. (n <= FORWARD_MAX_BATCH); writes the logits of
  * the positions asked for: all rows, or the last one only. */

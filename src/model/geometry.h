@@ -9,7 +9,29 @@
 #include "kernels/weight.h"
 
 enum layer_kind { LAYER_FULL = 0, LAYER_SLIDING = 1 };
-enum ffn_activation { ACT_SILU = 0, ACT_GELU_TANH = 1 };
+enum ffn_activation {
+    ACT_SILU = 0, ACT_GELU_TANH = 1,
+    ACT_SWIGLU_OAI = 2,        /* gpt-oss experts: (min(up, 7) clamped to +-7 + 1) * g * sigmoid(1.702 g), g = min(gate, 7) */
+};
+
+/* A layer's mixture of experts: a router picks n_used of n_experts per token; their outputs,
+ * weighted, replace (or, with a dense MLP beside them, add to) the MLP's output. */
+typedef struct moe_geometry {
+    int n_experts, n_used, ffn_dim;
+    int gating;                 /* enum moe_gating */
+    bool renorm;                /* GATING_SOFTMAX_TOPK: the chosen weights renormalized to sum 1 */
+    int activation;             /* enum ffn_activation */
+    weight router;              /* rows = n_experts */
+    const float *router_bias;   /* n_experts, NULL: none */
+    const float *router_scale;  /* Gemma 4: the router reads rms(x) * router_scale / sqrt(hidden) of
+                                   the residual; NULL: it reads the FFN input */
+    const float *expert_scale;  /* n_experts multipliers of each expert's output (NULL: none) */
+    weight *gate, *up, *down;   /* n_experts each (row views of stacked tensors) */
+    const float *gate_bias, *up_bias, *down_bias;   /* [E][ffn], [E][ffn], [E][hidden], NULL: none */
+    const float *in_norm;       /* the experts' own input norm (Gemma 4); NULL: the FFN input */
+    const float *out_norm;      /* norm of the weighted sum (Gemma 4) */
+    const float *dense_out_norm;/* with a dense MLP beside: norm of the dense output before the sum */
+} moe_geometry;
 
 typedef struct layer_geometry {
     int kind;                   /* enum layer_kind */
@@ -41,8 +63,10 @@ typedef struct layer_geometry {
     /* norm weights, f32, with any "+1" convention already applied; NULL when the model has no
      * such norm (attn_norm / ffn_norm NULL: the sublayer reads the residual as it is) */
     const float *attn_norm, *post_attn_norm, *ffn_norm, *post_ffn_norm, *q_norm, *k_norm;
-    weight wq, wk, wv, wo, w_gate, w_up, w_down;
+    weight wq, wk, wv, wo, w_gate, w_up, w_down;   /* w_gate.data NULL: no dense MLP (experts only) */
     const float *bq, *bk, *bv, *bo;    /* projection biases, NULL when absent */
+    const float *attn_sinks;    /* per head: one more logit in the softmax's denominator (gpt-oss); NULL: none */
+    moe_geometry moe;           /* moe.n_experts 0: no experts */
     /* per-layer embeddings (Gemma 4 PLE): x += ple_post_norm(ple_proj(gelu(ple_gate x) * pli)) */
     weight ple_gate, ple_proj;
     const float *ple_post_norm;

@@ -14,4 +14,16 @@
 int layout_unpermute_qk_rows(uint8_t *dst, const uint8_t *src, int64_t n_rows, size_t row_bytes,
                       int n_heads, const char *tensor_name, ts_error *err);
 
+/* gpt-oss Hugging Face folders stack their experts input-major: gate_up [E][in][2F] with gate in the
+ * even and up in the odd columns, down [E][F][out]. This writes each expert's gate and up as F rows
+ * of `hidden` f32 weights and its down as `hidden` rows of F, owned by the arena (transposed once at
+ * load; any float dtype). */
+struct model_arena;
+struct tensor_entry;
+struct weight;
+int layout_experts_from_input_major(struct model_arena *arena, const struct tensor_entry *gate_up,
+                                    const struct tensor_entry *down, int n_experts, int64_t hidden,
+                                    int64_t ffn, struct weight *gate, struct weight *up,
+                                    struct weight *down_out, ts_error *err);
+
 #endif

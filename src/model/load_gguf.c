@@ -50,14 +50,12 @@ static const struct { const char *suffix; int use; const char *why; } ARCH_KEYS[
     { "rope.scaling.yarn_log_multiplier", KEY_READ, NULL },
     { "rope.scaling.yarn_attn_factor", KEY_INERT, "llama.cpp recomputes the YaRN magnitude from the factor" },
     { "rope.scaling.finetuned", KEY_INERT, "a training note" },
-    { "expert_count", KEY_REFUSED, "mixture-of-experts layers are not supported" },
-    { "expert_used_count", KEY_REFUSED, "mixture-of-experts layers are not supported" },
-    { "expert_feed_forward_length", KEY_REFUSED, "mixture-of-experts layers are not supported" },
-    { "expert_shared_count", KEY_REFUSED, "mixture-of-experts layers are not supported" },
-    { "expert_weights_scale", KEY_REFUSED, "mixture-of-experts layers are not supported" },
-    { "expert_weights_norm", KEY_REFUSED, "mixture-of-experts layers are not supported" },
-    { "expert_gating_func", KEY_REFUSED, "mixture-of-experts layers are not supported" },
-    { "leading_dense_block_count", KEY_REFUSED, "mixture-of-experts layers are not supported" },
+    { "expert_count", KEY_READ, NULL }, { "expert_used_count", KEY_READ, NULL },
+    { "expert_feed_forward_length", KEY_READ, NULL }, { "expert_weights_norm", KEY_READ, NULL },
+    { "expert_gating_func", KEY_READ, NULL },
+    { "leading_dense_block_count", KEY_INERT, "which layers are dense follows the tensors" },
+    { "expert_shared_count", KEY_REFUSED, "shared experts are not supported" },
+    { "expert_weights_scale", KEY_REFUSED, "scaled expert weights are not supported" },
     { "attention.layer_norm_epsilon", KEY_REFUSED, "LayerNorm (not RMSNorm) models are not supported" },
     { "attention.clamp_kqv", KEY_REFUSED, "clamped Q/K/V are not supported" },
     { "attention.q_lora_rank", KEY_REFUSED, "multi-head latent attention is not supported" },
@@ -267,6 +265,21 @@ static int read_hparams(gguf_reader *R, model_hparams *hp, ts_error *err) {
     bool causal = true;
     if (key_at(R, "attention.causal", k, sizeof k) && (!gguf_get_bool(R->g, k, &causal) || !causal))
         return ts_fail(err, "%s: non-causal attention (%s) is not supported", R->path, k);
+    /* mixture of experts */
+    if (get_int(R, "expert_count", 0, 4096, &hp->n_experts, err)) return -1;
+    if (get_int(R, "expert_used_count", 0, 4096, &hp->n_experts_used, err)) return -1;
+    hp->expert_ffn_dim = hp->ffn_dim;   /* Mixtral: feed_forward_length is the experts' width */
+    if (get_int(R, "expert_feed_forward_length", 1, 1 << 24, &hp->expert_ffn_dim, err)) return -1;
+    hp->gating_renorm = -1;
+    if (key_at(R, "expert_weights_norm", k, sizeof k)) {
+        bool norm;
+        if (!gguf_get_bool(R->g, k, &norm)) return ts_fail(err, "%s: metadata '%s' is not a bool", R->path, k);
+        hp->gating_renorm = norm;
+    }
+    int gating_func = 1;
+    if (get_int(R, "expert_gating_func", 0, 16, &gating_func, err)) return -1;
+    if (gating_func != 1)   /* llama.cpp: 1 softmax, 2 sigmoid */
+        return ts_fail(err, "%s: %s.expert_gating_func %d: only softmax gating is supported", R->path, a->name, gating_func);
     int n_vocab = 0;
     if (get_int(R, "vocab_size", 1, 1 << 24, &n_vocab, err)) return -1;
     const tensor_entry *emb = tensor_dir_find(gguf_tensors(R->g), "token_embd.weight");
@@ -277,11 +290,11 @@ static int read_hparams(gguf_reader *R, model_hparams *hp, ts_error *err) {
 
 /* ---- the tensor source ---- */
 
-static const char *gguf_role_name(const tensor_source *s, int role, int layer, char *buf, size_t cap) {
+static const char *gguf_role_name(const tensor_source *s, int role, int layer, int expert, char *buf, size_t cap) {
     const gguf_reader *R = s->ctx;
     char fmt[128];
     if (!arch_gguf_name(R->a, role, fmt, sizeof fmt)) return NULL;
-    snprintf(buf, cap, fmt, layer);
+    snprintf(buf, cap, fmt, layer, expert);
     return buf;
 }
 
@@ -289,11 +302,12 @@ static int gguf_matrix(const tensor_source *s, const tensor_entry *t, int role, 
                        weight *w, ts_error *err) {
     if (!type_get(t->type))
         return ts_fail(err, "%s: tensor '%s' has unsupported type %s", s->path, t->name, type_name(t->type));
-    if (t->n_dims > 2 || t->ne[0] != cols || (rows >= 0 && t->ne[1] != rows))
-        return ts_fail(err, "%s: tensor '%s' has shape [%lld, %lld], expected [%lld, %lld]", s->path, t->name,
-                       (long long)t->ne[1], (long long)t->ne[0], (long long)rows, (long long)cols);
+    int64_t n_rows = t->ne[1] * (t->n_dims == 3 ? t->ne[2] : 1);   /* stacked experts: rows of all of them */
+    if (t->n_dims > 3 || t->ne[0] != cols || (rows >= 0 && n_rows != rows))
+        return ts_fail(err, "%s: tensor '%s' has %lld rows of %lld, expected %lld of %lld", s->path, t->name,
+                       (long long)n_rows, (long long)t->ne[0], (long long)rows, (long long)cols);
     w->type = t->type;
-    w->rows = t->ne[1];
+    w->rows = n_rows;
     w->cols = t->ne[0];
     w->row_bytes = type_row_bytes(t->type, t->ne[0]);
     w->data = t->data;

@@ -68,10 +68,9 @@ static const char *cfg_str(config_reader *R, const char *key) {
  * (to anything but null, false or 0). */
 static const struct { const char *key, *why; } REFUSED_FIELDS[] = {
     { "quantization_config", "quantized checkpoints (GPTQ, AWQ, bitsandbytes, ...) are not supported" },
-    { "num_local_experts", "mixture-of-experts layers are not supported" },
-    { "num_experts", "mixture-of-experts layers are not supported" },
-    { "n_routed_experts", "mixture-of-experts layers are not supported" },
-    { "enable_moe_block", "mixture-of-experts layers are not supported" },
+    { "n_routed_experts", "DeepSeek-style routed experts are not supported" },
+    { "n_shared_experts", "shared experts are not supported" },
+    { "shared_expert_intermediate_size", "shared experts are not supported" },
     { "use_mrope", "multimodal RoPE is not supported" },
     { "attention_chunk_size", "chunked attention is not supported" },
     { "kv_lora_rank", "multi-head latent attention is not supported" },
@@ -90,7 +89,7 @@ static const char *const INERT_FIELDS[] = {
     "decoder_start_token_id", "return_dict", "output_attentions", "output_hidden_states",
     "tie_encoder_decoder", "torchscript", "use_return_dict", "bad_words_ids", "lm_head_bias",
     "interpolate_factor", "full_attn_mod", "max_window_layers", "vocab_size_per_layer_input",
-    "final_logit_softcapping", "attn_logit_softcapping",
+    "final_logit_softcapping", "attn_logit_softcapping", "mlp_only_layers", "decoder_sparse_step",
 };
 
 static int check_fields(config_reader *R, ts_model *m, ts_error *err) {
@@ -223,12 +222,12 @@ typedef struct hf_reader {
     size_t q4nx_bytes;
 } hf_reader;
 
-static const char *hf_role_name(const tensor_source *s, int role, int layer, char *buf, size_t cap) {
+static const char *hf_role_name(const tensor_source *s, int role, int layer, int expert, char *buf, size_t cap) {
     const hf_reader *L = s->ctx;
     const char *fmt = L->a->hf->role[role];
     if (!fmt) return NULL;
     char name[256];
-    snprintf(name, sizeof name, fmt, layer);
+    snprintf(name, sizeof name, fmt, layer, expert);
     snprintf(buf, cap, "%s%s", L->prefix, name);
     if (!tensor_dir_find(L->dir, buf) && tensor_dir_find(L->dir, name)) snprintf(buf, cap, "%s", name);
     return buf;
@@ -291,17 +290,18 @@ static int hf_matrix(const tensor_source *s, const tensor_entry *t, int role, in
     if (t->type != TS_F32 && t->type != TS_F16 && t->type != TS_BF16)
         return ts_fail(err, "%s: tensor '%s' has dtype %s (expected F32, F16 or BF16)", s->path,
                        t->name, safetensors_type_name(t->type));
-    if (t->n_dims != 2 || t->ne[0] != cols || (rows >= 0 && t->ne[1] != rows))
-        return ts_fail(err, "%s: tensor '%s' has shape [%lld, %lld], expected [%lld, %lld]", s->path,
-                       t->name, (long long)t->ne[1], (long long)t->ne[0], (long long)rows, (long long)cols);
+    int64_t n_rows = t->ne[1] * (t->n_dims == 3 ? t->ne[2] : 1);   /* stacked experts: rows of all of them */
+    if (t->n_dims < 2 || t->n_dims > 3 || t->ne[0] != cols || (rows >= 0 && n_rows != rows))
+        return ts_fail(err, "%s: tensor '%s' has %lld rows of %lld, expected %lld of %lld", s->path,
+                       t->name, (long long)n_rows, (long long)t->ne[0], (long long)rows, (long long)cols);
     w->type = t->type;
-    w->rows = t->ne[1];
+    w->rows = n_rows;
     w->cols = cols;
     w->row_bytes = type_row_bytes(t->type, cols);
     w->data = t->data;
     w->name = t->name;
     /* --quant re-encodes the attention and feed-forward matrices, not the embedding tables */
-    bool projection = role >= ROLE_ATTN_Q && role <= ROLE_FFN_DOWN;
+    bool projection = (role >= ROLE_ATTN_Q && role <= ROLE_FFN_DOWN) || (role >= ROLE_EXP_GATE && role <= ROLE_EXP_DOWN);
     if (L->quant && projection) return quantize_weight(L, w, err);
     return 0;
 }
@@ -507,6 +507,17 @@ static int read_hparams(config_reader *R, ts_model *m, const arch_desc *a, model
         }
         hp->layer_nope = off;
     }
+    /* mixture of experts: which layers have one follows the tensors (a router) */
+    hp->n_experts = (int)cfg_int(R, "num_local_experts", cfg_int(R, "num_experts", 0));
+    hp->n_experts_used = (int)cfg_int(R, "num_experts_per_tok", cfg_int(R, "top_k_experts", cfg_int(R, "experts_per_token", 0)));
+    hp->expert_ffn_dim = (int)cfg_int(R, "moe_intermediate_size", FF);
+    cfg(R, "enable_moe_block");
+    const json_value *ntp = cfg(R, "norm_topk_prob");
+    hp->gating_renorm = ntp && ntp->type == JSON_BOOL ? ntp->boolean : -1;
+    if (hp->n_experts < 0 || hp->n_experts > 4096 || hp->n_experts_used < 0 || hp->n_experts_used > hp->n_experts)
+        return ts_fail(err, "%s: invalid expert counts (%d experts, %d per token)", R->path, hp->n_experts, hp->n_experts_used);
+    if (cfg_present(R, "swiglu_limit") && cfg_num(R, "swiglu_limit", 7.0) != 7.0)
+        return ts_fail(err, "%s: swiglu_limit %g: only gpt-oss's 7 is supported", R->path, cfg_num(R, "swiglu_limit", 7.0));
     /* Granite's multipliers */
     hp->embed_scale = (float)cfg_num(R, "embedding_multiplier", 0.0);
     hp->residual_scale = (float)cfg_num(R, "residual_multiplier", 0.0);

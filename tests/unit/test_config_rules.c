@@ -171,7 +171,7 @@ static void hf_rules(void) {
     const char *bad_configs[][2] = {
         { ",\"rope_scaling\":{\"rope_type\":\"dynamic\",\"factor\":2.0}", "rope scaling type 'dynamic'" },
         { ",\"quantization_config\":{\"quant_method\":\"gptq\"}", "'quantization_config'" },
-        { ",\"num_local_experts\":8", "'num_local_experts': mixture-of-experts" },
+        { ",\"num_local_experts\":8,\"num_experts_per_tok\":2", "8 experts are stated but no layer has a router tensor" },
         { ",\"hidden_act\":\"gelu\"", "hidden_act 'gelu'" },
     };
     for (size_t i = 0; i < sizeof bad_configs / sizeof bad_configs[0]; i++) {
@@ -180,7 +180,7 @@ static void hf_rules(void) {
                  "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16%s}", bad_configs[i][0]);
         write_text("config.json", text);
         ts_error err = {{0}};
-        CHECK(ts_model_load(dir, NULL, &m, &err) != 0 && strstr(err.msg, bad_configs[i][1]) && strstr(err.msg, "config.json"),
+        CHECK(ts_model_load(dir, NULL, &m, &err) != 0 && strstr(err.msg, bad_configs[i][1]) && strstr(err.msg, dir),
               "HF: a config field that changes the computation unsupported is refused by name (%s): %s", bad_configs[i][1], err.msg);
     }
     write_safetensors();
@@ -279,10 +279,11 @@ static void gguf_guard(void) {
         { NULL, NULL, NULL, 0, NULL },                                   /* the plain file loads */
         { "blk.0.mystery.weight", NULL, NULL, 0, "tensor 'blk.0.mystery.weight' is not understood by this engine" },
         { "blk.1.ffn_gate_exps.weight", NULL, NULL, 0, "tensor 'blk.1.ffn_gate_exps.weight': mixture-of-experts layers are not supported" },
-        { "blk.0.attn_sinks.weight", NULL, NULL, 0, "'blk.0.attn_sinks.weight': attention sinks are not supported" },
+        { "blk.0.ssm_conv1d.weight", NULL, NULL, 0, "'blk.0.ssm_conv1d.weight': state-space layers are not supported" },
         { NULL, "llama.rope.scaling.type", "dynamic", 0, "'llama.rope.scaling.type' = 'dynamic': this rope scaling is not supported" },
         { NULL, "llama.attention.foo_bar", NULL, 3, "metadata 'llama.attention.foo_bar' is not understood" },
-        { NULL, "llama.expert_count", NULL, 8, "'llama.expert_count': mixture-of-experts layers are not supported" },
+        { NULL, "llama.expert_count", NULL, 8, "8 experts are stated but no layer has a router tensor" },
+        { NULL, "llama.expert_shared_count", NULL, 2, "'llama.expert_shared_count': shared experts are not supported" },
         { NULL, "llama.attention.layer_norm_epsilon", NULL, 1, "LayerNorm (not RMSNorm)" },
         { NULL, "llama.vocab_size", NULL, 17, "vocab_size is 17 but token_embd has 16 rows" },
     };

@@ -118,6 +118,15 @@ static const ref_case CASES[] = {
     { "phi3-tiny/model-q8_0.gguf", "phi3-tiny/ref-llamacpp-q8_0-short.tokens.i32", "phi3-tiny/ref-llamacpp-q8_0-short.logits.f32", GATE_LLAMACPP_Q, 0, 0, 256, 0.999f, 0.05f },
     { "phi3-tiny/model-q8_0.gguf", "phi3-tiny/ref-numpy-dequant-q8_0-long.tokens.i32", "phi3-tiny/ref-numpy-dequant-q8_0-long.logits.f32", GATE_DEQUANT, 0, 0, 512 },
     { "phi3-tiny/model-q8_0.gguf", "phi3-tiny/ref-llamacpp-q8_0-long.tokens.i32", "phi3-tiny/ref-llamacpp-q8_0-long.logits.f32", GATE_LLAMACPP_Q, 0, 0, 512, 0.999f, 0.05f },
+    /* Mixtures of experts (README-moe.md) */
+    F32_PAIR("qwen3moe-tiny", 30), Q_PAIR("qwen3moe-tiny", "q8_0", 0.999f, 0.04f), Q_PAIR("qwen3moe-tiny", "q4_k_m", 0.999f, 0.04f),
+    F32_PAIR("mixtral-tiny", 29), Q_PAIR("mixtral-tiny", "q8_0", 0.999f, 0.04f),
+    /* gpt-oss: the GGUF with llama.cpp's truncated YaRN correction range, the folder with HF's */
+    F32_PAIR("gpt-oss-tiny", 30),
+    { "gpt-oss-tiny/model-f32.gguf", "gpt-oss-tiny/ref-llamacpp-f32.tokens.i32", "gpt-oss-tiny/ref-numpy-gguf-semantics.logits.f32", GATE_F32, 0 },
+    /* Gemma 4 with experts: llama.cpp's f16 GELU table puts it <= 0.02 from an exact-GELU engine */
+    { "gemma4-moe-tiny/model-f32.gguf", "gemma4-moe-tiny/ref-llamacpp-f32.tokens.i32", "gemma4-moe-tiny/ref-llamacpp-f32.logits.f32", GATE_ABS, 28, 0.02f },
+    { "gemma4-moe-tiny/hf", "gemma4-moe-tiny/ref-numpy-hf.tokens.i32", "gemma4-moe-tiny/ref-numpy-hf.logits.f32", GATE_ABS, 28, 5e-4f },
 #undef F32_PAIR
 #undef Q_PAIR
 };
