@@ -4,6 +4,7 @@
 #include "model/kv_cache.h"
 #include "kernels/matmul.h"
 #include "core/error.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -151,6 +152,12 @@ int ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all
         if (logits && all_rows) dst = logits + (size_t)done * g->n_vocab;
         else if (logits && last) dst = logits;
         if (forward_chunk(c, tokens + done, chunk, dst, all_rows, err) != 0) return -1;
+        /* a model that computes NaN or infinity (a broken file, an overflow) must not answer */
+        size_t count = dst ? (all_rows ? (size_t)chunk : 1) * (size_t)g->n_vocab : 0;
+        for (size_t i = 0; i < count; i++)
+            if (!isfinite(dst[i]))
+                return ts_fail(err, "%s: the model computed a non-finite logit (%g) at position %d", c->m->path,
+                               (double)dst[i], c->pos - chunk + (int)(all_rows ? i / (size_t)g->n_vocab : (size_t)chunk - 1));
         done += chunk;
         if (c->pos > c->high_water) c->high_water = c->pos;
     }

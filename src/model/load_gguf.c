@@ -221,6 +221,10 @@ static int read_hparams(gguf_reader *R, model_hparams *hp, ts_error *err) {
     hp->has_theta_swa = key_at(R, "rope.freq_base_swa", k, sizeof k);
     if (get_float(R, "rope.freq_base_swa", &hp->rope_theta_swa, err)) return -1;
     if (read_rope_scaling(R, hp, err)) return -1;
+    if (!(hp->norm_eps > 0) || hp->norm_eps > 1)
+        return ts_fail(err, "%s: metadata '%s.attention.layer_norm_rms_epsilon' is %g; expected a number in (0, 1]", R->path, a->name, (double)hp->norm_eps);
+    if (!(hp->rope_theta > 0) || (hp->has_theta_swa && !(hp->rope_theta_swa > 0)))
+        return ts_fail(err, "%s: metadata '%s.rope.freq_base%s' must be positive", R->path, a->name, hp->rope_theta > 0 ? "_swa" : "");
 
     /* sliding windows: a period, or one bool per layer (true = sliding) */
     hp->window = a->gguf_default_window;

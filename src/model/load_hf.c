@@ -116,6 +116,47 @@ static int check_fields(config_reader *R, ts_model *m, ts_error *err) {
     return 0;
 }
 
+/* The numeric fields the engine reads, with the values that make sense: a field present with
+ * anything else (another type, NaN, out of range) is refused by name. null counts as absent. */
+static const struct { const char *key; double lo, hi; bool integer, lo_open; } NUMERIC_FIELDS[] = {
+    { "hidden_size", 1, 1 << 20, true }, { "num_hidden_layers", 1, HP_MAX_LAYERS, true },
+    { "num_attention_heads", 1, 4096, true }, { "num_key_value_heads", 1, 4096, true },
+    { "vocab_size", 1, 1 << 24, true }, { "intermediate_size", 1, 1 << 24, true },
+    { "head_dim", 2, 4096, true }, { "max_position_embeddings", 1, 1 << 30, true },
+    { "rms_norm_eps", 0, 1, false, true }, { "rope_theta", 0, 1e12, false, true },
+    { "rope_local_base_freq", 0, 1e12, false, true }, { "partial_rotary_factor", 0, 1, false, true },
+    { "sliding_window", 0, 1 << 30, true }, { "sliding_window_pattern", 1, 4096, true },
+    { "query_pre_attn_scalar", 0, 1e9, false, true },
+    { "final_logit_softcapping", 0, 1e9 }, { "attn_logit_softcapping", 0, 1e9 },
+    { "embedding_multiplier", 0, 1e9, false, true }, { "residual_multiplier", 0, 1e9, false, true },
+    { "attention_multiplier", 0, 1e9, false, true }, { "logits_scaling", 0, 1e9, false, true },
+    { "num_experts", 0, 4096, true }, { "num_local_experts", 0, 4096, true },
+    { "num_experts_per_tok", 0, 4096, true }, { "top_k_experts", 0, 4096, true },
+    { "experts_per_token", 0, 4096, true }, { "moe_intermediate_size", 1, 1 << 24, true },
+    { "global_head_dim", 2, 4096, true }, { "num_global_key_value_heads", 1, 4096, true },
+    { "num_kv_shared_layers", 0, HP_MAX_LAYERS, true }, { "hidden_size_per_layer_input", 0, 65536, true },
+    { "no_rope_layer_interval", 0, 4096, true }, { "original_max_position_embeddings", 1, 1 << 30, true },
+};
+
+static int check_numeric_fields(config_reader *R, ts_error *err) {
+    for (size_t i = 0; i < sizeof NUMERIC_FIELDS / sizeof NUMERIC_FIELDS[0]; i++) {
+        const json_value *v = json_get(R->c, NUMERIC_FIELDS[i].key);
+        if (!v || v->type == JSON_NULL) continue;
+        double lo = NUMERIC_FIELDS[i].lo, hi = NUMERIC_FIELDS[i].hi;
+        bool ok = v->type == JSON_NUMBER && isfinite(v->number) && v->number <= hi &&
+                  (NUMERIC_FIELDS[i].lo_open ? v->number > lo : v->number >= lo) &&
+                  (!NUMERIC_FIELDS[i].integer || v->number == floor(v->number));
+        if (!ok) {
+            char shown[48];
+            if (v->type == JSON_NUMBER) snprintf(shown, sizeof shown, "%g", v->number);
+            else snprintf(shown, sizeof shown, "a %s", v->type == JSON_STRING ? "string" : v->type == JSON_BOOL ? "bool" : "non-number");
+            return ts_fail(err, "%s: config field '%s' is %s; expected %s in %s%g, %g]", R->path, NUMERIC_FIELDS[i].key, shown,
+                           NUMERIC_FIELDS[i].integer ? "an integer" : "a number", NUMERIC_FIELDS[i].lo_open ? "(" : "[", lo, hi);
+        }
+    }
+    return 0;
+}
+
 /* The activation a config names must be the family's. */
 static int check_activation(config_reader *R, const arch_desc *a, ts_error *err) {
     const char *keys[] = { "hidden_activation", "hidden_act" };
@@ -388,6 +429,7 @@ static int read_hparams(config_reader *R, ts_model *m, const arch_desc *a, model
     memset(hp, 0, sizeof *hp);
     hp->hf = true;
     hp->scaling.mscale = 1.0;
+    if (check_numeric_fields(R, err)) return -1;
     int64_t H = cfg_int(R, "hidden_size", 0), NL = cfg_int(R, "num_hidden_layers", 0);
     int64_t NH = cfg_int(R, "num_attention_heads", 0), NKV = cfg_int(R, "num_key_value_heads", NH);
     int64_t V = cfg_int(R, "vocab_size", 0), FF = cfg_int(R, "intermediate_size", 0);

@@ -79,6 +79,8 @@ int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, 
         return ts_fail(err, "kernel set '%s' is not supported by this CPU or build", simd);
     struct stat st;
     if (stat(path, &st) != 0) return ts_fail(err, "%s: cannot open (no such file or directory)", path);
+    if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+        return ts_fail(err, "%s: not a regular file or a folder (a pipe or a device cannot hold a model)", path);
     ts_model *m = calloc(1, sizeof *m);
     if (!m) return ts_fail(err, "%s: out of memory", path);
     snprintf(m->path, sizeof m->path, "%s", path);

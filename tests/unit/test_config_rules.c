@@ -169,6 +169,9 @@ static void hf_rules(void) {
     }
     write_safetensors_as(false, NULL);
     const char *bad_configs[][2] = {
+        { ",\"rms_norm_eps\":-1", "config field 'rms_norm_eps' is -1" },
+        { ",\"rope_theta\":\"1e4\"", "config field 'rope_theta' is a string" },
+        { ",\"partial_rotary_factor\":1.5", "config field 'partial_rotary_factor' is 1.5" },
         { ",\"rope_scaling\":{\"rope_type\":\"dynamic\",\"factor\":2.0}", "rope scaling type 'dynamic'" },
         { ",\"quantization_config\":{\"quant_method\":\"gptq\"}", "'quantization_config'" },
         { ",\"num_local_experts\":8,\"num_experts_per_tok\":2", "8 experts are stated but no layer has a router tensor" },
@@ -286,6 +289,7 @@ static void gguf_guard(void) {
         { NULL, "llama.expert_shared_count", NULL, 2, "'llama.expert_shared_count': shared experts are not supported" },
         { NULL, "llama.attention.layer_norm_epsilon", NULL, 1, "LayerNorm (not RMSNorm)" },
         { NULL, "llama.vocab_size", NULL, 17, "vocab_size is 17 but token_embd has 16 rows" },
+        { NULL, NULL, NULL, -1, NULL },                                  /* NaN norms: loads, refuses to answer */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         gguf_writer *w = gguf_writer_new();
@@ -298,7 +302,9 @@ static void gguf_guard(void) {
         else if (cases[c].key) gguf_writer_add_u32(w, cases[c].key, (uint32_t)cases[c].int_value);
         if (cases[c].key && !strcmp(cases[c].key, "llama.rope.scaling.type")) gguf_writer_add_f32(w, "llama.rope.scaling.factor", 2.0f);
         gguf_writer_add_tensor(w, "token_embd.weight", TS_F32, 2, (int64_t[]){H, V}, zeros, V * H * 4);
-        gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){H}, half, H * 4);
+        float nan_norm[H];
+        for (int i = 0; i < H; i++) nan_norm[i] = cases[c].int_value == -1 ? NAN : 0.5f;
+        gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){H}, nan_norm, H * 4);
         for (int l = 0; l < 2; l++) {
             char n[64];
             T1("attn_norm.weight", H); T2("attn_q.weight", NH * HD, H); T2("attn_k.weight", NKV * HD, H);
@@ -311,7 +317,14 @@ static void gguf_guard(void) {
         gguf_writer_free(w);
         ts_model *m = NULL;
         int rc = ts_model_load(path, NULL, &m, &err);
-        if (!cases[c].want) CHECK(rc == 0, "guard: the plain Llama GGUF loads (%s)", err.msg);
+        if (cases[c].int_value == -1 && rc == 0) {
+            ts_context *ctx = NULL;
+            float logits[V];
+            int32_t toks[2] = { 1, 2 };
+            rc = ts_context_new(m, 16, 1, &ctx, &err) == 0 ? ts_eval(ctx, toks, 2, logits, false, &err) : -1;
+            CHECK(rc != 0 && strstr(err.msg, "non-finite logit"), "an all-NaN norm is reported, not printed as empty tokens: %s", err.msg);
+            ts_context_free(ctx);
+        } else if (!cases[c].want) CHECK(rc == 0, "guard: the plain Llama GGUF loads (%s)", err.msg);
         else CHECK(rc != 0 && strstr(err.msg, cases[c].want) && strstr(err.msg, path),
                    "guard: refused with a message naming the file and '%s': %s", cases[c].want, err.msg);
         ts_model_free(m);
