@@ -29,11 +29,14 @@ typedef struct jinja_template jinja_template;
 int  jinja_parse(const char *text, size_t len, jinja_template **out, ts_error *err);
 void jinja_template_free(jinja_template *t);
 
-/* Renders with the members of vars (a JSON object, may be NULL) as the template's variables.
+/* A variable the template sees: name = value (JSON: null, bools, numbers, strings, arrays, objects). */
+typedef struct jinja_var { const char *name; const json_value *value; } jinja_var;
+
+/* Renders with vars[0..n_vars) as the template's variables (a later one of the same name wins).
  * today: the date strftime_now() formats (NULL: the local date now). limits NULL: the defaults.
  * On success *out is malloc'd NUL-terminated text (free with free()) of *out_len bytes. A template
  * that calls raise_exception(msg) fails with msg; other errors carry the template line. */
-int  jinja_render(const jinja_template *t, const json_value *vars, const struct tm *today,
+int  jinja_render(const jinja_template *t, const jinja_var *vars, int n_vars, const struct tm *today,
                   const jinja_limits *limits, char **out, size_t *out_len, ts_error *err);
 
 #endif

@@ -546,9 +546,10 @@ static int exec_for(jinja_run *r, const node *x, jscope *sc) {
     jlist *items = jinja_iterate(r, eval(r, x->a, sc));
     if (x->c) {
         jv kept = jv_new_list(r, items->n, false);
+        jscope *it = scope_new(r, sc);
         for (size_t i = 0; i < items->n; i++) {
             jinja_charge(r, 1);
-            jscope *it = scope_new(r, sc);
+            it->n = 0;
             bind_targets(r, it, x->names, x->nnames, items->items[i]);
             if (jv_truthy(eval(r, x->c, it))) jv_list_push(r, kept.list, items->items[i]);
         }
@@ -560,9 +561,12 @@ static int exec_for(jinja_run *r, const node *x, jscope *sc) {
     lp->depth = 1;
     jv loop = { .type = JV_LOOP };
     loop.loop = lp;
+    /* every iteration starts from an empty scope; one is reused so long loops do not
+       accumulate scopes (a macro defined in a loop body sees the latest iteration's names) */
+    jscope *it = scope_new(r, sc);
     for (size_t i = 0; i < items->n; i++) {
         jinja_charge(r, 1);
-        jscope *it = scope_new(r, sc);
+        it->n = 0;
         bind_targets(r, it, x->names, x->nnames, items->items[i]);
         lp->index0 = i;
         scope_set(r, it, "loop", loop);
@@ -635,7 +639,7 @@ static int exec(jinja_run *r, const node *x, jscope *sc) {
 
 jinja_limits jinja_default_limits(void) {
     return (jinja_limits){ .max_steps = 50u * 1000 * 1000, .max_depth = 64,
-                           .max_output = (size_t)64 << 20, .max_memory = (size_t)1 << 30 };
+                           .max_output = (size_t)64 << 20, .max_memory = (size_t)512 << 20 };
 }
 
 int jinja_parse(const char *text, size_t len, jinja_template **out, ts_error *err) {
@@ -658,7 +662,7 @@ void jinja_template_free(jinja_template *t) {
     free(t);
 }
 
-int jinja_render(const jinja_template *t, const json_value *vars, const struct tm *today,
+int jinja_render(const jinja_template *t, const jinja_var *vars, int n_vars, const struct tm *today,
                  const jinja_limits *limits, char **out, size_t *out_len, ts_error *err) {
     *out = NULL;
     if (out_len) *out_len = 0;
@@ -677,8 +681,7 @@ int jinja_render(const jinja_template *t, const json_value *vars, const struct t
     int rc = -1;
     if (setjmp(r->fail) == 0) {
         jscope *globals = scope_new(r, NULL);
-        if (vars && vars->type == JSON_OBJECT)
-            for (size_t i = 0; i < vars->n; i++) scope_set(r, globals, vars->keys[i], jv_from_json(r, &vars->items[i]));
+        for (int i = 0; i < n_vars; i++) scope_set(r, globals, vars[i].name, jv_from_json(r, vars[i].value));
         exec(r, t->root, scope_new(r, globals));
         char *s = malloc(text.n + 1);
         if (!s) ts_fail(err, "out of memory");

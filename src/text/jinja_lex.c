@@ -256,7 +256,7 @@ static int lex_tag(lexer *L, bool block) {
                 return lex_fail(L, msg);
             }
             if (len == 1 && (c == '(' || c == '[' || c == '{')) {
-                if (L->depth == (int)sizeof L->stack) return lex_fail(L, "brackets nested too deeply");
+                if (L->depth == (int)sizeof L->stack) return lex_fail(L, "brackets nest too deeply");
                 L->stack[L->depth++] = c == '(' ? ')' : c == '[' ? ']' : '}';
             } else if (len == 1 && (c == ')' || c == ']' || c == '}')) {
                 if (L->depth == 0 || L->stack[L->depth - 1] != c) {
