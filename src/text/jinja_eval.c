@@ -448,7 +448,7 @@ jv jinja_call(jinja_run *r, jv fn, const jargs *a) {
     }
 }
 
-static jv eval(jinja_run *r, const node *x, jscope *sc) {
+static jv eval_node(jinja_run *r, const node *x, jscope *sc) {
     jinja_charge(r, 1);
     r->line = x->line;
     jv v, a, b;
@@ -576,7 +576,7 @@ static int exec_for(jinja_run *r, const node *x, jscope *sc) {
     return FLOW_NEXT;
 }
 
-static int exec(jinja_run *r, const node *x, jscope *sc) {
+static int exec_node(jinja_run *r, const node *x, jscope *sc) {
     jinja_charge(r, 1);
     r->line = x->line;
     switch (x->kind) {
@@ -633,6 +633,24 @@ static int exec(jinja_run *r, const node *x, jscope *sc) {
     default:
         jinja_fail(r, "internal error: an expression where a statement belongs");
     }
+}
+
+/* Nesting of evaluation, bounded so that long operator chains (a ~ b ~ c ~ ..., which parse into
+   deep trees without nesting in the text) and macro calls cannot exhaust the C stack. */
+#define MAX_EVAL_NESTING 3000
+
+static jv eval(jinja_run *r, const node *x, jscope *sc) {
+    if (++r->nesting > MAX_EVAL_NESTING) jinja_fail(r, "the template nests too deeply (%d levels)", MAX_EVAL_NESTING);
+    jv v = eval_node(r, x, sc);
+    r->nesting--;
+    return v;
+}
+
+static int exec(jinja_run *r, const node *x, jscope *sc) {
+    if (++r->nesting > MAX_EVAL_NESTING) jinja_fail(r, "the template nests too deeply (%d levels)", MAX_EVAL_NESTING);
+    int flow = exec_node(r, x, sc);
+    r->nesting--;
+    return flow;
 }
 
 /* ---- the public face ---- */

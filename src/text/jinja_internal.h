@@ -156,7 +156,8 @@ struct jinja_run {
     jinja_arena arena;
     jinja_limits lim;
     uint64_t steps;
-    int depth;
+    int depth;                    /* macro calls */
+    int nesting;                  /* eval/exec recursion */
     int line;                     /* of the node being evaluated, for error messages */
     bool raised;                  /* the error came from raise_exception() */
     jbuf *out;

@@ -324,6 +324,14 @@ static void check_errors(void) {
     for (int i = 0; i < 240; i++) deep[k++] = ')';
     snprintf(deep + k, sizeof deep - k, " }}");
     expect_error(deep, NULL, "too deeply", "deeply nested parentheses");
+    /* a long operator chain parses into a deep tree without nesting in the text */
+    size_t chain_cap = 40000;
+    char *chain = malloc(chain_cap);
+    k = (size_t)snprintf(chain, chain_cap, "{{ 'a'");
+    for (int i = 0; i < 5000; i++) k += (size_t)snprintf(chain + k, chain_cap - k, " ~ 'a'");
+    snprintf(chain + k, chain_cap - k, " }}");
+    expect_error(chain, NULL, "too deeply", "a 5000-term operator chain");
+    free(chain);
     char nested_ifs[4000];
     k = 0;
     for (int i = 0; i < 300; i++) k += (size_t)snprintf(nested_ifs + k, sizeof nested_ifs - k, "{%% if 1 %%}");
