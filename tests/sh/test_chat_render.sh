@@ -130,3 +130,24 @@ S
 <</SYS>>
 
 Hi [/INST]' ]"
+
+# ---- the prompt paths (one-shot, --batch) render through the interpreter, with the options ----
+Q="$FIX/qa-llama"
+SYS="You are a helpful assistant. Answer briefly."
+ASK="Facts: The owner of the newspaper Rowan is Cedric Yeboah. Name the owner of Rowan."
+"$RUN_SAN" "$Q/qa-llama-q8_0.gguf" --render "$conv" >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "--render with a GGUF model uses tokenizer.chat_template" bash -c "[ $rc -eq 0 ] && grep -q '^<s>\[INST\] <<SYS>>' '$TMP/out'"
+"$RUN_OPT" "$Q/hf" --system "$SYS" "$ASK" -n 24 -t 1 >"$TMP/a1" 2>"$TMP/e1"
+"$RUN_OPT" "$Q/hf" --system "$SYS" "$ASK" -n 24 -t 1 --chat-template "$Q/hf/tokenizer_config.json" >"$TMP/a2" 2>"$TMP/e2"
+check "qa-llama answers through its own template (Cedric Yeboah), the same with it given by --chat-template" \
+    bash -c "grep -qx ' Cedric Yeboah' '$TMP/a1' && cmp -s '$TMP/a1' '$TMP/a2' && grep -q 'prompt: 56 tokens' '$TMP/e1' && grep -q 'prompt: 56 tokens' '$TMP/e2'"
+printf '%s' '{% if stop_here %}{{ raise_exception("stopped: " ~ tools[0].function.name) }}{% endif %}{{ messages[-1].content }}' >"$TMP/t.jinja"
+"$RUN_SAN" "$Q/hf" "$ASK" -n 4 --chat-template "$TMP/t.jinja" --chat-template-kwargs '{"stop_here": true}' --tools "$TMP/tools.json" >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "one-shot prompt: --chat-template, --chat-template-kwargs and --tools reach the template ($(cat "$TMP/err"))" \
+    bash -c "[ $rc -eq 1 ] && [ \"\$(wc -l <'$TMP/err')\" -eq 1 ] && grep -q 'stopped: f' '$TMP/err'"
+printf '{"id": 1, "messages": [{"role": "user", "content": "Hi"}]}\n{"id": 2, "prompt": "Hi"}\n' >"$TMP/b.jsonl"
+"$RUN_SAN" "$Q/hf" --batch "$TMP/b.jsonl" -n 2 --quiet --chat-template "$TMP/t.jinja" --chat-template-kwargs '{"stop_here": true}' --tools "$TMP/tools.json" >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "--batch: the options reach every line's template (each line's error holds the template's message)" \
+    bash -c "[ $rc -eq 2 ] && [ \"\$(grep -c '\"error\": \"chat template: stopped: f\"' '$TMP/out')\" -eq 2 ]"
+"$RUN_SAN" "$Q/hf" --batch "$TMP/b.jsonl" -n 2 --quiet --chat-template "$TMP/t.jinja" >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "--batch with a custom template answers every line" bash -c "[ $rc -eq 0 ] && [ \"\$(grep -c '\"answer\"' '$TMP/out')\" -eq 2 ]"
