@@ -82,7 +82,15 @@ jv jarg(const jargs *a, int i, const char *name, jv def) {
 jlist *jinja_iterate(jinja_run *r, jv v) {
     jv out;
     switch (v.type) {
-    case JV_LIST: return v.list;
+    case JV_LIST: {
+        if (!v.list->iterator) return v.list;
+        /* a generator is used up by iterating it */
+        jlist *items = jinja_alloc(r, sizeof *items);
+        *items = *v.list;
+        items->iterator = false;
+        v.list->n = 0;
+        return items;
+    }
     case JV_UNDEFINED: return jv_new_list(r, 0, false).list;
     case JV_DICT:
         out = jv_new_list(r, v.dict->n, false);
@@ -152,6 +160,7 @@ jv jinja_getitem(jinja_run *r, jv obj, jv key) {
     jv v;
     bool int_key = key.type == JV_INT || key.type == JV_BOOL;
     if (obj.type == JV_UNDEFINED) fail_undefined(r, obj);
+    if (obj.type == JV_LIST && obj.list->iterator) return jv_undefined("'generator object' is not subscriptable");
     if (obj.type == JV_DICT && jv_dict_get(obj.dict, key, &v)) return v;
     if (obj.type == JV_LIST && int_key) {
         int64_t i = py_index(key, obj.list->n);
@@ -190,7 +199,15 @@ static int64_t slice_bound(jinja_run *r, jv v, int64_t def, int64_t len, bool ne
 
 static jv slice(jinja_run *r, jv obj, jv vstart, jv vstop, jv vstep) {
     if (obj.type == JV_UNDEFINED) fail_undefined(r, obj);
-    if (obj.type != JV_LIST && obj.type != JV_STR) jinja_fail(r, "'%s' object is not subscriptable", jv_type_name(obj));
+    /* what Python cannot slice is undefined, as Jinja's getitem turns the TypeError into one */
+    if ((obj.type != JV_LIST && obj.type != JV_STR) || (obj.type == JV_LIST && obj.list->iterator))
+        return jv_undefined(hint(r, "'%s object' is not subscriptable", jv_type_name(obj)));
+    jv bounds[3] = { vstart, vstop, vstep };
+    for (int k = 0; k < 3; k++) {
+        if (bounds[k].type == JV_UNDEFINED) jinja_fail(r, "slice indices must be integers or None or have an __index__ method");
+        if (bounds[k].type != JV_NONE && bounds[k].type != JV_INT && bounds[k].type != JV_BOOL)
+            return jv_undefined("slice indices must be integers or None");
+    }
     int64_t step = 1;
     if (vstep.type != JV_NONE) {
         if (vstep.type != JV_INT && vstep.type != JV_BOOL) jinja_fail(r, "slice indices must be integers or None");
@@ -324,15 +341,18 @@ static jv arith(jinja_run *r, int op, jv a, jv b) {
         jbuf_put(r, &buf, b.s.p, b.s.n);
         return buf.p ? jbuf_value(&buf) : jv_str_static("");
     }
-    if (op == '+' && a.type == JV_LIST && b.type == JV_LIST && a.list->tuple == b.list->tuple) {
+    if (op == '+' && a.type == JV_LIST && b.type == JV_LIST && a.list->tuple == b.list->tuple && !a.list->iterator &&
+        !b.list->iterator) {
         jv out = jv_new_list(r, a.list->n + b.list->n, a.list->tuple);
         jinja_charge(r, (a.list->n + b.list->n) / 16);
         for (size_t i = 0; i < a.list->n; i++) jv_list_push(r, out.list, a.list->items[i]);
         for (size_t i = 0; i < b.list->n; i++) jv_list_push(r, out.list, b.list->items[i]);
         return out;
     }
-    if (op == '*' && (a.type == JV_STR || a.type == JV_LIST) && (b.type == JV_INT || b.type == JV_BOOL)) return repeat(r, a, ival(b));
-    if (op == '*' && (b.type == JV_STR || b.type == JV_LIST) && (a.type == JV_INT || a.type == JV_BOOL)) return repeat(r, b, ival(a));
+    bool seq_a = a.type == JV_STR || (a.type == JV_LIST && !a.list->iterator);
+    bool seq_b = b.type == JV_STR || (b.type == JV_LIST && !b.list->iterator);
+    if (op == '*' && seq_a && (b.type == JV_INT || b.type == JV_BOOL)) return repeat(r, a, ival(b));
+    if (op == '*' && seq_b && (a.type == JV_INT || a.type == JV_BOOL)) return repeat(r, b, ival(a));
     if (op == '%' && a.type == JV_STR) jinja_fail(r, "printf-style string formatting with %% is not supported");
     fail_operands(r, op, a, b);
 }
@@ -624,6 +644,14 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         jv v = { .type = JV_MACRO };
         v.macro = m;
         scope_set(r, sc, x->name, v);
+        return FLOW_NEXT;
+    }
+    case S_FILTER_BLOCK: {
+        jbuf out = {0}, *saved = r->out;
+        r->out = &out;
+        exec(r, x->b, scope_new(r, sc));
+        r->out = saved;
+        jv_write_str(r, r->out, apply_chain(r, x->a, sc, out.p ? jbuf_value(&out) : jv_str_static("")));
         return FLOW_NEXT;
     }
     case S_SCOPE:

@@ -72,7 +72,9 @@ static jv f_length(jinja_run *r, jv v, const jargs *a) {
     (void)a;
     switch (v.type) {
     case JV_STR: return jv_int((int64_t)jstr_length(v.s.p, v.s.n));
-    case JV_LIST: return jv_int((int64_t)v.list->n);
+    case JV_LIST:
+        if (v.list->iterator) jinja_fail(r, "object of type 'generator' has no len()");
+        return jv_int((int64_t)v.list->n);
     case JV_DICT: return jv_int((int64_t)v.dict->n);
     case JV_UNDEFINED: return jv_int(0);
     default: jinja_fail(r, "object of type '%s' has no len()", jv_type_name(v));
@@ -147,7 +149,7 @@ static jv f_items(jinja_run *r, jv v, const jargs *a) {
     (void)a;
     if (v.type == JV_UNDEFINED) return jv_new_list(r, 0, false);
     if (v.type != JV_DICT) jinja_fail(r, "Can only get item pairs from a mapping.");
-    return pairs_of(r, v);
+    return jv_iterator(pairs_of(r, v));
 }
 
 static jv f_dictsort(jinja_run *r, jv v, const jargs *a) {
@@ -193,6 +195,7 @@ static jv f_first(jinja_run *r, jv v, const jargs *a) {
 
 static jv f_last(jinja_run *r, jv v, const jargs *a) {
     (void)a;
+    if (v.type == JV_LIST && v.list->iterator) jinja_fail(r, "'generator' object is not reversible");
     jlist *items = jinja_iterate(r, v);
     return items->n ? items->items[items->n - 1] : jv_undefined("No last item, sequence was empty.");
 }
@@ -207,7 +210,8 @@ static jv f_reverse(jinja_run *r, jv v, const jargs *a) {
     }
     jv out = jv_new_list(r, items->n, false);
     for (size_t i = items->n; i-- > 0;) jv_list_push(r, out.list, items->items[i]);
-    return out;
+    /* reversed(list) is an iterator; a generator is reversed into a list */
+    return v.type == JV_LIST && !v.list->iterator ? jv_iterator(out) : out;
 }
 
 static jv f_unique(jinja_run *r, jv v, const jargs *a) {
@@ -224,7 +228,7 @@ static jv f_unique(jinja_run *r, jv v, const jargs *a) {
         jv_list_push(r, seen.list, key);
         jv_list_push(r, out.list, items->items[i]);
     }
-    return out;
+    return jv_iterator(out);
 }
 
 static jv min_max(jinja_run *r, jv v, const jargs *a, bool want_max) {
@@ -264,6 +268,7 @@ static bool parse_int_text(const char *p, size_t n, int64_t *out) {
 }
 
 static bool parse_float_text(jinja_run *r, jv s, double *out) {
+    if (memchr(s.s.p, 'x', s.s.n) || memchr(s.s.p, 'X', s.s.n)) return false;   /* strtod's hex floats */
     char *copy = jinja_alloc(r, s.s.n + 1);
     memcpy(copy, s.s.p, s.s.n);
     char *end;
@@ -323,7 +328,7 @@ static jv f_round(jinja_run *r, jv v, const jargs *a) {
     double m = pow(10.0, prec.type == JV_INT ? (double)prec.i : 0.0);
     const char *how = method.type == JV_STR ? method.s.p : "";
     double y = x * m;
-    if (!strcmp(how, "common")) y = round(y);
+    if (!strcmp(how, "common")) y = nearbyint(y);   /* Python's round: halves to even */
     else if (!strcmp(how, "ceil")) y = ceil(y);
     else if (!strcmp(how, "floor")) y = floor(y);
     else jinja_fail(r, "method must be common, ceil or floor");
@@ -383,8 +388,8 @@ static jv f_indent(jinja_run *r, jv v, const jargs *a) {
     else if (width.type == JV_INT) for (int64_t i = 0; i < width.i && i < 256; i++) jbuf_putc(r, &ind, ' ');
     else jinja_fail(r, "indent width must be an integer or a string");
     v = jv_to_str(r, v);
-    /* Jinja appends a newline, splits into lines, and indents every line after the first
-       (blank ones only when asked) */
+    /* Jinja appends a newline and splits into lines (so a final newline leaves an empty last
+       line), and indents every line after the first (blank ones only when asked) */
     jbuf b = {0};
     if (first) jbuf_put(r, &b, ind.p, ind.n);
     size_t start = 0;
@@ -392,7 +397,6 @@ static jv f_indent(jinja_run *r, jv v, const jargs *a) {
     for (size_t i = 0; i <= v.s.n; i++) {
         if (i < v.s.n && v.s.p[i] != '\n') continue;
         size_t len = i - start;
-        if (i == v.s.n && len == 0 && !first_line) break;     /* the appended newline's empty tail */
         if (!first_line) {
             jbuf_putc(r, &b, '\n');
             if (len || blank) jbuf_put(r, &b, ind.p, ind.n);
@@ -424,13 +428,13 @@ static jv f_map(jinja_run *r, jv v, const jargs *a) {
     if (attr.type != JV_NONE) {
         jv def = jarg(a, -1, "default", jv_undefined(NULL));
         for (size_t i = 0; i < items->n; i++) jv_list_push(r, out.list, attr_path(r, items->items[i], attr, def));
-        return out;
+        return jv_iterator(out);
     }
     jv name = jarg(a, 0, NULL, jv_none());
     if (name.type != JV_STR) jinja_fail(r, "map needs a filter name or attribute=");
     jargs rest = shift_args(a, 1);
     for (size_t i = 0; i < items->n; i++) jv_list_push(r, out.list, jinja_apply_filter(r, name.s.p, items->items[i], &rest));
-    return out;
+    return jv_iterator(out);
 }
 
 /* select / reject / selectattr / rejectattr */
@@ -447,7 +451,7 @@ static jv select_items(jinja_run *r, jv v, const jargs *a, bool by_attr, bool ke
         bool t = test.type == JV_STR ? jinja_apply_test(r, test.s.p, item, &rest) : jv_truthy(item);
         if (t == keep) jv_list_push(r, out.list, items->items[i]);
     }
-    return out;
+    return jv_iterator(out);
 }
 static jv f_select(jinja_run *r, jv v, const jargs *a) { return select_items(r, v, a, false, true); }
 static jv f_reject(jinja_run *r, jv v, const jargs *a) { return select_items(r, v, a, false, false); }
@@ -492,7 +496,8 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
     if (!strcmp(name, "string")) return v.type == JV_STR;
     if (!strcmp(name, "mapping")) return v.type == JV_DICT;
     if (!strcmp(name, "iterable")) return v.type == JV_STR || v.type == JV_LIST || v.type == JV_DICT || v.type == JV_UNDEFINED;
-    if (!strcmp(name, "sequence")) return v.type == JV_STR || v.type == JV_LIST || v.type == JV_DICT || v.type == JV_UNDEFINED;
+    if (!strcmp(name, "sequence"))
+        return v.type == JV_STR || (v.type == JV_LIST && !v.list->iterator) || v.type == JV_DICT || v.type == JV_UNDEFINED;
     if (!strcmp(name, "callable")) return v.type == JV_MACRO || v.type == JV_FUNC;
     if (!strcmp(name, "escaped")) return false;
     if (!strcmp(name, "odd") || !strcmp(name, "even") || !strcmp(name, "divisibleby")) {

@@ -48,7 +48,9 @@ typedef struct jv {
     };
 } jv;
 
-struct jlist { jv *items; size_t n, cap; bool tuple; };
+/* iterator: what Jinja's map/select/unique/... return, a Python generator: iterable, always true,
+   no len(), no indexing, not JSON serializable */
+struct jlist { jv *items; size_t n, cap; bool tuple, iterator; };
 struct jdict { jv *keys, *vals; size_t n, cap; };      /* insertion-ordered */
 
 /* call arguments: positional, then keyword */
@@ -97,6 +99,7 @@ typedef enum node_kind {
     S_SET_BLOCK,  /* name = rendering of b, through the filters in a (N_FILTER chain on NULL) */
     S_MACRO,      /* macro name(names[i] = kids[i] or NULL) body b */
     S_SCOPE,      /* b in a scope of its own ({% generation %}) */
+    S_FILTER_BLOCK, /* the rendering of b through the filters in a (as S_SET_BLOCK), printed */
     S_BREAK, S_CONTINUE
 } node_kind;
 
@@ -233,6 +236,8 @@ jv   jinja_getattr(jinja_run *r, jv obj, const char *name);
 jv   jinja_getitem(jinja_run *r, jv obj, jv key);
 /* calls a macro or function value */
 jv   jinja_call(jinja_run *r, jv fn, const jargs *a);
+/* the same items as a generator (see struct jlist) */
+jv   jv_iterator(jv list);
 /* the list a value iterates as (strings by code point, dicts by key); fails for non-iterables */
 jlist *jinja_iterate(jinja_run *r, jv v);
 

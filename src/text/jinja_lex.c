@@ -272,6 +272,39 @@ static int lex_tag(lexer *L, bool block) {
     }
 }
 
+static bool tok_is_raw(const token *t) { return t->kind == T_NAME && t->n == 3 && memcmp(t->p, "raw", 3) == 0; }
+
+/* After "{% raw %}" (whose whitespace control lex_tag applied): the text up to "{% endraw %}" as
+ * it is, in place of the raw tag's tokens. Returns 1 when the endraw tag ended its line (as
+ * lex_tag does), 0 otherwise, -1 on error. */
+static int lex_raw(lexer *L) {
+    const char *s = L->s;
+    if (L->toks[L->ntok - 3].kind != T_BLOCK_BEGIN) return lex_fail(L, "unexpected 'raw'");
+    L->ntok -= 3;
+    for (size_t i = L->pos; i + 1 < L->n; i++) {
+        if (s[i] != '{' || s[i + 1] != '%') continue;
+        size_t j = i + 2;
+        char sign = j < L->n && (s[j] == '-' || s[j] == '+') ? s[j++] : 0;
+        while (j < L->n && is_ws(s[j])) j++;
+        if (j + 6 > L->n || memcmp(s + j, "endraw", 6) != 0) continue;
+        j += 6;
+        while (j < L->n && is_ws(s[j])) j++;
+        char esign = j < L->n && (s[j] == '-' || s[j] == '+') ? s[j++] : 0;
+        if (j + 1 >= L->n || s[j] != '%' || s[j + 1] != '}') continue;
+        size_t text_n = i - L->pos;
+        if (sign == '-') text_n = rstrip_len(s + L->pos, text_n);
+        if (text_n && !push(L, T_TEXT, s + L->pos, text_n)) return lex_fail(L, "out of memory");
+        count_lines(L, L->pos, j + 2);
+        L->pos = j + 2;
+        size_t from = L->pos;
+        if (esign == '-') L->pos += lstrip_len(s + L->pos, L->n - L->pos);
+        else if (esign != '+' && L->pos < L->n && s[L->pos] == '\n') L->pos++;
+        count_lines(L, from, L->pos);
+        return L->pos > from && s[L->pos - 1] == '\n';
+    }
+    return lex_fail(L, "unclosed raw block: expected '{% endraw %}'");
+}
+
 int jinja_lex(const char *text, size_t len, jinja_arena *a, token **out, int *n_out, ts_error *err) {
     lexer L = { .line = 1, .arena = a, .err = err };
     if (!utf8_valid(text, len, NULL)) return ts_fail(err, "the template is not valid UTF-8");
@@ -318,6 +351,11 @@ int jinja_lex(const char *text, size_t len, jinja_arena *a, token **out, int *n_
         int r = lex_tag(&L, kind == '%');
         if (r < 0) return -1;
         line_starting = r == 1;
+        if (kind == '%' && L.ntok >= 3 && tok_is_raw(&L.toks[L.ntok - 2])) {
+            r = lex_raw(&L);
+            if (r < 0) return -1;
+            line_starting = r == 1;
+        }
     }
     if (!push(&L, T_EOF, NULL, 0)) return ts_fail(err, "out of memory");
     *out = L.toks;

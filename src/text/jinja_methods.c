@@ -508,7 +508,11 @@ bool jinja_method(jinja_run *r, jv obj, const char *name, jv *out) {
     switch (obj.type) {
     case JV_STR: table = str_methods; break;
     case JV_DICT: table = dict_methods; unsafe = unsafe_dict; break;
-    case JV_LIST: table = list_methods; unsafe = obj.list->tuple ? NULL : unsafe_list; break;
+    case JV_LIST:
+        if (obj.list->iterator) return false;
+        table = list_methods;
+        unsafe = obj.list->tuple ? NULL : unsafe_list;
+        break;
     case JV_LOOP: table = loop_methods; break;
     default: return false;
     }

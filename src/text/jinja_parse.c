@@ -209,6 +209,16 @@ static node *parse_test(parser *P, node *x) {
     return t;
 }
 
+/* one filter of a {% filter %} tag: "name(args)" without the leading '|' of the first */
+static node *parse_filter_chain_step(parser *P, node *x) {
+    if (x) expect_op(P, "|");
+    node *f = mk(P, N_FILTER);
+    f->a = x;
+    f->name = dotted_name(P);
+    if (is_op(P, "(")) parse_call_args(P, f);
+    return f;
+}
+
 static node *parse_filter_expr(parser *P, node *x) {
     while (1) {
         if (is_op(P, "|")) x = parse_filter(P, x);
@@ -497,13 +507,12 @@ static node *parse_tuple(parser *P, bool with_condexpr, bool explicit_parens, co
 static node *parse_body(parser *P, const char *const *ends);
 
 /* the names an assignment or loop binds: a, or a, b, or (a, b) */
-static void parse_targets(parser *P, names *out, const char *extra_end) {
+static void parse_targets(parser *P, names *out) {
     bool paren = skip_op(P, "(");
     while (1) {
         names_add(P, out, expect_identifier(P));
         if (!skip_op(P, ",")) break;
         if (paren && is_op(P, ")")) break;
-        if (extra_end && is_name(P, extra_end)) break;
     }
     if (paren) expect_op(P, ")");
 }
@@ -538,7 +547,7 @@ static node *parse_for(parser *P) {
     static const char *const endfor[] = { "endfor", NULL };
     node *x = mk(P, S_FOR);
     names t = {0};
-    parse_targets(P, &t, "in");
+    parse_targets(P, &t);
     x->names = t.v;
     x->nnames = t.n;
     if (!skip_name(P, "in")) perr(P, "expected 'in' in a for loop");
@@ -573,7 +582,7 @@ static node *parse_set(parser *P) {
         return x;
     }
     names t = {0};
-    parse_targets(P, &t, NULL);
+    parse_targets(P, &t);
     x->names = t.v;
     x->nnames = t.n;
     if (skip_op(P, "=")) {
@@ -639,6 +648,16 @@ static node *parse_statement(parser *P) {
         if (!P->loops) perr(P, "'%s' outside a for loop", name);
         x = mk(P, name[0] == 'b' ? S_BREAK : S_CONTINUE);
         end_tag(P);
+    } else if (!strcmp(name, "filter")) {
+        /* {% filter f | g %}...{% endfilter %}: the body's text through the filters */
+        static const char *const ends[] = { "endfilter", NULL };
+        x = mk(P, S_FILTER_BLOCK);
+        node *chain = NULL;
+        do chain = parse_filter_chain_step(P, chain); while (is_op(P, "|"));
+        x->a = chain;
+        end_tag(P);
+        x->b = parse_body(P, ends);
+        close_with(P, "endfilter");
     } else if (!strcmp(name, "generation")) {
         static const char *const ends[] = { "endgeneration", NULL };
         end_tag(P);

@@ -160,6 +160,11 @@ jv jv_new_dict(jinja_run *r, size_t cap) {
     return v;
 }
 
+jv jv_iterator(jv list) {
+    list.list->iterator = true;
+    return list;
+}
+
 bool jv_dict_get(const jdict *d, jv key, jv *out) {
     for (size_t i = 0; i < d->n; i++)
         if (jv_equal(d->keys[i], key)) { if (out) *out = d->vals[i]; return true; }
@@ -232,7 +237,7 @@ bool jv_truthy(jv v) {
     case JV_INT: return v.i != 0;
     case JV_FLOAT: return v.f != 0.0;
     case JV_STR: return v.s.n != 0;
-    case JV_LIST: return v.list->n != 0;
+    case JV_LIST: return v.list->iterator || v.list->n != 0;
     case JV_DICT: return v.dict->n != 0;
     default: return true;
     }
@@ -246,7 +251,7 @@ const char *jv_type_name(jv v) {
     case JV_INT: return "int";
     case JV_FLOAT: return "float";
     case JV_STR: return "str";
-    case JV_LIST: return v.list->tuple ? "tuple" : "list";
+    case JV_LIST: return v.list->iterator ? "generator" : v.list->tuple ? "tuple" : "list";
     case JV_DICT: return "dict";
     case JV_NAMESPACE: return "Namespace";
     case JV_MACRO: return "Macro";
@@ -278,6 +283,7 @@ static bool equal_at(jv a, jv b, int depth) {
     case JV_STR: return a.s.n == b.s.n && memcmp(a.s.p, b.s.p, a.s.n) == 0;
     case JV_LIST:
         if (a.list == b.list) return true;
+        if (a.list->iterator || b.list->iterator) return false;
         if (a.list->tuple != b.list->tuple || a.list->n != b.list->n || depth > MAX_VALUE_DEPTH) return false;
         for (size_t i = 0; i < a.list->n; i++) if (!equal_at(a.list->items[i], b.list->items[i], depth + 1)) return false;
         return true;
@@ -311,7 +317,8 @@ static int compare_at(jinja_run *r, jv a, jv b, int depth) {
         int c = memcmp(a.s.p, b.s.p, n);
         return c ? (c < 0 ? -1 : 1) : a.s.n < b.s.n ? -1 : a.s.n > b.s.n;
     }
-    if (a.type == JV_LIST && b.type == JV_LIST && a.list->tuple == b.list->tuple && depth < MAX_VALUE_DEPTH) {
+    if (a.type == JV_LIST && b.type == JV_LIST && a.list->tuple == b.list->tuple && !a.list->iterator &&
+        !b.list->iterator && depth < MAX_VALUE_DEPTH) {
         size_t n = a.list->n < b.list->n ? a.list->n : b.list->n;
         for (size_t i = 0; i < n; i++) {
             if (jv_equal(a.list->items[i], b.list->items[i])) continue;
@@ -446,6 +453,7 @@ static void write_value(jinja_run *r, jbuf *b, jv v, bool repr, int depth) {
         else jbuf_put(r, b, v.s.p, v.s.n);
         return;
     case JV_LIST:
+        if (v.list->iterator) { jbuf_puts(r, b, "<generator object>"); return; }
         jbuf_putc(r, b, v.list->tuple ? '(' : '[');
         for (size_t i = 0; i < v.list->n; i++) {
             if (i) jbuf_puts(r, b, ", ");
@@ -556,6 +564,7 @@ static void json_value_out(jinja_run *r, jbuf *b, jv v, const json_style *st, in
         return;
     case JV_STR: json_string(r, b, v.s.p, v.s.n, st->ensure_ascii); return;
     case JV_LIST:
+        if (v.list->iterator) jinja_fail(r, "Object of type generator is not JSON serializable");
         if (!v.list->n) { jbuf_puts(r, b, "[]"); return; }
         jbuf_putc(r, b, '[');
         for (size_t i = 0; i < v.list->n; i++) {
