@@ -199,15 +199,14 @@ static int64_t slice_bound(jinja_run *r, jv v, int64_t def, int64_t len, bool ne
 
 static jv slice(jinja_run *r, jv obj, jv vstart, jv vstop, jv vstep) {
     if (obj.type == JV_UNDEFINED) fail_undefined(r, obj);
-    /* what Python cannot slice is undefined, as Jinja's getitem turns the TypeError into one */
+    /* Jinja slices with a plain Python subscript (not its forgiving getitem): errors are errors */
+    if (obj.type == JV_DICT) jinja_fail(r, "unhashable type: 'slice'");
     if ((obj.type != JV_LIST && obj.type != JV_STR) || (obj.type == JV_LIST && obj.list->iterator))
-        return jv_undefined(hint(r, "'%s object' is not subscriptable", jv_type_name(obj)));
+        jinja_fail(r, "'%s' object is not subscriptable", jv_type_name(obj));
     jv bounds[3] = { vstart, vstop, vstep };
-    for (int k = 0; k < 3; k++) {
-        if (bounds[k].type == JV_UNDEFINED) jinja_fail(r, "slice indices must be integers or None or have an __index__ method");
+    for (int k = 0; k < 3; k++)
         if (bounds[k].type != JV_NONE && bounds[k].type != JV_INT && bounds[k].type != JV_BOOL)
-            return jv_undefined("slice indices must be integers or None");
-    }
+            jinja_fail(r, "slice indices must be integers or None or have an __index__ method");
     int64_t step = 1;
     if (vstep.type != JV_NONE) {
         if (vstep.type != JV_INT && vstep.type != JV_BOOL) jinja_fail(r, "slice indices must be integers or None");

@@ -95,7 +95,7 @@ static jv f_upper(jinja_run *r, jv v, const jargs *a) { (void)a; return jstr_cas
 static jv f_lower(jinja_run *r, jv v, const jargs *a) { (void)a; return jstr_case(r, v, CASE_LOWER); }
 static jv f_capitalize(jinja_run *r, jv v, const jargs *a) { (void)a; return jstr_case(r, v, CASE_CAPITALIZE); }
 static jv f_title(jinja_run *r, jv v, const jargs *a) { (void)a; return jstr_case(r, v, CASE_TITLE); }
-static jv f_safe(jinja_run *r, jv v, const jargs *a) { (void)r; (void)a; return v; }
+static jv f_safe(jinja_run *r, jv v, const jargs *a) { (void)a; return jv_to_str(r, v); }   /* Markup(value): a str */
 
 static jv f_replace(jinja_run *r, jv v, const jargs *a) {
     jv count = jarg(a, 2, "count", jv_none());
@@ -281,6 +281,7 @@ static bool parse_float_text(jinja_run *r, jv s, double *out) {
 
 static jv f_int(jinja_run *r, jv v, const jargs *a) {
     jv def = jarg(a, 0, "default", jv_int(0));
+    if (v.type == JV_UNDEFINED) fail_undefined(r, v);   /* int(Undefined) raises */
     int64_t i;
     double d;
     switch (v.type) {
@@ -299,6 +300,7 @@ static jv f_int(jinja_run *r, jv v, const jargs *a) {
 
 static jv f_float(jinja_run *r, jv v, const jargs *a) {
     jv def = jarg(a, 0, "default", jv_float(0.0));
+    if (v.type == JV_UNDEFINED) fail_undefined(r, v);
     double d;
     switch (v.type) {
     case JV_FLOAT: return v;
@@ -324,6 +326,9 @@ static jv f_round(jinja_run *r, jv v, const jargs *a) {
     jv prec = jarg(a, 0, "precision", jv_int(0));
     jv method = jarg(a, 1, "method", jv_str_static("common"));
     if (v.type != JV_INT && v.type != JV_FLOAT && v.type != JV_BOOL) jinja_fail(r, "round needs a number");
+    /* Python's round(int, n >= 0) keeps the int */
+    if (v.type != JV_FLOAT && !strcmp(method.type == JV_STR ? method.s.p : "", "common") && (prec.type != JV_INT || prec.i >= 0))
+        return jv_int(v.type == JV_INT ? v.i : v.b);
     double x = v.type == JV_FLOAT ? v.f : v.type == JV_INT ? (double)v.i : v.b;
     double m = pow(10.0, prec.type == JV_INT ? (double)prec.i : 0.0);
     const char *how = method.type == JV_STR ? method.s.p : "";
@@ -387,7 +392,8 @@ static jv f_indent(jinja_run *r, jv v, const jargs *a) {
     if (width.type == JV_STR) jbuf_put(r, &ind, width.s.p, width.s.n);
     else if (width.type == JV_INT) for (int64_t i = 0; i < width.i && i < 256; i++) jbuf_putc(r, &ind, ' ');
     else jinja_fail(r, "indent width must be an integer or a string");
-    v = jv_to_str(r, v);
+    if (v.type == JV_UNDEFINED) fail_undefined(r, v);   /* Jinja appends "\n" to it */
+    if (v.type != JV_STR) jinja_fail(r, "unsupported operand type(s) for +=: '%s' and 'str'", jv_type_name(v));
     /* Jinja appends a newline and splits into lines (so a final newline leaves an empty last
        line), and indents every line after the first (blank ones only when asked) */
     jbuf b = {0};
@@ -501,13 +507,24 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
     if (!strcmp(name, "callable")) return v.type == JV_MACRO || v.type == JV_FUNC;
     if (!strcmp(name, "escaped")) return false;
     if (!strcmp(name, "odd") || !strcmp(name, "even") || !strcmp(name, "divisibleby")) {
+        /* value % 2 == 1, value % 2 == 0, value % num == 0 with Python's % */
         if (v.type == JV_UNDEFINED) fail_undefined(r, v);
-        if (v.type != JV_INT && v.type != JV_BOOL) jinja_fail(r, "the %s test needs an integer", name);
-        int64_t x = v.type == JV_INT ? v.i : v.b;
-        if (name[0] == 'o') return x % 2 != 0;
-        if (name[0] == 'e') return x % 2 == 0;
-        if (arg.type != JV_INT || arg.i == 0) jinja_fail(r, "divisibleby needs a non-zero integer");
-        return arg.i == -1 || x % arg.i == 0;
+        if (v.type != JV_INT && v.type != JV_BOOL && v.type != JV_FLOAT) jinja_fail(r, "the %s test needs a number", name);
+        jv num = name[0] == 'd' ? arg : jv_int(2);
+        if (num.type != JV_INT && num.type != JV_BOOL && num.type != JV_FLOAT) jinja_fail(r, "divisibleby needs a number");
+        double x = v.type == JV_FLOAT ? v.f : (double)(v.type == JV_INT ? v.i : v.b);
+        double y = num.type == JV_FLOAT ? num.f : (double)(num.type == JV_INT ? num.i : num.b);
+        if (y == 0) jinja_fail(r, "integer division or modulo by zero");
+        double m;
+        if (v.type != JV_FLOAT && num.type != JV_FLOAT) {
+            int64_t a2 = v.type == JV_INT ? v.i : v.b, b2 = num.type == JV_INT ? num.i : num.b;
+            if (b2 == -1) m = 0;
+            else { int64_t mm = a2 % b2; if (mm != 0 && ((mm < 0) != (b2 < 0))) mm += b2; m = (double)mm; }
+        } else {
+            m = fmod(x, y);
+            if (m != 0 && ((m < 0) != (y < 0))) m += y;
+        }
+        return name[0] == 'o' ? m == 1 : m == 0;
     }
     if (!strcmp(name, "eq") || !strcmp(name, "equalto") || !strcmp(name, "==")) return jv_equal(v, arg);
     if (!strcmp(name, "ne") || !strcmp(name, "!=")) return !jv_equal(v, arg);
@@ -535,9 +552,12 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
         }
     }
     if (!strcmp(name, "lower") || !strcmp(name, "upper")) {
-        if (v.type != JV_STR) return false;
-        jv lowered = jstr_case(r, v, name[0] == 'l' ? CASE_LOWER : CASE_UPPER);
-        return lowered.s.n == v.s.n && memcmp(lowered.s.p, v.s.p, v.s.n) == 0;
+        /* str.islower(): no character of the other case, and at least one cased one */
+        v = jv_to_str(r, v);
+        jv same = jstr_case(r, v, name[0] == 'l' ? CASE_LOWER : CASE_UPPER);
+        jv other = jstr_case(r, v, name[0] == 'l' ? CASE_UPPER : CASE_LOWER);
+        return same.s.n == v.s.n && memcmp(same.s.p, v.s.p, v.s.n) == 0 &&
+               !(other.s.n == v.s.n && memcmp(other.s.p, v.s.p, v.s.n) == 0);
     }
     if (!strcmp(name, "filter") || !strcmp(name, "test")) {
         if (v.type != JV_STR) return false;
