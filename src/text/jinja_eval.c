@@ -175,8 +175,8 @@ jv jinja_getitem(jinja_run *r, jv obj, jv key) {
     }
     if (key.type == JV_STR) {
         /* obj["name"] falls back to the attribute, as Jinja's getitem does */
-        if (obj.type == JV_NAMESPACE || obj.type == JV_LOOP) return jinja_getattr(r, obj, key.s.p);
-        if (jinja_method(r, obj, key.s.p, &v)) return v;
+        if (obj.type == JV_NAMESPACE || obj.type == JV_LOOP) return jinja_getattr(r, obj, jv_cstr(r, key));
+        if (jinja_method(r, obj, jv_cstr(r, key), &v)) return v;
         return jv_undefined(hint(r, "'%s object' has no attribute '%.*s'", jv_type_name(obj), QS(key.s.p, key.s.n)));
     }
     jbuf b = {0};
@@ -333,13 +333,7 @@ static jv arith(jinja_run *r, int op, jv a, jv b) {
             return jv_float(pow(fx, fy));
         }
     }
-    if (op == '+' && a.type == JV_STR && b.type == JV_STR) {
-        jbuf buf = {0};
-        jinja_charge(r, (a.s.n + b.s.n) / 4096);
-        jbuf_put(r, &buf, a.s.p, a.s.n);
-        jbuf_put(r, &buf, b.s.p, b.s.n);
-        return buf.p ? jbuf_value(&buf) : jv_str_static("");
-    }
+    if (op == '+' && a.type == JV_STR && b.type == JV_STR) return jv_concat(r, a, b.s.p, b.s.n);
     if (op == '+' && a.type == JV_LIST && b.type == JV_LIST && a.list->tuple == b.list->tuple && !a.list->iterator &&
         !b.list->iterator) {
         jv out = jv_new_list(r, a.list->n + b.list->n, a.list->tuple);
@@ -379,10 +373,8 @@ static bool contains(jinja_run *r, jv container, jv item) {
 static jv binary_op(jinja_run *r, int op, jv a, jv b) {
     switch (op) {
     case '~': {
-        jbuf buf = {0};
-        jv_write_str(r, &buf, a);
-        jv_write_str(r, &buf, b);
-        return buf.p ? jbuf_value(&buf) : jv_str_static("");
+        jv sa = jv_to_str(r, a), sb = jv_to_str(r, b);
+        return jv_concat(r, sa, sb.s.p, sb.s.n);
     }
     case OP_EQ: return jv_bool(jv_equal(a, b));
     case OP_NE: return jv_bool(!jv_equal(a, b));
@@ -437,7 +429,7 @@ static jv call_macro(jinja_run *r, const jmacro *m, const jargs *a) {
     for (int k = 0; k < a->nkw; k++) {
         int i;
         for (i = 0; i < np; i++) if (strcmp(def->names[i], a->kw[k]) == 0) break;
-        if (i == np) { jv_dict_set(r, kwargs.dict, jv_cstr(r, a->kw[k]), a->kwv[k]); continue; }
+        if (i == np) { jv_dict_set(r, kwargs.dict, jv_from_cstr(r, a->kw[k]), a->kwv[k]); continue; }
         if (bound[i]) jinja_fail(r, "macro '%s' got multiple values for argument '%s'", def->name, a->kw[k]);
         scope_set(r, sc, def->names[i], a->kwv[k]);
         bound[i] = true;
@@ -624,7 +616,7 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         if (!scope_lookup(sc, x->name, &ns) || ns.type != JV_NAMESPACE)
             jinja_fail(r, "cannot assign attribute on non-namespace object");
         jv v = eval(r, x->a, sc);
-        jv_dict_set(r, ns.dict, jv_cstr(r, x->names[0]), v);
+        jv_dict_set(r, ns.dict, jv_from_cstr(r, x->names[0]), v);
         return FLOW_NEXT;
     }
     case S_SET_BLOCK: {

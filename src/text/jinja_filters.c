@@ -327,11 +327,11 @@ static jv f_round(jinja_run *r, jv v, const jargs *a) {
     jv method = jarg(a, 1, "method", jv_str_static("common"));
     if (v.type != JV_INT && v.type != JV_FLOAT && v.type != JV_BOOL) jinja_fail(r, "round needs a number");
     /* Python's round(int, n >= 0) keeps the int */
-    if (v.type != JV_FLOAT && !strcmp(method.type == JV_STR ? method.s.p : "", "common") && (prec.type != JV_INT || prec.i >= 0))
+    const char *how = method.type == JV_STR ? jv_cstr(r, method) : "";
+    if (v.type != JV_FLOAT && !strcmp(how, "common") && (prec.type != JV_INT || prec.i >= 0))
         return jv_int(v.type == JV_INT ? v.i : v.b);
     double x = v.type == JV_FLOAT ? v.f : v.type == JV_INT ? (double)v.i : v.b;
     double m = pow(10.0, prec.type == JV_INT ? (double)prec.i : 0.0);
-    const char *how = method.type == JV_STR ? method.s.p : "";
     double y = x * m;
     if (!strcmp(how, "common")) y = nearbyint(y);   /* Python's round: halves to even */
     else if (!strcmp(how, "ceil")) y = ceil(y);
@@ -372,12 +372,12 @@ static jv f_tojson(jinja_run *r, jv v, const jargs *a) {
         memset(spaces, ' ', (size_t)k);
         spaces[k] = '\0';
         ind = spaces;
-    } else if (indent.type == JV_STR) ind = indent.s.p;
+    } else if (indent.type == JV_STR) ind = jv_cstr(r, indent);
     else if (indent.type != JV_NONE) jinja_fail(r, "tojson indent must be an integer or a string");
     const char *item_sep = ind ? "," : ", ", *key_sep = ": ";
     if (seps.type == JV_LIST && seps.list->n == 2 && seps.list->items[0].type == JV_STR && seps.list->items[1].type == JV_STR) {
-        item_sep = seps.list->items[0].s.p;
-        key_sep = seps.list->items[1].s.p;
+        item_sep = jv_cstr(r, seps.list->items[0]);
+        key_sep = jv_cstr(r, seps.list->items[1]);
     } else if (seps.type != JV_NONE) jinja_fail(r, "tojson separators must be a pair of strings");
     jbuf b = {0};
     jv_write_json(r, &b, v, ensure_ascii, ind, item_sep, key_sep, sort_keys);
@@ -417,7 +417,7 @@ static jv f_indent(jinja_run *r, jv v, const jargs *a) {
 static jv f_attr(jinja_run *r, jv v, const jargs *a) {
     jv name = jarg(a, 0, "name", jv_none());
     if (name.type != JV_STR) jinja_fail(r, "attr name must be a string");
-    return jinja_getattr(r, v, name.s.p);
+    return jinja_getattr(r, v, jv_cstr(r, name));
 }
 
 static jargs shift_args(const jargs *a, int k) {
@@ -439,7 +439,7 @@ static jv f_map(jinja_run *r, jv v, const jargs *a) {
     jv name = jarg(a, 0, NULL, jv_none());
     if (name.type != JV_STR) jinja_fail(r, "map needs a filter name or attribute=");
     jargs rest = shift_args(a, 1);
-    for (size_t i = 0; i < items->n; i++) jv_list_push(r, out.list, jinja_apply_filter(r, name.s.p, items->items[i], &rest));
+    for (size_t i = 0; i < items->n; i++) jv_list_push(r, out.list, jinja_apply_filter(r, jv_cstr(r, name), items->items[i], &rest));
     return jv_iterator(out);
 }
 
@@ -454,7 +454,7 @@ static jv select_items(jinja_run *r, jv v, const jargs *a, bool by_attr, bool ke
     jargs rest = shift_args(a, k + 1);
     for (size_t i = 0; i < items->n; i++) {
         jv item = by_attr ? attr_path(r, items->items[i], attr, jv_undefined(NULL)) : items->items[i];
-        bool t = test.type == JV_STR ? jinja_apply_test(r, test.s.p, item, &rest) : jv_truthy(item);
+        bool t = test.type == JV_STR ? jinja_apply_test(r, jv_cstr(r, test), item, &rest) : jv_truthy(item);
         if (t == keep) jv_list_push(r, out.list, items->items[i]);
     }
     return jv_iterator(out);
@@ -561,15 +561,16 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
     }
     if (!strcmp(name, "filter") || !strcmp(name, "test")) {
         if (v.type != JV_STR) return false;
+        const char *want = jv_cstr(r, v);
         if (name[0] == 'f') {
-            for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) if (strcmp(filters[i].name, v.s.p) == 0) return true;
+            for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) if (strcmp(filters[i].name, want) == 0) return true;
             return false;
         }
         static const char *const tests[] = { "defined", "undefined", "none", "boolean", "false", "true", "integer", "float",
                                              "number", "string", "mapping", "iterable", "sequence", "callable", "escaped",
                                              "odd", "even", "divisibleby", "eq", "ne", "lt", "le", "gt", "ge", "in",
                                              "sameas", "lower", "upper", "filter", "test", NULL };
-        for (int i = 0; tests[i]; i++) if (strcmp(tests[i], v.s.p) == 0) return true;
+        for (int i = 0; tests[i]; i++) if (strcmp(tests[i], want) == 0) return true;
         return false;
     }
     jinja_fail(r, "No test named '%s'.", name);

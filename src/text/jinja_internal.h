@@ -34,11 +34,14 @@ typedef struct jloop jloop;
 
 typedef struct jv {
     jv_type type;
+    bool grow;                    /* JV_STR: the text sits at the start of a string buffer that
+                                     concatenation may extend in place (see jv_concat) */
     union {
         bool b;
         int64_t i;
         double f;
-        struct { const char *p; size_t n; } s;   /* JV_STR (UTF-8, NUL after the end);
+        struct { const char *p; size_t n; } s;   /* JV_STR (UTF-8; p[n] readable, not always NUL:
+                                                    jv_cstr for a C string);
                                                     JV_UNDEFINED: what was missing, for errors */
         jlist *list;
         jdict *dict;                             /* JV_DICT and JV_NAMESPACE */
@@ -149,7 +152,7 @@ int jinja_build(const token *toks, int n, jinja_arena *a, node **root, ts_error 
 
 /* ---- render state ---- */
 
-typedef struct jbuf { char *p; size_t n, cap; } jbuf;
+typedef struct jbuf { char *p; size_t n, cap; } jbuf;   /* p: the text of a string buffer */
 
 typedef struct jscope jscope;
 
@@ -178,7 +181,7 @@ jv   jv_bool(bool b);
 jv   jv_int(int64_t i);
 jv   jv_float(double f);
 jv   jv_str(jinja_run *r, const char *p, size_t n);        /* copies */
-jv   jv_cstr(jinja_run *r, const char *s);
+jv   jv_from_cstr(jinja_run *r, const char *s);
 jv   jv_str_static(const char *s);                          /* no copy: s must outlive the render */
 jv   jv_new_list(jinja_run *r, size_t cap, bool tuple);
 jv   jv_new_dict(jinja_run *r, size_t cap);
@@ -194,6 +197,12 @@ bool jv_equal(jv a, jv b);
 int  jv_compare(jinja_run *r, jv a, jv b);
 bool jv_is_str(jv v);
 const char *jv_type_name(jv v);                             /* Python's type name, for errors */
+
+/* a + b of strings (b: p[0..n)); when a ends its buffer's text, b is appended in place, so
+   `set s = s ~ piece` in a loop costs the pieces, not the square of their total */
+jv   jv_concat(jinja_run *r, jv a, const char *p, size_t n);
+/* the text of a string value as a NUL-terminated C string (copied when needed) */
+const char *jv_cstr(jinja_run *r, jv s);
 
 /* str() and repr() as Python writes them */
 void jv_write_str(jinja_run *r, jbuf *b, jv v);

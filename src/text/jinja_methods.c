@@ -563,7 +563,7 @@ static void fill_dict(jinja_run *r, jdict *d, const jargs *a, const char *what) 
         if (a->pos[i].type != JV_DICT) jinja_fail(r, "%s() takes mappings and keyword arguments", what);
         for (size_t k = 0; k < a->pos[i].dict->n; k++) jv_dict_set(r, d, a->pos[i].dict->keys[k], a->pos[i].dict->vals[k]);
     }
-    for (int k = 0; k < a->nkw; k++) jv_dict_set(r, d, jv_cstr(r, a->kw[k]), a->kwv[k]);
+    for (int k = 0; k < a->nkw; k++) jv_dict_set(r, d, jv_from_cstr(r, a->kw[k]), a->kwv[k]);
 }
 
 static jv g_namespace(jinja_run *r, jv self, const jargs *a) {
@@ -593,7 +593,7 @@ static jv g_strftime_now(jinja_run *r, jv self, const jargs *a) {
     jv fmt = need_str(r, jarg(a, 0, "format", jv_none()), "the strftime format");
     if (fmt.s.n > 256 || memchr(fmt.s.p, '\0', fmt.s.n)) jinja_fail(r, "strftime format too long");
     char out[1024];
-    size_t n = fmt.s.n ? strftime(out, sizeof out, fmt.s.p, &r->today) : 0;
+    size_t n = fmt.s.n ? strftime(out, sizeof out, jv_cstr(r, fmt), &r->today) : 0;
     return jv_str(r, out, n);
 }
 

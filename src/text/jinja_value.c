@@ -79,26 +79,72 @@ void jinja_charge(jinja_run *r, uint64_t steps) {
 
 /* ---- growable text ---- */
 
+/* A string buffer: text that jbufs write and string values point into. used says how far the
+ * text goes; whoever appends exactly there may extend it in place (values of shorter prefixes
+ * keep their bytes). */
+typedef struct strbuf { size_t cap, used; char data[]; } strbuf;
+
+static strbuf *strbuf_of(const char *text) { return (strbuf *)(void *)(text - offsetof(strbuf, data)); }
+
+/* a buffer of room for at least need bytes (and a NUL) holding old[0..n) */
+static char *strbuf_new(jinja_run *r, size_t need, const char *old, size_t n) {
+    size_t cap = 64;
+    while (cap < need + 1) cap *= 2;
+    strbuf *sb = jinja_alloc(r, sizeof *sb + cap);
+    sb->cap = cap;
+    if (n) memcpy(sb->data, old, n);
+    sb->used = n;
+    sb->data[n] = '\0';
+    return sb->data;
+}
+
 void jbuf_put(jinja_run *r, jbuf *b, const char *p, size_t n) {
     if (n > r->lim.max_output || b->n > r->lim.max_output - n)
         jinja_fail(r, "the rendering is longer than %zu bytes", r->lim.max_output);
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        while (cap < b->n + n + 1) cap *= 2;
-        char *q = jinja_alloc(r, cap);
-        if (b->n) memcpy(q, b->p, b->n);
-        b->p = q;
-        b->cap = cap;
+    /* a concatenation may have extended the text past b's end: then b continues in a copy */
+    if (!b->p || b->n + n + 1 > b->cap || strbuf_of(b->p)->used != b->n) {
+        b->p = strbuf_new(r, b->n + n > b->cap ? (b->n + n) * 2 : b->cap, b->p, b->n);
+        b->cap = strbuf_of(b->p)->cap - 1;
     }
     if (n) memcpy(b->p + b->n, p, n);
     b->n += n;
     b->p[b->n] = '\0';
+    strbuf_of(b->p)->used = b->n;
+}
+
+jv jv_concat(jinja_run *r, jv a, const char *p, size_t n) {
+    if (n > r->lim.max_output || a.s.n > r->lim.max_output - n)
+        jinja_fail(r, "the rendering is longer than %zu bytes", r->lim.max_output);
+    if (a.grow) {
+        strbuf *sb = strbuf_of(a.s.p);
+        if (sb->used == a.s.n && sb->cap - sb->used > n) {
+            memcpy(sb->data + sb->used, p, n);
+            sb->used += n;
+            sb->data[sb->used] = '\0';
+            a.s.n += n;
+            return a;
+        }
+    }
+    jinja_charge(r, (a.s.n + n) / 4096);
+    char *text = strbuf_new(r, (a.s.n + n) * 2, a.s.p, a.s.n);
+    memcpy(text + a.s.n, p, n);
+    text[a.s.n + n] = '\0';
+    strbuf_of(text)->used = a.s.n + n;
+    jv v = { .type = JV_STR, .grow = true };
+    v.s.p = text;
+    v.s.n = a.s.n + n;
+    return v;
+}
+
+const char *jv_cstr(jinja_run *r, jv s) {
+    if (s.s.p[s.s.n] == '\0') return s.s.p;
+    return jv_str(r, s.s.p, s.s.n).s.p;
 }
 void jbuf_putc(jinja_run *r, jbuf *b, char c) { jbuf_put(r, b, &c, 1); }
 void jbuf_puts(jinja_run *r, jbuf *b, const char *s) { jbuf_put(r, b, s, strlen(s)); }
 
 jv jbuf_value(jbuf *b) {
-    jv v = { .type = JV_STR };
+    jv v = { .type = JV_STR, .grow = b->p != NULL };
     v.s.p = b->p ? b->p : "";
     v.s.n = b->n;
     return v;
@@ -120,7 +166,7 @@ jv jv_str(jinja_run *r, const char *p, size_t n) {
     v.s.n = n;
     return v;
 }
-jv jv_cstr(jinja_run *r, const char *s) { return jv_str(r, s, strlen(s)); }
+jv jv_from_cstr(jinja_run *r, const char *s) { return jv_str(r, s, strlen(s)); }
 jv jv_str_static(const char *s) { jv v = { .type = JV_STR }; v.s.p = s; v.s.n = strlen(s); return v; }
 
 jv jv_new_list(jinja_run *r, size_t cap, bool tuple) {
