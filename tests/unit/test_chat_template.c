@@ -161,6 +161,13 @@ static void check_extras(void) {
 typedef struct jinja_case { const char *tmpl, *vars, *text; } jinja_case;
 
 static const jinja_case cases[] = {
+    /* concatenation extending a string in place must leave the shorter values as they were */
+    { "{% set a = 'x' ~ 'y' %}{% set b = a ~ '1' %}{% set c = a ~ '2' %}{{ b }}{{ c }}{{ a }}|{% set f = 'up' ~ 'per' %}"
+      "{% set g = f ~ 'x' %}{{ ['a']|map(f)|list }}{{ g }}|{% set ns = namespace(s='') %}{% for i in range(5) %}"
+      "{% set ns.s = ns.s ~ i %}{% set t = ns.s ~ '!' %}{{ t }}{% endfor %}{{ ns.s }}|{% macro m() %}ab{% endmacro %}"
+      "{% set q = m() %}{% set q2 = q ~ 'c' %}{{ q }}{{ q2 }}{{ m() ~ m() }}",
+      "{}",
+      "xy1xy2xy|['A']upperx|0!01!012!0123!01234!01234|ababcabab" },
     { "{{ 1.0 }} {{ 1e20 }} {{ 1.5e-5 }} {{ 3/2 }} {{ 7//2 }} {{ -7//2 }} {{ -7 % 3 }} {{ 2**10 }} {{ 0.1+0.2 }} {{ 10/4 }}",
       "{}",
       "1.0 1e+20 1.5e-05 1.5 3 -4 2 1024 0.30000000000000004 2.5" },
