@@ -73,7 +73,7 @@ static _Noreturn void fail_undefined(jinja_run *r, jv u) {
 /* 'name' quoted for messages, shortened */
 #define QS(p, n) (int)((n) < 60 ? (n) : 60), (p)
 
-jv jarg(const jargs *a, int i, const char *name, jv def) {
+jv jinja_arg(const jargs *a, int i, const char *name, jv def) {
     if (i >= 0 && i < a->npos) return a->pos[i];
     for (int k = 0; name && k < a->nkw; k++) if (strcmp(a->kw[k], name) == 0) return a->kwv[k];
     return def;
@@ -91,22 +91,22 @@ jlist *jinja_iterate(jinja_run *r, jv v) {
         v.list->n = 0;
         return items;
     }
-    case JV_UNDEFINED: return jv_new_list(r, 0, false).list;
+    case JV_UNDEFINED: return jinja_list_new(r, 0, false).list;
     case JV_DICT:
-        out = jv_new_list(r, v.dict->n, false);
-        for (size_t i = 0; i < v.dict->n; i++) jv_list_push(r, out.list, v.dict->keys[i]);
+        out = jinja_list_new(r, v.dict->n, false);
+        for (size_t i = 0; i < v.dict->n; i++) jinja_list_push(r, out.list, v.dict->keys[i]);
         return out.list;
     case JV_STR:
-        out = jv_new_list(r, v.s.n, false);
+        out = jinja_list_new(r, v.s.n, false);
         for (size_t i = 0; i < v.s.n;) {
             uint32_t cp;
-            int k = jstr_decode(v.s.p + i, v.s.n - i, &cp);
-            jv_list_push(r, out.list, jv_str(r, v.s.p + i, (size_t)k));
+            int k = jinja_decode(v.s.p + i, v.s.n - i, &cp);
+            jinja_list_push(r, out.list, jinja_str(r, v.s.p + i, (size_t)k));
             i += (size_t)k;
         }
         return out.list;
     default:
-        jinja_fail(r, "'%s' object is not iterable", jv_type_name(v));
+        jinja_fail(r, "'%s' object is not iterable", jinja_type_name(v));
     }
 }
 
@@ -114,18 +114,18 @@ jlist *jinja_iterate(jinja_run *r, jv v) {
 
 static jv loop_attr(jinja_run *r, const jloop *l, const char *name) {
     size_t n = l->items->n, i = l->index0;
-    if (!strcmp(name, "index")) return jv_int((int64_t)i + 1);
-    if (!strcmp(name, "index0")) return jv_int((int64_t)i);
-    if (!strcmp(name, "revindex")) return jv_int((int64_t)(n - i));
-    if (!strcmp(name, "revindex0")) return jv_int((int64_t)(n - i - 1));
-    if (!strcmp(name, "first")) return jv_bool(i == 0);
-    if (!strcmp(name, "last")) return jv_bool(i + 1 == n);
-    if (!strcmp(name, "length")) return jv_int((int64_t)n);
-    if (!strcmp(name, "depth")) return jv_int(l->depth);
-    if (!strcmp(name, "depth0")) return jv_int(l->depth - 1);
-    if (!strcmp(name, "previtem")) return i > 0 ? l->items->items[i - 1] : jv_undefined("there is no previous item");
-    if (!strcmp(name, "nextitem")) return i + 1 < n ? l->items->items[i + 1] : jv_undefined("there is no next item");
-    return jv_undefined(hint(r, "'LoopContext object' has no attribute '%s'", name));
+    if (!strcmp(name, "index")) return jinja_int((int64_t)i + 1);
+    if (!strcmp(name, "index0")) return jinja_int((int64_t)i);
+    if (!strcmp(name, "revindex")) return jinja_int((int64_t)(n - i));
+    if (!strcmp(name, "revindex0")) return jinja_int((int64_t)(n - i - 1));
+    if (!strcmp(name, "first")) return jinja_bool(i == 0);
+    if (!strcmp(name, "last")) return jinja_bool(i + 1 == n);
+    if (!strcmp(name, "length")) return jinja_int((int64_t)n);
+    if (!strcmp(name, "depth")) return jinja_int(l->depth);
+    if (!strcmp(name, "depth0")) return jinja_int(l->depth - 1);
+    if (!strcmp(name, "previtem")) return i > 0 ? l->items->items[i - 1] : jinja_undefined("there is no previous item");
+    if (!strcmp(name, "nextitem")) return i + 1 < n ? l->items->items[i + 1] : jinja_undefined("there is no next item");
+    return jinja_undefined(hint(r, "'LoopContext object' has no attribute '%s'", name));
 }
 
 jv jinja_getattr(jinja_run *r, jv obj, const char *name) {
@@ -133,19 +133,19 @@ jv jinja_getattr(jinja_run *r, jv obj, const char *name) {
     switch (obj.type) {
     case JV_UNDEFINED: fail_undefined(r, obj);
     case JV_NAMESPACE:
-        if (jv_dict_get_str(obj.dict, name, &v)) return v;
-        return jv_undefined(hint(r, "'Namespace object' has no attribute '%s'", name));
+        if (jinja_dict_get_str(obj.dict, name, &v)) return v;
+        return jinja_undefined(hint(r, "'Namespace object' has no attribute '%s'", name));
     case JV_LOOP:
         if (jinja_method(r, obj, name, &v)) return v;
         return loop_attr(r, obj.loop, name);
     case JV_DICT:
         /* Python attribute lookup first: d.items is the method, not d["items"] */
         if (jinja_method(r, obj, name, &v)) return v;
-        if (jv_dict_get_str(obj.dict, name, &v)) return v;
-        return jv_undefined(hint(r, "'dict object' has no attribute '%s'", name));
+        if (jinja_dict_get_str(obj.dict, name, &v)) return v;
+        return jinja_undefined(hint(r, "'dict object' has no attribute '%s'", name));
     default:
         if (jinja_method(r, obj, name, &v)) return v;
-        return jv_undefined(hint(r, "'%s object' has no attribute '%s'", jv_type_name(obj), name));
+        return jinja_undefined(hint(r, "'%s object' has no attribute '%s'", jinja_type_name(obj), name));
     }
 }
 
@@ -160,28 +160,28 @@ jv jinja_getitem(jinja_run *r, jv obj, jv key) {
     jv v;
     bool int_key = key.type == JV_INT || key.type == JV_BOOL;
     if (obj.type == JV_UNDEFINED) fail_undefined(r, obj);
-    if (obj.type == JV_LIST && obj.list->iterator) return jv_undefined("'generator object' is not subscriptable");
-    if (obj.type == JV_DICT && jv_dict_get(obj.dict, key, &v)) return v;
+    if (obj.type == JV_LIST && obj.list->iterator) return jinja_undefined("'generator object' is not subscriptable");
+    if (obj.type == JV_DICT && jinja_dict_get(obj.dict, key, &v)) return v;
     if (obj.type == JV_LIST && int_key) {
         int64_t i = py_index(key, obj.list->n);
         if (i >= 0) return obj.list->items[i];
     }
     if (obj.type == JV_STR && int_key) {
-        int64_t i = py_index(key, jstr_length(obj.s.p, obj.s.n));
+        int64_t i = py_index(key, jinja_str_length(obj.s.p, obj.s.n));
         if (i >= 0) {
-            size_t at = jstr_offset(obj.s.p, obj.s.n, (size_t)i), end = jstr_offset(obj.s.p, obj.s.n, (size_t)i + 1);
-            return jv_str(r, obj.s.p + at, end - at);
+            size_t at = jinja_str_offset(obj.s.p, obj.s.n, (size_t)i), end = jinja_str_offset(obj.s.p, obj.s.n, (size_t)i + 1);
+            return jinja_str(r, obj.s.p + at, end - at);
         }
     }
     if (key.type == JV_STR) {
         /* obj["name"] falls back to the attribute, as Jinja's getitem does */
-        if (obj.type == JV_NAMESPACE || obj.type == JV_LOOP) return jinja_getattr(r, obj, jv_cstr(r, key));
-        if (jinja_method(r, obj, jv_cstr(r, key), &v)) return v;
-        return jv_undefined(hint(r, "'%s object' has no attribute '%.*s'", jv_type_name(obj), QS(key.s.p, key.s.n)));
+        if (obj.type == JV_NAMESPACE || obj.type == JV_LOOP) return jinja_getattr(r, obj, jinja_cstr(r, key));
+        if (jinja_method(r, obj, jinja_cstr(r, key), &v)) return v;
+        return jinja_undefined(hint(r, "'%s object' has no attribute '%.*s'", jinja_type_name(obj), QS(key.s.p, key.s.n)));
     }
     jbuf b = {0};
-    jv_write_repr(r, &b, key);
-    return jv_undefined(hint(r, "'%s object' has no element %.*s", jv_type_name(obj), QS(b.p, b.n)));
+    jinja_write_repr(r, &b, key);
+    return jinja_undefined(hint(r, "'%s object' has no element %.*s", jinja_type_name(obj), QS(b.p, b.n)));
 }
 
 /* ---- slicing ---- */
@@ -202,7 +202,7 @@ static jv slice(jinja_run *r, jv obj, jv vstart, jv vstop, jv vstep) {
     /* Jinja slices with a plain Python subscript (not its forgiving getitem): errors are errors */
     if (obj.type == JV_DICT) jinja_fail(r, "unhashable type: 'slice'");
     if ((obj.type != JV_LIST && obj.type != JV_STR) || (obj.type == JV_LIST && obj.list->iterator))
-        jinja_fail(r, "'%s' object is not subscriptable", jv_type_name(obj));
+        jinja_fail(r, "'%s' object is not subscriptable", jinja_type_name(obj));
     jv bounds[3] = { vstart, vstop, vstep };
     for (int k = 0; k < 3; k++)
         if (bounds[k].type != JV_NONE && bounds[k].type != JV_INT && bounds[k].type != JV_BOOL)
@@ -219,7 +219,7 @@ static jv slice(jinja_run *r, jv obj, jv vstart, jv vstop, jv vstep) {
     int64_t len;
     if (obj.type == JV_LIST) len = (int64_t)obj.list->n;
     else {
-        len = (int64_t)jstr_length(obj.s.p, obj.s.n);
+        len = (int64_t)jinja_str_length(obj.s.p, obj.s.n);
         offsets = jinja_alloc(r, ((size_t)len + 1) * sizeof *offsets);
         size_t k = 0;
         for (size_t i = 0; i < obj.s.n; i++) if (((unsigned char)obj.s.p[i] & 0xc0) != 0x80) offsets[k++] = i;
@@ -233,16 +233,16 @@ static jv slice(jinja_run *r, jv obj, jv vstart, jv vstop, jv vstep) {
     if (neg && start > stop) count = (start - stop - 1) / (-step) + 1;
     jinja_charge(r, (uint64_t)count / 16);
     if (obj.type == JV_LIST) {
-        jv out = jv_new_list(r, (size_t)count, obj.list->tuple);
-        for (int64_t k = 0, i = start; k < count; k++, i += step) jv_list_push(r, out.list, obj.list->items[i]);
+        jv out = jinja_list_new(r, (size_t)count, obj.list->tuple);
+        for (int64_t k = 0, i = start; k < count; k++, i += step) jinja_list_push(r, out.list, obj.list->items[i]);
         return out;
     }
     jbuf b = {0};
-    if (step == 1 && count > 0) jbuf_put(r, &b, obj.s.p + offsets[start], offsets[start + count] - offsets[start]);
+    if (step == 1 && count > 0) jinja_buf_put(r, &b, obj.s.p + offsets[start], offsets[start + count] - offsets[start]);
     else
         for (int64_t k = 0, i = start; k < count; k++, i += step)
-            jbuf_put(r, &b, obj.s.p + offsets[i], offsets[i + 1] - offsets[i]);
-    return jbuf_value(&b);
+            jinja_buf_put(r, &b, obj.s.p + offsets[i], offsets[i + 1] - offsets[i]);
+    return jinja_buf_value(&b);
 }
 
 /* ---- operators ---- */
@@ -263,7 +263,7 @@ static const char *op_name(int op) {
 static _Noreturn void fail_operands(jinja_run *r, int op, jv a, jv b) {
     if (a.type == JV_UNDEFINED) fail_undefined(r, a);
     if (b.type == JV_UNDEFINED) fail_undefined(r, b);
-    jinja_fail(r, "unsupported operand type(s) for %s: '%s' and '%s'", op_name(op), jv_type_name(a), jv_type_name(b));
+    jinja_fail(r, "unsupported operand type(s) for %s: '%s' and '%s'", op_name(op), jinja_type_name(a), jinja_type_name(b));
 }
 
 static jv repeat(jinja_run *r, jv seq, int64_t times) {
@@ -272,14 +272,14 @@ static jv repeat(jinja_run *r, jv seq, int64_t times) {
         if (seq.s.n && (uint64_t)times > r->lim.max_output / seq.s.n) jinja_fail(r, "the rendering is longer than %zu bytes", r->lim.max_output);
         jbuf b = {0};
         jinja_charge(r, (uint64_t)times * seq.s.n / 256);
-        for (int64_t i = 0; i < times; i++) jbuf_put(r, &b, seq.s.p, seq.s.n);
-        return b.p ? jbuf_value(&b) : jv_str_static("");
+        for (int64_t i = 0; i < times; i++) jinja_buf_put(r, &b, seq.s.p, seq.s.n);
+        return b.p ? jinja_buf_value(&b) : jinja_str_static("");
     }
     if (seq.list->n && (uint64_t)times > (r->lim.max_memory / sizeof(jv)) / seq.list->n) jinja_fail(r, "a list is too long");
-    jv out = jv_new_list(r, (size_t)times * seq.list->n, seq.list->tuple);
+    jv out = jinja_list_new(r, (size_t)times * seq.list->n, seq.list->tuple);
     jinja_charge(r, (uint64_t)times * seq.list->n / 16);
     for (int64_t i = 0; i < times; i++)
-        for (size_t k = 0; k < seq.list->n; k++) jv_list_push(r, out.list, seq.list->items[k]);
+        for (size_t k = 0; k < seq.list->n; k++) jinja_list_push(r, out.list, seq.list->items[k]);
     return out;
 }
 
@@ -290,20 +290,20 @@ static jv arith(jinja_run *r, int op, jv a, jv b) {
         double fx = fval(a), fy = fval(b);
         switch (op) {
         case '+':
-            if (!ints) return jv_float(fx + fy);
+            if (!ints) return jinja_float(fx + fy);
             if (__builtin_add_overflow(x, y, &z)) jinja_fail(r, "integer overflow");
-            return jv_int(z);
+            return jinja_int(z);
         case '-':
-            if (!ints) return jv_float(fx - fy);
+            if (!ints) return jinja_float(fx - fy);
             if (__builtin_sub_overflow(x, y, &z)) jinja_fail(r, "integer overflow");
-            return jv_int(z);
+            return jinja_int(z);
         case '*':
-            if (!ints) return jv_float(fx * fy);
+            if (!ints) return jinja_float(fx * fy);
             if (__builtin_mul_overflow(x, y, &z)) jinja_fail(r, "integer overflow");
-            return jv_int(z);
+            return jinja_int(z);
         case '/':
             if (fy == 0.0) jinja_fail(r, "division by zero");
-            return jv_float(fx / fy);
+            return jinja_float(fx / fy);
         case OP_FLOORDIV:
         case '%':
             if (ints) {
@@ -311,7 +311,7 @@ static jv arith(jinja_run *r, int op, jv a, jv b) {
                 if (x == INT64_MIN && y == -1) jinja_fail(r, "integer overflow");
                 int64_t q = x / y, m = x % y;
                 if (m != 0 && ((m < 0) != (y < 0))) { q--; m += y; }
-                return jv_int(op == '%' ? m : q);
+                return jinja_int(op == '%' ? m : q);
             } else {
                 if (fy == 0.0) jinja_fail(r, "float division by zero");
                 /* Python's float divmod */
@@ -319,7 +319,7 @@ static jv arith(jinja_run *r, int op, jv a, jv b) {
                 if (m != 0 && ((m < 0) != (fy < 0))) { m += fy; d -= 1.0; }
                 double fd = floor(d);
                 if (d - fd > 0.5) fd += 1.0;
-                return jv_float(op == '%' ? m : fd);
+                return jinja_float(op == '%' ? m : fd);
             }
         case OP_POW:
             if (ints && y >= 0) {
@@ -328,18 +328,18 @@ static jv arith(jinja_run *r, int op, jv a, jv b) {
                     if ((e & 1) && __builtin_mul_overflow(acc, base, &acc)) jinja_fail(r, "integer overflow");
                     if (e > 1 && __builtin_mul_overflow(base, base, &base)) jinja_fail(r, "integer overflow");
                 }
-                return jv_int(acc);
+                return jinja_int(acc);
             }
-            return jv_float(pow(fx, fy));
+            return jinja_float(pow(fx, fy));
         }
     }
-    if (op == '+' && a.type == JV_STR && b.type == JV_STR) return jv_concat(r, a, b.s.p, b.s.n);
+    if (op == '+' && a.type == JV_STR && b.type == JV_STR) return jinja_concat(r, a, b.s.p, b.s.n);
     if (op == '+' && a.type == JV_LIST && b.type == JV_LIST && a.list->tuple == b.list->tuple && !a.list->iterator &&
         !b.list->iterator) {
-        jv out = jv_new_list(r, a.list->n + b.list->n, a.list->tuple);
+        jv out = jinja_list_new(r, a.list->n + b.list->n, a.list->tuple);
         jinja_charge(r, (a.list->n + b.list->n) / 16);
-        for (size_t i = 0; i < a.list->n; i++) jv_list_push(r, out.list, a.list->items[i]);
-        for (size_t i = 0; i < b.list->n; i++) jv_list_push(r, out.list, b.list->items[i]);
+        for (size_t i = 0; i < a.list->n; i++) jinja_list_push(r, out.list, a.list->items[i]);
+        for (size_t i = 0; i < b.list->n; i++) jinja_list_push(r, out.list, b.list->items[i]);
         return out;
     }
     bool seq_a = a.type == JV_STR || (a.type == JV_LIST && !a.list->iterator);
@@ -353,37 +353,37 @@ static jv arith(jinja_run *r, int op, jv a, jv b) {
 static bool contains(jinja_run *r, jv container, jv item) {
     switch (container.type) {
     case JV_STR:
-        if (item.type != JV_STR) jinja_fail(r, "'in <string>' requires string as left operand, not %s", jv_type_name(item));
+        if (item.type != JV_STR) jinja_fail(r, "'in <string>' requires string as left operand, not %s", jinja_type_name(item));
         if (item.s.n == 0) return true;
         jinja_charge(r, container.s.n / 4096);
         return memmem(container.s.p, container.s.n, item.s.p, item.s.n) != NULL;
     case JV_LIST:
         jinja_charge(r, container.list->n / 16);
-        for (size_t i = 0; i < container.list->n; i++) if (jv_equal(container.list->items[i], item)) return true;
+        for (size_t i = 0; i < container.list->n; i++) if (jinja_equal(container.list->items[i], item)) return true;
         return false;
     case JV_DICT:
         jinja_charge(r, container.dict->n / 16);
-        return jv_dict_get(container.dict, item, NULL);
+        return jinja_dict_get(container.dict, item, NULL);
     case JV_UNDEFINED: return false;
     default:
-        jinja_fail(r, "argument of type '%s' is not iterable", jv_type_name(container));
+        jinja_fail(r, "argument of type '%s' is not iterable", jinja_type_name(container));
     }
 }
 
 static jv binary_op(jinja_run *r, int op, jv a, jv b) {
     switch (op) {
     case '~': {
-        jv sa = jv_to_str(r, a), sb = jv_to_str(r, b);
-        return jv_concat(r, sa, sb.s.p, sb.s.n);
+        jv sa = jinja_to_str(r, a), sb = jinja_to_str(r, b);
+        return jinja_concat(r, sa, sb.s.p, sb.s.n);
     }
-    case OP_EQ: return jv_bool(jv_equal(a, b));
-    case OP_NE: return jv_bool(!jv_equal(a, b));
-    case '<': return jv_bool(jv_compare(r, a, b) < 0);
-    case '>': return jv_bool(jv_compare(r, a, b) > 0);
-    case OP_LE: return jv_bool(jv_compare(r, a, b) <= 0);
-    case OP_GE: return jv_bool(jv_compare(r, a, b) >= 0);
-    case OP_IN: return jv_bool(contains(r, b, a));
-    case OP_NOTIN: return jv_bool(!contains(r, b, a));
+    case OP_EQ: return jinja_bool(jinja_equal(a, b));
+    case OP_NE: return jinja_bool(!jinja_equal(a, b));
+    case '<': return jinja_bool(jinja_compare(r, a, b) < 0);
+    case '>': return jinja_bool(jinja_compare(r, a, b) > 0);
+    case OP_LE: return jinja_bool(jinja_compare(r, a, b) <= 0);
+    case OP_GE: return jinja_bool(jinja_compare(r, a, b) >= 0);
+    case OP_IN: return jinja_bool(contains(r, b, a));
+    case OP_NOTIN: return jinja_bool(!contains(r, b, a));
     default: return arith(r, op, a, b);
     }
 }
@@ -421,15 +421,15 @@ static jv call_macro(jinja_run *r, const jmacro *m, const jargs *a) {
     jscope *sc = scope_new(r, m->closure);
     int np = def->nnames;
     bool *bound = np ? jinja_alloc(r, (size_t)np * sizeof *bound) : NULL;
-    jv varargs = jv_new_list(r, 0, true), kwargs = jv_new_dict(r, 0);
+    jv varargs = jinja_list_new(r, 0, true), kwargs = jinja_dict_new(r, 0);
     for (int i = 0; i < a->npos; i++) {
         if (i < np) { scope_set(r, sc, def->names[i], a->pos[i]); bound[i] = true; }
-        else jv_list_push(r, varargs.list, a->pos[i]);
+        else jinja_list_push(r, varargs.list, a->pos[i]);
     }
     for (int k = 0; k < a->nkw; k++) {
         int i;
         for (i = 0; i < np; i++) if (strcmp(def->names[i], a->kw[k]) == 0) break;
-        if (i == np) { jv_dict_set(r, kwargs.dict, jv_from_cstr(r, a->kw[k]), a->kwv[k]); continue; }
+        if (i == np) { jinja_dict_set(r, kwargs.dict, jinja_str_from_c(r, a->kw[k]), a->kwv[k]); continue; }
         if (bound[i]) jinja_fail(r, "macro '%s' got multiple values for argument '%s'", def->name, a->kw[k]);
         scope_set(r, sc, def->names[i], a->kwv[k]);
         bound[i] = true;
@@ -437,7 +437,7 @@ static jv call_macro(jinja_run *r, const jmacro *m, const jargs *a) {
     for (int i = 0; i < np; i++) {
         if (bound[i]) continue;
         jv v = def->kids[i] ? eval(r, def->kids[i], sc)
-                            : jv_undefined(hint(r, "parameter '%s' was not provided", def->names[i]));
+                            : jinja_undefined(hint(r, "parameter '%s' was not provided", def->names[i]));
         scope_set(r, sc, def->names[i], v);
     }
     scope_set(r, sc, "varargs", varargs);
@@ -447,7 +447,7 @@ static jv call_macro(jinja_run *r, const jmacro *m, const jargs *a) {
     exec(r, def->b, sc);
     r->out = saved;
     r->depth--;
-    return out.p ? jbuf_value(&out) : jv_str_static("");
+    return out.p ? jinja_buf_value(&out) : jinja_str_static("");
 }
 
 jv jinja_call(jinja_run *r, jv fn, const jargs *a) {
@@ -455,7 +455,7 @@ jv jinja_call(jinja_run *r, jv fn, const jargs *a) {
     case JV_MACRO: return call_macro(r, fn.macro, a);
     case JV_FUNC: return fn.func->fn(r, fn.func->self, a);
     case JV_UNDEFINED: fail_undefined(r, fn);
-    default: jinja_fail(r, "'%s' object is not callable", jv_type_name(fn));
+    default: jinja_fail(r, "'%s' object is not callable", jinja_type_name(fn));
     }
 }
 
@@ -468,19 +468,19 @@ static jv eval_node(jinja_run *r, const node *x, jscope *sc) {
     case N_NAME:
         if (scope_lookup(sc, x->name, &v)) return v;
         if (jinja_global(r, x->name, &v)) return v;
-        return jv_undefined(hint(r, "'%s' is undefined", x->name));
+        return jinja_undefined(hint(r, "'%s' is undefined", x->name));
     case N_LIST:
     case N_TUPLE:
-        v = jv_new_list(r, (size_t)x->n, x->kind == N_TUPLE);
-        for (int i = 0; i < x->n; i++) jv_list_push(r, v.list, eval(r, x->kids[i], sc));
+        v = jinja_list_new(r, (size_t)x->n, x->kind == N_TUPLE);
+        for (int i = 0; i < x->n; i++) jinja_list_push(r, v.list, eval(r, x->kids[i], sc));
         return v;
     case N_DICT:
-        v = jv_new_dict(r, (size_t)x->n / 2);
+        v = jinja_dict_new(r, (size_t)x->n / 2);
         for (int i = 0; i + 1 < x->n; i += 2) {
             jv key = eval(r, x->kids[i], sc);
             if (key.type == JV_LIST && !key.list->tuple) jinja_fail(r, "unhashable type: 'list'");
             if (key.type == JV_DICT) jinja_fail(r, "unhashable type: 'dict'");
-            jv_dict_set(r, v.dict, key, eval(r, x->kids[i + 1], sc));
+            jinja_dict_set(r, v.dict, key, eval(r, x->kids[i + 1], sc));
         }
         return v;
     case N_ATTR:
@@ -494,8 +494,8 @@ static jv eval_node(jinja_run *r, const node *x, jscope *sc) {
         return jinja_getitem(r, a, b);
     case N_SLICE: {
         a = eval(r, x->a, sc);
-        jv start = x->b ? eval(r, x->b, sc) : jv_none(), stop = x->c ? eval(r, x->c, sc) : jv_none();
-        jv step = x->d ? eval(r, x->d, sc) : jv_none();
+        jv start = x->b ? eval(r, x->b, sc) : jinja_none(), stop = x->c ? eval(r, x->c, sc) : jinja_none();
+        jv step = x->d ? eval(r, x->d, sc) : jinja_none();
         r->line = x->line;
         return slice(r, a, start, stop, step);
     }
@@ -512,19 +512,19 @@ static jv eval_node(jinja_run *r, const node *x, jscope *sc) {
         jargs args = eval_args(r, x, sc);
         r->line = x->line;
         bool t = jinja_apply_test(r, x->name, a, &args);
-        return jv_bool(x->op ? !t : t);
+        return jinja_bool(x->op ? !t : t);
     }
     case N_UNARY:
         a = eval(r, x->a, sc);
-        if (x->op == '!') return jv_bool(!jv_truthy(a));
+        if (x->op == '!') return jinja_bool(!jinja_truthy(a));
         if (a.type == JV_UNDEFINED) fail_undefined(r, a);
-        if (a.type == JV_FLOAT) return jv_float(x->op == '-' ? -a.f : a.f);
+        if (a.type == JV_FLOAT) return jinja_float(x->op == '-' ? -a.f : a.f);
         if (a.type == JV_INT || a.type == JV_BOOL) {
             int64_t i = ival(a);
             if (x->op == '-' && i == INT64_MIN) jinja_fail(r, "integer overflow");
-            return jv_int(x->op == '-' ? -i : i);
+            return jinja_int(x->op == '-' ? -i : i);
         }
-        jinja_fail(r, "bad operand type for unary %c: '%s'", x->op, jv_type_name(a));
+        jinja_fail(r, "bad operand type for unary %c: '%s'", x->op, jinja_type_name(a));
     case N_BINARY:
         a = eval(r, x->a, sc);
         b = eval(r, x->b, sc);
@@ -532,13 +532,13 @@ static jv eval_node(jinja_run *r, const node *x, jscope *sc) {
         return binary_op(r, x->op, a, b);
     case N_AND:
         a = eval(r, x->a, sc);
-        return jv_truthy(a) ? eval(r, x->b, sc) : a;
+        return jinja_truthy(a) ? eval(r, x->b, sc) : a;
     case N_OR:
         a = eval(r, x->a, sc);
-        return jv_truthy(a) ? a : eval(r, x->b, sc);
+        return jinja_truthy(a) ? a : eval(r, x->b, sc);
     case N_COND:
-        if (jv_truthy(eval(r, x->a, sc))) return eval(r, x->b, sc);
-        return x->c ? eval(r, x->c, sc) : jv_undefined("the inline if-expression evaluated to false and no else section was defined");
+        if (jinja_truthy(eval(r, x->a, sc))) return eval(r, x->b, sc);
+        return x->c ? eval(r, x->c, sc) : jinja_undefined("the inline if-expression evaluated to false and no else section was defined");
     default:
         jinja_fail(r, "internal error: a statement where an expression belongs");
     }
@@ -556,13 +556,13 @@ static void bind_targets(jinja_run *r, jscope *sc, const char *const *names, int
 static int exec_for(jinja_run *r, const node *x, jscope *sc) {
     jlist *items = jinja_iterate(r, eval(r, x->a, sc));
     if (x->c) {
-        jv kept = jv_new_list(r, items->n, false);
+        jv kept = jinja_list_new(r, items->n, false);
         jscope *it = scope_new(r, sc);
         for (size_t i = 0; i < items->n; i++) {
             jinja_charge(r, 1);
             it->n = 0;
             bind_targets(r, it, x->names, x->nnames, items->items[i]);
-            if (jv_truthy(eval(r, x->c, it))) jv_list_push(r, kept.list, items->items[i]);
+            if (jinja_truthy(eval(r, x->c, it))) jinja_list_push(r, kept.list, items->items[i]);
         }
         items = kept.list;
     }
@@ -598,13 +598,13 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         }
         return FLOW_NEXT;
     case S_TEXT:
-        jbuf_put(r, r->out, x->value.s.p, x->value.s.n);
+        jinja_buf_put(r, r->out, x->value.s.p, x->value.s.n);
         return FLOW_NEXT;
     case S_OUTPUT:
-        jv_write_str(r, r->out, eval(r, x->a, sc));
+        jinja_write_str(r, r->out, eval(r, x->a, sc));
         return FLOW_NEXT;
     case S_IF:
-        if (jv_truthy(eval(r, x->a, sc))) return exec(r, x->b, sc);
+        if (jinja_truthy(eval(r, x->a, sc))) return exec(r, x->b, sc);
         return x->c ? exec(r, x->c, sc) : FLOW_NEXT;
     case S_FOR:
         return exec_for(r, x, sc);
@@ -616,7 +616,7 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         if (!scope_lookup(sc, x->name, &ns) || ns.type != JV_NAMESPACE)
             jinja_fail(r, "cannot assign attribute on non-namespace object");
         jv v = eval(r, x->a, sc);
-        jv_dict_set(r, ns.dict, jv_from_cstr(r, x->names[0]), v);
+        jinja_dict_set(r, ns.dict, jinja_str_from_c(r, x->names[0]), v);
         return FLOW_NEXT;
     }
     case S_SET_BLOCK: {
@@ -624,7 +624,7 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         r->out = &out;
         exec(r, x->b, scope_new(r, sc));
         r->out = saved;
-        jv v = apply_chain(r, x->a, sc, out.p ? jbuf_value(&out) : jv_str_static(""));
+        jv v = apply_chain(r, x->a, sc, out.p ? jinja_buf_value(&out) : jinja_str_static(""));
         scope_set(r, sc, x->name, v);
         return FLOW_NEXT;
     }
@@ -642,7 +642,7 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         r->out = &out;
         exec(r, x->b, scope_new(r, sc));
         r->out = saved;
-        jv_write_str(r, r->out, apply_chain(r, x->a, sc, out.p ? jbuf_value(&out) : jv_str_static("")));
+        jinja_write_str(r, r->out, apply_chain(r, x->a, sc, out.p ? jinja_buf_value(&out) : jinja_str_static("")));
         return FLOW_NEXT;
     }
     case S_SCOPE:
@@ -718,7 +718,7 @@ int jinja_render(const jinja_template *t, const jinja_var *vars, int n_vars, con
     int rc = -1;
     if (setjmp(r->fail) == 0) {
         jscope *globals = scope_new(r, NULL);
-        for (int i = 0; i < n_vars; i++) scope_set(r, globals, vars[i].name, jv_from_json(r, vars[i].value));
+        for (int i = 0; i < n_vars; i++) scope_set(r, globals, vars[i].name, jinja_from_json(r, vars[i].value));
         exec(r, t->root, scope_new(r, globals));
         char *s = malloc(text.n + 1);
         if (!s) ts_fail(err, "out of memory");

@@ -19,8 +19,8 @@ static jv attr_path(jinja_run *r, jv item, jv path, jv def) {
         jv key;
         bool digits = dot > p;
         for (const char *q = p; q < dot; q++) digits = digits && *q >= '0' && *q <= '9';
-        if (digits && dot - p < 18) key = jv_int(strtoll(p, NULL, 10));
-        else key = jv_str(r, p, (size_t)(dot - p));
+        if (digits && dot - p < 18) key = jinja_int(strtoll(p, NULL, 10));
+        else key = jinja_str(r, p, (size_t)(dot - p));
         item = jinja_getitem(r, item, key);
         p = dot + 1;
     }
@@ -32,7 +32,7 @@ static jv attr_path(jinja_run *r, jv item, jv path, jv def) {
 
 /* the key a sort compares: lower-cased strings unless case-sensitive */
 static jv sort_key(jinja_run *r, jv v, bool case_sensitive) {
-    return !case_sensitive && v.type == JV_STR ? jstr_case(r, v, CASE_LOWER) : v;
+    return !case_sensitive && v.type == JV_STR ? jinja_str_case(r, v, CASE_LOWER) : v;
 }
 
 /* stable merge sort of items by keys (both permuted together) */
@@ -44,7 +44,7 @@ static void merge_sort(jinja_run *r, jv *items, jv *keys, size_t n, bool reverse
     size_t i = 0, j = h, k = 0;
     jinja_charge(r, n / 8);
     while (i < h && j < n) {
-        int c = jv_compare(r, keys[j], keys[i]);
+        int c = jinja_compare(r, keys[j], keys[i]);
         bool take_right = reverse ? c > 0 : c < 0;
         if (take_right) { tmp_i[k] = items[j]; tmp_k[k++] = keys[j++]; }
         else { tmp_i[k] = items[i]; tmp_k[k++] = keys[i++]; }
@@ -57,8 +57,8 @@ static void merge_sort(jinja_run *r, jv *items, jv *keys, size_t n, bool reverse
 
 static jv sorted(jinja_run *r, jlist *in, jv *keys, bool reverse) {
     size_t n = in->n;
-    jv out = jv_new_list(r, n, false);
-    for (size_t i = 0; i < n; i++) jv_list_push(r, out.list, in->items[i]);
+    jv out = jinja_list_new(r, n, false);
+    for (size_t i = 0; i < n; i++) jinja_list_push(r, out.list, in->items[i]);
     if (n > 1) {
         jv *ti = jinja_alloc(r, n * sizeof *ti), *tk = jinja_alloc(r, n * sizeof *tk);
         merge_sort(r, out.list->items, keys, n, reverse, ti, tk);
@@ -71,93 +71,93 @@ static jv sorted(jinja_run *r, jlist *in, jv *keys, bool reverse) {
 static jv f_length(jinja_run *r, jv v, const jargs *a) {
     (void)a;
     switch (v.type) {
-    case JV_STR: return jv_int((int64_t)jstr_length(v.s.p, v.s.n));
+    case JV_STR: return jinja_int((int64_t)jinja_str_length(v.s.p, v.s.n));
     case JV_LIST:
         if (v.list->iterator) jinja_fail(r, "object of type 'generator' has no len()");
-        return jv_int((int64_t)v.list->n);
-    case JV_DICT: return jv_int((int64_t)v.dict->n);
-    case JV_UNDEFINED: return jv_int(0);
-    default: jinja_fail(r, "object of type '%s' has no len()", jv_type_name(v));
+        return jinja_int((int64_t)v.list->n);
+    case JV_DICT: return jinja_int((int64_t)v.dict->n);
+    case JV_UNDEFINED: return jinja_int(0);
+    default: jinja_fail(r, "object of type '%s' has no len()", jinja_type_name(v));
     }
 }
 
 static jv f_default(jinja_run *r, jv v, const jargs *a) {
     (void)r;
-    jv def = jarg(a, 0, "default_value", jv_str_static(""));
-    bool boolean = jv_truthy(jarg(a, 1, "boolean", jv_bool(false)));
-    if (v.type == JV_UNDEFINED || (boolean && !jv_truthy(v))) return def;
+    jv def = jinja_arg(a, 0, "default_value", jinja_str_static(""));
+    bool boolean = jinja_truthy(jinja_arg(a, 1, "boolean", jinja_bool(false)));
+    if (v.type == JV_UNDEFINED || (boolean && !jinja_truthy(v))) return def;
     return v;
 }
 
-static jv f_trim(jinja_run *r, jv v, const jargs *a) { return jstr_strip(r, v, jarg(a, 0, "chars", jv_none()), true, true); }
-static jv f_string(jinja_run *r, jv v, const jargs *a) { (void)a; return jv_to_str(r, v); }
-static jv f_upper(jinja_run *r, jv v, const jargs *a) { (void)a; return jstr_case(r, v, CASE_UPPER); }
-static jv f_lower(jinja_run *r, jv v, const jargs *a) { (void)a; return jstr_case(r, v, CASE_LOWER); }
-static jv f_capitalize(jinja_run *r, jv v, const jargs *a) { (void)a; return jstr_case(r, v, CASE_CAPITALIZE); }
-static jv f_title(jinja_run *r, jv v, const jargs *a) { (void)a; return jstr_case(r, v, CASE_TITLE); }
-static jv f_safe(jinja_run *r, jv v, const jargs *a) { (void)a; return jv_to_str(r, v); }   /* Markup(value): a str */
+static jv f_trim(jinja_run *r, jv v, const jargs *a) { return jinja_str_strip(r, v, jinja_arg(a, 0, "chars", jinja_none()), true, true); }
+static jv f_string(jinja_run *r, jv v, const jargs *a) { (void)a; return jinja_to_str(r, v); }
+static jv f_upper(jinja_run *r, jv v, const jargs *a) { (void)a; return jinja_str_case(r, v, CASE_UPPER); }
+static jv f_lower(jinja_run *r, jv v, const jargs *a) { (void)a; return jinja_str_case(r, v, CASE_LOWER); }
+static jv f_capitalize(jinja_run *r, jv v, const jargs *a) { (void)a; return jinja_str_case(r, v, CASE_CAPITALIZE); }
+static jv f_title(jinja_run *r, jv v, const jargs *a) { (void)a; return jinja_str_case(r, v, CASE_TITLE); }
+static jv f_safe(jinja_run *r, jv v, const jargs *a) { (void)a; return jinja_to_str(r, v); }   /* Markup(value): a str */
 
 static jv f_replace(jinja_run *r, jv v, const jargs *a) {
-    jv count = jarg(a, 2, "count", jv_none());
+    jv count = jinja_arg(a, 2, "count", jinja_none());
     if (count.type != JV_NONE && count.type != JV_INT) jinja_fail(r, "replace count must be an integer");
-    return jstr_replace(r, v, jv_to_str(r, jarg(a, 0, "old", jv_none())), jv_to_str(r, jarg(a, 1, "new", jv_none())),
+    return jinja_str_replace(r, v, jinja_to_str(r, jinja_arg(a, 0, "old", jinja_none())), jinja_to_str(r, jinja_arg(a, 1, "new", jinja_none())),
                         count.type == JV_INT ? count.i : -1);
 }
 
 static jv f_escape(jinja_run *r, jv v, const jargs *a) {
     (void)a;
-    v = jv_to_str(r, v);
+    v = jinja_to_str(r, v);
     jbuf b = {0};
     for (size_t i = 0; i < v.s.n; i++) {
         switch (v.s.p[i]) {
-        case '&': jbuf_puts(r, &b, "&amp;"); break;
-        case '<': jbuf_puts(r, &b, "&lt;"); break;
-        case '>': jbuf_puts(r, &b, "&gt;"); break;
-        case '"': jbuf_puts(r, &b, "&#34;"); break;
-        case '\'': jbuf_puts(r, &b, "&#39;"); break;
-        default: jbuf_putc(r, &b, v.s.p[i]);
+        case '&': jinja_buf_puts(r, &b, "&amp;"); break;
+        case '<': jinja_buf_puts(r, &b, "&lt;"); break;
+        case '>': jinja_buf_puts(r, &b, "&gt;"); break;
+        case '"': jinja_buf_puts(r, &b, "&#34;"); break;
+        case '\'': jinja_buf_puts(r, &b, "&#39;"); break;
+        default: jinja_buf_putc(r, &b, v.s.p[i]);
         }
     }
-    return b.p ? jbuf_value(&b) : jv_str_static("");
+    return b.p ? jinja_buf_value(&b) : jinja_str_static("");
 }
 
 static jv f_join(jinja_run *r, jv v, const jargs *a) {
-    jv sep = jv_to_str(r, jarg(a, 0, "d", jv_str_static("")));
-    jv attr = jarg(a, 1, "attribute", jv_none());
+    jv sep = jinja_to_str(r, jinja_arg(a, 0, "d", jinja_str_static("")));
+    jv attr = jinja_arg(a, 1, "attribute", jinja_none());
     jlist *items = jinja_iterate(r, v);
     jbuf b = {0};
     for (size_t i = 0; i < items->n; i++) {
-        if (i) jbuf_put(r, &b, sep.s.p, sep.s.n);
-        jv item = attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jv_undefined(NULL));
-        jv_write_str(r, &b, item);
+        if (i) jinja_buf_put(r, &b, sep.s.p, sep.s.n);
+        jv item = attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jinja_undefined(NULL));
+        jinja_write_str(r, &b, item);
     }
-    return b.p ? jbuf_value(&b) : jv_str_static("");
+    return b.p ? jinja_buf_value(&b) : jinja_str_static("");
 }
 
 static jv pairs_of(jinja_run *r, jv v) {
-    jv out = jv_new_list(r, v.dict->n, false);
+    jv out = jinja_list_new(r, v.dict->n, false);
     for (size_t i = 0; i < v.dict->n; i++) {
-        jv pair = jv_new_list(r, 2, true);
-        jv_list_push(r, pair.list, v.dict->keys[i]);
-        jv_list_push(r, pair.list, v.dict->vals[i]);
-        jv_list_push(r, out.list, pair);
+        jv pair = jinja_list_new(r, 2, true);
+        jinja_list_push(r, pair.list, v.dict->keys[i]);
+        jinja_list_push(r, pair.list, v.dict->vals[i]);
+        jinja_list_push(r, out.list, pair);
     }
     return out;
 }
 
 static jv f_items(jinja_run *r, jv v, const jargs *a) {
     (void)a;
-    if (v.type == JV_UNDEFINED) return jv_new_list(r, 0, false);
+    if (v.type == JV_UNDEFINED) return jinja_list_new(r, 0, false);
     if (v.type != JV_DICT) jinja_fail(r, "Can only get item pairs from a mapping.");
-    return jv_iterator(pairs_of(r, v));
+    return jinja_iterator(pairs_of(r, v));
 }
 
 static jv f_dictsort(jinja_run *r, jv v, const jargs *a) {
-    bool cs = jv_truthy(jarg(a, 0, "case_sensitive", jv_bool(false)));
-    jv by = jarg(a, 1, "by", jv_str_static("key"));
-    bool reverse = jv_truthy(jarg(a, 2, "reverse", jv_bool(false)));
+    bool cs = jinja_truthy(jinja_arg(a, 0, "case_sensitive", jinja_bool(false)));
+    jv by = jinja_arg(a, 1, "by", jinja_str_static("key"));
+    bool reverse = jinja_truthy(jinja_arg(a, 2, "reverse", jinja_bool(false)));
     if (v.type == JV_UNDEFINED) fail_undefined(r, v);
-    if (v.type != JV_DICT) jinja_fail(r, "dictsort needs a mapping, got %s", jv_type_name(v));
+    if (v.type != JV_DICT) jinja_fail(r, "dictsort needs a mapping, got %s", jinja_type_name(v));
     int pos;
     if (by.type == JV_STR && by.s.n == 3 && !memcmp(by.s.p, "key", 3)) pos = 0;
     else if (by.type == JV_STR && by.s.n == 5 && !memcmp(by.s.p, "value", 5)) pos = 1;
@@ -169,35 +169,35 @@ static jv f_dictsort(jinja_run *r, jv v, const jargs *a) {
 }
 
 static jv f_sort(jinja_run *r, jv v, const jargs *a) {
-    bool reverse = jv_truthy(jarg(a, 0, "reverse", jv_bool(false)));
-    bool cs = jv_truthy(jarg(a, 1, "case_sensitive", jv_bool(false)));
-    jv attr = jarg(a, 2, "attribute", jv_none());
+    bool reverse = jinja_truthy(jinja_arg(a, 0, "reverse", jinja_bool(false)));
+    bool cs = jinja_truthy(jinja_arg(a, 1, "case_sensitive", jinja_bool(false)));
+    jv attr = jinja_arg(a, 2, "attribute", jinja_none());
     jlist *items = jinja_iterate(r, v);
     jv *keys = jinja_alloc(r, (items->n + 1) * sizeof *keys);
     for (size_t i = 0; i < items->n; i++)
-        keys[i] = sort_key(r, attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jv_undefined(NULL)), cs);
+        keys[i] = sort_key(r, attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jinja_undefined(NULL)), cs);
     return sorted(r, items, keys, reverse);
 }
 
 static jv f_list(jinja_run *r, jv v, const jargs *a) {
     (void)a;
     jlist *items = jinja_iterate(r, v);
-    jv out = jv_new_list(r, items->n, false);
-    for (size_t i = 0; i < items->n; i++) jv_list_push(r, out.list, items->items[i]);
+    jv out = jinja_list_new(r, items->n, false);
+    for (size_t i = 0; i < items->n; i++) jinja_list_push(r, out.list, items->items[i]);
     return out;
 }
 
 static jv f_first(jinja_run *r, jv v, const jargs *a) {
     (void)a;
     jlist *items = jinja_iterate(r, v);
-    return items->n ? items->items[0] : jv_undefined("No first item, sequence was empty.");
+    return items->n ? items->items[0] : jinja_undefined("No first item, sequence was empty.");
 }
 
 static jv f_last(jinja_run *r, jv v, const jargs *a) {
     (void)a;
     if (v.type == JV_LIST && v.list->iterator) jinja_fail(r, "'generator' object is not reversible");
     jlist *items = jinja_iterate(r, v);
-    return items->n ? items->items[items->n - 1] : jv_undefined("No last item, sequence was empty.");
+    return items->n ? items->items[items->n - 1] : jinja_undefined("No last item, sequence was empty.");
 }
 
 static jv f_reverse(jinja_run *r, jv v, const jargs *a) {
@@ -205,42 +205,42 @@ static jv f_reverse(jinja_run *r, jv v, const jargs *a) {
     jlist *items = jinja_iterate(r, v);
     if (v.type == JV_STR) {
         jbuf b = {0};
-        for (size_t i = items->n; i-- > 0;) jv_write_str(r, &b, items->items[i]);
-        return b.p ? jbuf_value(&b) : jv_str_static("");
+        for (size_t i = items->n; i-- > 0;) jinja_write_str(r, &b, items->items[i]);
+        return b.p ? jinja_buf_value(&b) : jinja_str_static("");
     }
-    jv out = jv_new_list(r, items->n, false);
-    for (size_t i = items->n; i-- > 0;) jv_list_push(r, out.list, items->items[i]);
+    jv out = jinja_list_new(r, items->n, false);
+    for (size_t i = items->n; i-- > 0;) jinja_list_push(r, out.list, items->items[i]);
     /* reversed(list) is an iterator; a generator is reversed into a list */
-    return v.type == JV_LIST && !v.list->iterator ? jv_iterator(out) : out;
+    return v.type == JV_LIST && !v.list->iterator ? jinja_iterator(out) : out;
 }
 
 static jv f_unique(jinja_run *r, jv v, const jargs *a) {
-    bool cs = jv_truthy(jarg(a, 0, "case_sensitive", jv_bool(false)));
-    jv attr = jarg(a, 1, "attribute", jv_none());
+    bool cs = jinja_truthy(jinja_arg(a, 0, "case_sensitive", jinja_bool(false)));
+    jv attr = jinja_arg(a, 1, "attribute", jinja_none());
     jlist *items = jinja_iterate(r, v);
-    jv out = jv_new_list(r, 0, false), seen = jv_new_list(r, 0, false);
+    jv out = jinja_list_new(r, 0, false), seen = jinja_list_new(r, 0, false);
     for (size_t i = 0; i < items->n; i++) {
-        jv key = sort_key(r, attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jv_undefined(NULL)), cs);
+        jv key = sort_key(r, attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jinja_undefined(NULL)), cs);
         bool dup = false;
         jinja_charge(r, seen.list->n / 16);
-        for (size_t k = 0; k < seen.list->n && !dup; k++) dup = jv_equal(seen.list->items[k], key);
+        for (size_t k = 0; k < seen.list->n && !dup; k++) dup = jinja_equal(seen.list->items[k], key);
         if (dup) continue;
-        jv_list_push(r, seen.list, key);
-        jv_list_push(r, out.list, items->items[i]);
+        jinja_list_push(r, seen.list, key);
+        jinja_list_push(r, out.list, items->items[i]);
     }
-    return jv_iterator(out);
+    return jinja_iterator(out);
 }
 
 static jv min_max(jinja_run *r, jv v, const jargs *a, bool want_max) {
-    bool cs = jv_truthy(jarg(a, 0, "case_sensitive", jv_bool(false)));
-    jv attr = jarg(a, 1, "attribute", jv_none());
+    bool cs = jinja_truthy(jinja_arg(a, 0, "case_sensitive", jinja_bool(false)));
+    jv attr = jinja_arg(a, 1, "attribute", jinja_none());
     jlist *items = jinja_iterate(r, v);
-    if (!items->n) return jv_undefined(want_max ? "No aggregated item, sequence was empty." : "No aggregated item, sequence was empty.");
+    if (!items->n) return jinja_undefined(want_max ? "No aggregated item, sequence was empty." : "No aggregated item, sequence was empty.");
     size_t best = 0;
-    jv best_key = jv_none();
+    jv best_key = jinja_none();
     for (size_t i = 0; i < items->n; i++) {
-        jv key = sort_key(r, attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jv_undefined(NULL)), cs);
-        if (i == 0 || (want_max ? jv_compare(r, key, best_key) > 0 : jv_compare(r, key, best_key) < 0)) { best = i; best_key = key; }
+        jv key = sort_key(r, attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jinja_undefined(NULL)), cs);
+        if (i == 0 || (want_max ? jinja_compare(r, key, best_key) > 0 : jinja_compare(r, key, best_key) < 0)) { best = i; best_key = key; }
     }
     return items->items[best];
 }
@@ -280,56 +280,56 @@ static bool parse_float_text(jinja_run *r, jv s, double *out) {
 }
 
 static jv f_int(jinja_run *r, jv v, const jargs *a) {
-    jv def = jarg(a, 0, "default", jv_int(0));
+    jv def = jinja_arg(a, 0, "default", jinja_int(0));
     if (v.type == JV_UNDEFINED) fail_undefined(r, v);   /* int(Undefined) raises */
     int64_t i;
     double d;
     switch (v.type) {
     case JV_INT: return v;
-    case JV_BOOL: return jv_int(v.b);
+    case JV_BOOL: return jinja_int(v.b);
     case JV_FLOAT:
         if (v.f != v.f || fabs(v.f) >= 9.2e18) return def;
-        return jv_int((int64_t)v.f);
+        return jinja_int((int64_t)v.f);
     case JV_STR:
-        if (parse_int_text(v.s.p, v.s.n, &i)) return jv_int(i);
-        if (parse_float_text(r, v, &d) && d == d && fabs(d) < 9.2e18) return jv_int((int64_t)d);
+        if (parse_int_text(v.s.p, v.s.n, &i)) return jinja_int(i);
+        if (parse_float_text(r, v, &d) && d == d && fabs(d) < 9.2e18) return jinja_int((int64_t)d);
         return def;
     default: return def;
     }
 }
 
 static jv f_float(jinja_run *r, jv v, const jargs *a) {
-    jv def = jarg(a, 0, "default", jv_float(0.0));
+    jv def = jinja_arg(a, 0, "default", jinja_float(0.0));
     if (v.type == JV_UNDEFINED) fail_undefined(r, v);
     double d;
     switch (v.type) {
     case JV_FLOAT: return v;
-    case JV_INT: return jv_float((double)v.i);
-    case JV_BOOL: return jv_float(v.b);
-    case JV_STR: return parse_float_text(r, v, &d) ? jv_float(d) : def;
+    case JV_INT: return jinja_float((double)v.i);
+    case JV_BOOL: return jinja_float(v.b);
+    case JV_STR: return parse_float_text(r, v, &d) ? jinja_float(d) : def;
     default: return def;
     }
 }
 
 static jv f_abs(jinja_run *r, jv v, const jargs *a) {
     (void)a;
-    if (v.type == JV_FLOAT) return jv_float(fabs(v.f));
+    if (v.type == JV_FLOAT) return jinja_float(fabs(v.f));
     if (v.type == JV_INT) {
         if (v.i == INT64_MIN) jinja_fail(r, "integer overflow");
-        return jv_int(v.i < 0 ? -v.i : v.i);
+        return jinja_int(v.i < 0 ? -v.i : v.i);
     }
-    if (v.type == JV_BOOL) return jv_int(v.b);
-    jinja_fail(r, "bad operand type for abs(): '%s'", jv_type_name(v));
+    if (v.type == JV_BOOL) return jinja_int(v.b);
+    jinja_fail(r, "bad operand type for abs(): '%s'", jinja_type_name(v));
 }
 
 static jv f_round(jinja_run *r, jv v, const jargs *a) {
-    jv prec = jarg(a, 0, "precision", jv_int(0));
-    jv method = jarg(a, 1, "method", jv_str_static("common"));
+    jv prec = jinja_arg(a, 0, "precision", jinja_int(0));
+    jv method = jinja_arg(a, 1, "method", jinja_str_static("common"));
     if (v.type != JV_INT && v.type != JV_FLOAT && v.type != JV_BOOL) jinja_fail(r, "round needs a number");
     /* Python's round(int, n >= 0) keeps the int */
-    const char *how = method.type == JV_STR ? jv_cstr(r, method) : "";
+    const char *how = method.type == JV_STR ? jinja_cstr(r, method) : "";
     if (v.type != JV_FLOAT && !strcmp(how, "common") && (prec.type != JV_INT || prec.i >= 0))
-        return jv_int(v.type == JV_INT ? v.i : v.b);
+        return jinja_int(v.type == JV_INT ? v.i : v.b);
     double x = v.type == JV_FLOAT ? v.f : v.type == JV_INT ? (double)v.i : v.b;
     double m = pow(10.0, prec.type == JV_INT ? (double)prec.i : 0.0);
     double y = x * m;
@@ -337,34 +337,34 @@ static jv f_round(jinja_run *r, jv v, const jargs *a) {
     else if (!strcmp(how, "ceil")) y = ceil(y);
     else if (!strcmp(how, "floor")) y = floor(y);
     else jinja_fail(r, "method must be common, ceil or floor");
-    return jv_float(y / m);
+    return jinja_float(y / m);
 }
 
 static jv f_sum(jinja_run *r, jv v, const jargs *a) {
-    jv attr = jarg(a, 0, "attribute", jv_none());
-    jv total = jarg(a, 1, "start", jv_int(0));
+    jv attr = jinja_arg(a, 0, "attribute", jinja_none());
+    jv total = jinja_arg(a, 1, "start", jinja_int(0));
     jlist *items = jinja_iterate(r, v);
     for (size_t i = 0; i < items->n; i++) {
-        jv item = attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jv_undefined(NULL));
+        jv item = attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jinja_undefined(NULL));
         if (total.type == JV_FLOAT || item.type == JV_FLOAT) {
             double x = total.type == JV_FLOAT ? total.f : total.type == JV_INT ? (double)total.i : total.b;
             double y = item.type == JV_FLOAT ? item.f : item.type == JV_INT ? (double)item.i : item.b;
             if ((item.type != JV_FLOAT && item.type != JV_INT && item.type != JV_BOOL)) jinja_fail(r, "sum needs numbers");
-            total = jv_float(x + y);
+            total = jinja_float(x + y);
         } else if ((item.type == JV_INT || item.type == JV_BOOL) && (total.type == JV_INT || total.type == JV_BOOL)) {
             int64_t z;
             if (__builtin_add_overflow(total.type == JV_INT ? total.i : total.b, item.type == JV_INT ? item.i : item.b, &z)) jinja_fail(r, "integer overflow");
-            total = jv_int(z);
-        } else jinja_fail(r, "unsupported operand type(s) for +: '%s' and '%s'", jv_type_name(total), jv_type_name(item));
+            total = jinja_int(z);
+        } else jinja_fail(r, "unsupported operand type(s) for +: '%s' and '%s'", jinja_type_name(total), jinja_type_name(item));
     }
     return total;
 }
 
 static jv f_tojson(jinja_run *r, jv v, const jargs *a) {
-    bool ensure_ascii = jv_truthy(jarg(a, 0, "ensure_ascii", jv_bool(false)));
-    jv indent = jarg(a, 1, "indent", jv_none());
-    jv seps = jarg(a, 2, "separators", jv_none());
-    bool sort_keys = jv_truthy(jarg(a, 3, "sort_keys", jv_bool(false)));
+    bool ensure_ascii = jinja_truthy(jinja_arg(a, 0, "ensure_ascii", jinja_bool(false)));
+    jv indent = jinja_arg(a, 1, "indent", jinja_none());
+    jv seps = jinja_arg(a, 2, "separators", jinja_none());
+    bool sort_keys = jinja_truthy(jinja_arg(a, 3, "sort_keys", jinja_bool(false)));
     char spaces[64];
     const char *ind = NULL;
     if (indent.type == JV_INT) {
@@ -372,52 +372,52 @@ static jv f_tojson(jinja_run *r, jv v, const jargs *a) {
         memset(spaces, ' ', (size_t)k);
         spaces[k] = '\0';
         ind = spaces;
-    } else if (indent.type == JV_STR) ind = jv_cstr(r, indent);
+    } else if (indent.type == JV_STR) ind = jinja_cstr(r, indent);
     else if (indent.type != JV_NONE) jinja_fail(r, "tojson indent must be an integer or a string");
     const char *item_sep = ind ? "," : ", ", *key_sep = ": ";
     if (seps.type == JV_LIST && seps.list->n == 2 && seps.list->items[0].type == JV_STR && seps.list->items[1].type == JV_STR) {
-        item_sep = jv_cstr(r, seps.list->items[0]);
-        key_sep = jv_cstr(r, seps.list->items[1]);
+        item_sep = jinja_cstr(r, seps.list->items[0]);
+        key_sep = jinja_cstr(r, seps.list->items[1]);
     } else if (seps.type != JV_NONE) jinja_fail(r, "tojson separators must be a pair of strings");
     jbuf b = {0};
-    jv_write_json(r, &b, v, ensure_ascii, ind, item_sep, key_sep, sort_keys);
-    return jbuf_value(&b);
+    jinja_write_json(r, &b, v, ensure_ascii, ind, item_sep, key_sep, sort_keys);
+    return jinja_buf_value(&b);
 }
 
 static jv f_indent(jinja_run *r, jv v, const jargs *a) {
-    jv width = jarg(a, 0, "width", jv_int(4));
-    bool first = jv_truthy(jarg(a, 1, "first", jv_bool(false)));
-    bool blank = jv_truthy(jarg(a, 2, "blank", jv_bool(false)));
+    jv width = jinja_arg(a, 0, "width", jinja_int(4));
+    bool first = jinja_truthy(jinja_arg(a, 1, "first", jinja_bool(false)));
+    bool blank = jinja_truthy(jinja_arg(a, 2, "blank", jinja_bool(false)));
     jbuf ind = {0};
-    if (width.type == JV_STR) jbuf_put(r, &ind, width.s.p, width.s.n);
-    else if (width.type == JV_INT) for (int64_t i = 0; i < width.i && i < 256; i++) jbuf_putc(r, &ind, ' ');
+    if (width.type == JV_STR) jinja_buf_put(r, &ind, width.s.p, width.s.n);
+    else if (width.type == JV_INT) for (int64_t i = 0; i < width.i && i < 256; i++) jinja_buf_putc(r, &ind, ' ');
     else jinja_fail(r, "indent width must be an integer or a string");
     if (v.type == JV_UNDEFINED) fail_undefined(r, v);   /* Jinja appends "\n" to it */
-    if (v.type != JV_STR) jinja_fail(r, "unsupported operand type(s) for +=: '%s' and 'str'", jv_type_name(v));
+    if (v.type != JV_STR) jinja_fail(r, "unsupported operand type(s) for +=: '%s' and 'str'", jinja_type_name(v));
     /* Jinja appends a newline and splits into lines (so a final newline leaves an empty last
        line), and indents every line after the first (blank ones only when asked) */
     jbuf b = {0};
-    if (first) jbuf_put(r, &b, ind.p, ind.n);
+    if (first) jinja_buf_put(r, &b, ind.p, ind.n);
     size_t start = 0;
     bool first_line = true;
     for (size_t i = 0; i <= v.s.n; i++) {
         if (i < v.s.n && v.s.p[i] != '\n') continue;
         size_t len = i - start;
         if (!first_line) {
-            jbuf_putc(r, &b, '\n');
-            if (len || blank) jbuf_put(r, &b, ind.p, ind.n);
+            jinja_buf_putc(r, &b, '\n');
+            if (len || blank) jinja_buf_put(r, &b, ind.p, ind.n);
         }
-        jbuf_put(r, &b, v.s.p + start, len);
+        jinja_buf_put(r, &b, v.s.p + start, len);
         first_line = false;
         start = i + 1;
     }
-    return b.p ? jbuf_value(&b) : jv_str_static("");
+    return b.p ? jinja_buf_value(&b) : jinja_str_static("");
 }
 
 static jv f_attr(jinja_run *r, jv v, const jargs *a) {
-    jv name = jarg(a, 0, "name", jv_none());
+    jv name = jinja_arg(a, 0, "name", jinja_none());
     if (name.type != JV_STR) jinja_fail(r, "attr name must be a string");
-    return jinja_getattr(r, v, jv_cstr(r, name));
+    return jinja_getattr(r, v, jinja_cstr(r, name));
 }
 
 static jargs shift_args(const jargs *a, int k) {
@@ -429,35 +429,35 @@ static jargs shift_args(const jargs *a, int k) {
 
 static jv f_map(jinja_run *r, jv v, const jargs *a) {
     jlist *items = jinja_iterate(r, v);
-    jv out = jv_new_list(r, items->n, false);
-    jv attr = jarg(a, -1, "attribute", jv_none());
+    jv out = jinja_list_new(r, items->n, false);
+    jv attr = jinja_arg(a, -1, "attribute", jinja_none());
     if (attr.type != JV_NONE) {
-        jv def = jarg(a, -1, "default", jv_undefined(NULL));
-        for (size_t i = 0; i < items->n; i++) jv_list_push(r, out.list, attr_path(r, items->items[i], attr, def));
-        return jv_iterator(out);
+        jv def = jinja_arg(a, -1, "default", jinja_undefined(NULL));
+        for (size_t i = 0; i < items->n; i++) jinja_list_push(r, out.list, attr_path(r, items->items[i], attr, def));
+        return jinja_iterator(out);
     }
-    jv name = jarg(a, 0, NULL, jv_none());
+    jv name = jinja_arg(a, 0, NULL, jinja_none());
     if (name.type != JV_STR) jinja_fail(r, "map needs a filter name or attribute=");
     jargs rest = shift_args(a, 1);
-    for (size_t i = 0; i < items->n; i++) jv_list_push(r, out.list, jinja_apply_filter(r, jv_cstr(r, name), items->items[i], &rest));
-    return jv_iterator(out);
+    for (size_t i = 0; i < items->n; i++) jinja_list_push(r, out.list, jinja_apply_filter(r, jinja_cstr(r, name), items->items[i], &rest));
+    return jinja_iterator(out);
 }
 
 /* select / reject / selectattr / rejectattr */
 static jv select_items(jinja_run *r, jv v, const jargs *a, bool by_attr, bool keep) {
     jlist *items = jinja_iterate(r, v);
-    jv out = jv_new_list(r, 0, false);
-    jv attr = by_attr ? jarg(a, 0, NULL, jv_none()) : jv_none();
+    jv out = jinja_list_new(r, 0, false);
+    jv attr = by_attr ? jinja_arg(a, 0, NULL, jinja_none()) : jinja_none();
     int k = by_attr ? 1 : 0;
-    jv test = jarg(a, k, NULL, jv_none());
+    jv test = jinja_arg(a, k, NULL, jinja_none());
     if (test.type != JV_NONE && test.type != JV_STR) jinja_fail(r, "the test must be named by a string");
     jargs rest = shift_args(a, k + 1);
     for (size_t i = 0; i < items->n; i++) {
-        jv item = by_attr ? attr_path(r, items->items[i], attr, jv_undefined(NULL)) : items->items[i];
-        bool t = test.type == JV_STR ? jinja_apply_test(r, jv_cstr(r, test), item, &rest) : jv_truthy(item);
-        if (t == keep) jv_list_push(r, out.list, items->items[i]);
+        jv item = by_attr ? attr_path(r, items->items[i], attr, jinja_undefined(NULL)) : items->items[i];
+        bool t = test.type == JV_STR ? jinja_apply_test(r, jinja_cstr(r, test), item, &rest) : jinja_truthy(item);
+        if (t == keep) jinja_list_push(r, out.list, items->items[i]);
     }
-    return jv_iterator(out);
+    return jinja_iterator(out);
 }
 static jv f_select(jinja_run *r, jv v, const jargs *a) { return select_items(r, v, a, false, true); }
 static jv f_reject(jinja_run *r, jv v, const jargs *a) { return select_items(r, v, a, false, false); }
@@ -489,7 +489,7 @@ jv jinja_apply_filter(jinja_run *r, const char *name, jv v, const jargs *a) {
 static bool is_int(jv v) { return v.type == JV_INT; }
 
 bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
-    jv arg = jarg(a, 0, NULL, jv_undefined(NULL));
+    jv arg = jinja_arg(a, 0, NULL, jinja_undefined(NULL));
     if (!strcmp(name, "defined")) return v.type != JV_UNDEFINED;
     if (!strcmp(name, "undefined")) return v.type == JV_UNDEFINED;
     if (!strcmp(name, "none")) return v.type == JV_NONE;
@@ -510,7 +510,7 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
         /* value % 2 == 1, value % 2 == 0, value % num == 0 with Python's % */
         if (v.type == JV_UNDEFINED) fail_undefined(r, v);
         if (v.type != JV_INT && v.type != JV_BOOL && v.type != JV_FLOAT) jinja_fail(r, "the %s test needs a number", name);
-        jv num = name[0] == 'd' ? arg : jv_int(2);
+        jv num = name[0] == 'd' ? arg : jinja_int(2);
         if (num.type != JV_INT && num.type != JV_BOOL && num.type != JV_FLOAT) jinja_fail(r, "divisibleby needs a number");
         double x = v.type == JV_FLOAT ? v.f : (double)(v.type == JV_INT ? v.i : v.b);
         double y = num.type == JV_FLOAT ? num.f : (double)(num.type == JV_INT ? num.i : num.b);
@@ -526,17 +526,17 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
         }
         return name[0] == 'o' ? m == 1 : m == 0;
     }
-    if (!strcmp(name, "eq") || !strcmp(name, "equalto") || !strcmp(name, "==")) return jv_equal(v, arg);
-    if (!strcmp(name, "ne") || !strcmp(name, "!=")) return !jv_equal(v, arg);
-    if (!strcmp(name, "lt") || !strcmp(name, "lessthan") || !strcmp(name, "<")) return jv_compare(r, v, arg) < 0;
-    if (!strcmp(name, "le") || !strcmp(name, "<=")) return jv_compare(r, v, arg) <= 0;
-    if (!strcmp(name, "gt") || !strcmp(name, "greaterthan") || !strcmp(name, ">")) return jv_compare(r, v, arg) > 0;
-    if (!strcmp(name, "ge") || !strcmp(name, ">=")) return jv_compare(r, v, arg) >= 0;
+    if (!strcmp(name, "eq") || !strcmp(name, "equalto") || !strcmp(name, "==")) return jinja_equal(v, arg);
+    if (!strcmp(name, "ne") || !strcmp(name, "!=")) return !jinja_equal(v, arg);
+    if (!strcmp(name, "lt") || !strcmp(name, "lessthan") || !strcmp(name, "<")) return jinja_compare(r, v, arg) < 0;
+    if (!strcmp(name, "le") || !strcmp(name, "<=")) return jinja_compare(r, v, arg) <= 0;
+    if (!strcmp(name, "gt") || !strcmp(name, "greaterthan") || !strcmp(name, ">")) return jinja_compare(r, v, arg) > 0;
+    if (!strcmp(name, "ge") || !strcmp(name, ">=")) return jinja_compare(r, v, arg) >= 0;
     if (!strcmp(name, "in")) {
         if (arg.type == JV_STR && v.type == JV_STR) return v.s.n == 0 || memmem(arg.s.p, arg.s.n, v.s.p, v.s.n) != NULL;
-        if (arg.type == JV_DICT) return jv_dict_get(arg.dict, v, NULL);
+        if (arg.type == JV_DICT) return jinja_dict_get(arg.dict, v, NULL);
         jlist *items = jinja_iterate(r, arg);
-        for (size_t i = 0; i < items->n; i++) if (jv_equal(items->items[i], v)) return true;
+        for (size_t i = 0; i < items->n; i++) if (jinja_equal(items->items[i], v)) return true;
         return false;
     }
     if (!strcmp(name, "sameas")) {
@@ -548,20 +548,20 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
         case JV_STR: return v.s.p == arg.s.p && v.s.n == arg.s.n;
         case JV_LIST: return v.list == arg.list;
         case JV_DICT: case JV_NAMESPACE: return v.dict == arg.dict;
-        default: return jv_equal(v, arg);
+        default: return jinja_equal(v, arg);
         }
     }
     if (!strcmp(name, "lower") || !strcmp(name, "upper")) {
         /* str.islower(): no character of the other case, and at least one cased one */
-        v = jv_to_str(r, v);
-        jv same = jstr_case(r, v, name[0] == 'l' ? CASE_LOWER : CASE_UPPER);
-        jv other = jstr_case(r, v, name[0] == 'l' ? CASE_UPPER : CASE_LOWER);
+        v = jinja_to_str(r, v);
+        jv same = jinja_str_case(r, v, name[0] == 'l' ? CASE_LOWER : CASE_UPPER);
+        jv other = jinja_str_case(r, v, name[0] == 'l' ? CASE_UPPER : CASE_LOWER);
         return same.s.n == v.s.n && memcmp(same.s.p, v.s.p, v.s.n) == 0 &&
                !(other.s.n == v.s.n && memcmp(other.s.p, v.s.p, v.s.n) == 0);
     }
     if (!strcmp(name, "filter") || !strcmp(name, "test")) {
         if (v.type != JV_STR) return false;
-        const char *want = jv_cstr(r, v);
+        const char *want = jinja_cstr(r, v);
         if (name[0] == 'f') {
             for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) if (strcmp(filters[i].name, want) == 0) return true;
             return false;

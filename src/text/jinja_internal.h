@@ -35,13 +35,13 @@ typedef struct jloop jloop;
 typedef struct jv {
     jv_type type;
     bool grow;                    /* JV_STR: the text sits at the start of a string buffer that
-                                     concatenation may extend in place (see jv_concat) */
+                                     concatenation may extend in place (see jinja_concat) */
     union {
         bool b;
         int64_t i;
         double f;
         struct { const char *p; size_t n; } s;   /* JV_STR (UTF-8; p[n] readable, not always NUL:
-                                                    jv_cstr for a C string);
+                                                    jinja_cstr for a C string);
                                                     JV_UNDEFINED: what was missing, for errors */
         jlist *list;
         jdict *dict;                             /* JV_DICT and JV_NAMESPACE */
@@ -175,63 +175,62 @@ void *jinja_alloc(jinja_run *r, size_t n);          /* never NULL: fails the ren
 void jinja_charge(jinja_run *r, uint64_t steps);     /* counts work; fails past max_steps */
 
 /* values (jinja_value.c) */
-jv   jv_undefined(const char *hint);
-jv   jv_none(void);
-jv   jv_bool(bool b);
-jv   jv_int(int64_t i);
-jv   jv_float(double f);
-jv   jv_str(jinja_run *r, const char *p, size_t n);        /* copies */
-jv   jv_from_cstr(jinja_run *r, const char *s);
-jv   jv_str_static(const char *s);                          /* no copy: s must outlive the render */
-jv   jv_new_list(jinja_run *r, size_t cap, bool tuple);
-jv   jv_new_dict(jinja_run *r, size_t cap);
-void jv_list_push(jinja_run *r, jlist *l, jv v);
-void jv_dict_set(jinja_run *r, jdict *d, jv key, jv val);
-bool jv_dict_get(const jdict *d, jv key, jv *out);
-bool jv_dict_get_str(const jdict *d, const char *key, jv *out);
-jv   jv_from_json(jinja_run *r, const json_value *j);
+jv   jinja_undefined(const char *hint);
+jv   jinja_none(void);
+jv   jinja_bool(bool b);
+jv   jinja_int(int64_t i);
+jv   jinja_float(double f);
+jv   jinja_str(jinja_run *r, const char *p, size_t n);        /* copies */
+jv   jinja_str_from_c(jinja_run *r, const char *s);
+jv   jinja_str_static(const char *s);                          /* no copy: s must outlive the render */
+jv   jinja_list_new(jinja_run *r, size_t cap, bool tuple);
+jv   jinja_dict_new(jinja_run *r, size_t cap);
+void jinja_list_push(jinja_run *r, jlist *l, jv v);
+void jinja_dict_set(jinja_run *r, jdict *d, jv key, jv val);
+bool jinja_dict_get(const jdict *d, jv key, jv *out);
+bool jinja_dict_get_str(const jdict *d, const char *key, jv *out);
+jv   jinja_from_json(jinja_run *r, const json_value *j);
 
-bool jv_truthy(jv v);
-bool jv_equal(jv a, jv b);
+bool jinja_truthy(jv v);
+bool jinja_equal(jv a, jv b);
 /* <0, 0, >0; fails the render for values Python cannot order */
-int  jv_compare(jinja_run *r, jv a, jv b);
-bool jv_is_str(jv v);
-const char *jv_type_name(jv v);                             /* Python's type name, for errors */
+int  jinja_compare(jinja_run *r, jv a, jv b);
+const char *jinja_type_name(jv v);                             /* Python's type name, for errors */
 
 /* a + b of strings (b: p[0..n)); when a ends its buffer's text, b is appended in place, so
    `set s = s ~ piece` in a loop costs the pieces, not the square of their total */
-jv   jv_concat(jinja_run *r, jv a, const char *p, size_t n);
+jv   jinja_concat(jinja_run *r, jv a, const char *p, size_t n);
 /* the text of a string value as a NUL-terminated C string (copied when needed) */
-const char *jv_cstr(jinja_run *r, jv s);
+const char *jinja_cstr(jinja_run *r, jv s);
 
 /* str() and repr() as Python writes them */
-void jv_write_str(jinja_run *r, jbuf *b, jv v);
-void jv_write_repr(jinja_run *r, jbuf *b, jv v);
-jv   jv_to_str(jinja_run *r, jv v);
+void jinja_write_str(jinja_run *r, jbuf *b, jv v);
+void jinja_write_repr(jinja_run *r, jbuf *b, jv v);
+jv   jinja_to_str(jinja_run *r, jv v);
 /* json.dumps(v, ensure_ascii, indent (NULL: none), separators, sort_keys) */
-void jv_write_json(jinja_run *r, jbuf *b, jv v, bool ensure_ascii, const char *indent,
+void jinja_write_json(jinja_run *r, jbuf *b, jv v, bool ensure_ascii, const char *indent,
                    const char *item_sep, const char *key_sep, bool sort_keys);
 
 /* growable text */
-void jbuf_put(jinja_run *r, jbuf *b, const char *p, size_t n);
-void jbuf_putc(jinja_run *r, jbuf *b, char c);
-void jbuf_puts(jinja_run *r, jbuf *b, const char *s);
-jv   jbuf_value(jbuf *b);                                   /* the text as a string value */
+void jinja_buf_put(jinja_run *r, jbuf *b, const char *p, size_t n);
+void jinja_buf_putc(jinja_run *r, jbuf *b, char c);
+void jinja_buf_puts(jinja_run *r, jbuf *b, const char *s);
+jv   jinja_buf_value(jbuf *b);                                   /* the text as a string value */
 
 /* strings as Python sees them: code points, whitespace */
-size_t jstr_length(const char *p, size_t n);                /* code points */
-size_t jstr_offset(const char *p, size_t n, size_t index);  /* byte offset of code point index */
-bool   jstr_isspace(uint32_t cp);
-int    jstr_decode(const char *p, size_t n, uint32_t *cp);  /* bytes of the code point (1 on bad) */
+size_t jinja_str_length(const char *p, size_t n);                /* code points */
+size_t jinja_str_offset(const char *p, size_t n, size_t index);  /* byte offset of code point index */
+bool   jinja_isspace(uint32_t cp);
+int    jinja_decode(const char *p, size_t n, uint32_t *cp);  /* bytes of the code point (1 on bad) */
 
 /* Python string operations shared by methods and filters (jinja_methods.c) */
 typedef enum jcase { CASE_UPPER, CASE_LOWER, CASE_TITLE, CASE_CAPITALIZE } jcase;
-jv jstr_case(jinja_run *r, jv s, jcase mode);                       /* str(s), case-mapped */
-jv jstr_strip(jinja_run *r, jv s, jv chars, bool lead, bool trail); /* chars none: whitespace */
-jv jstr_replace(jinja_run *r, jv s, jv old, jv rep, int64_t count); /* count < 0: all */
+jv jinja_str_case(jinja_run *r, jv s, jcase mode);                       /* str(s), case-mapped */
+jv jinja_str_strip(jinja_run *r, jv s, jv chars, bool lead, bool trail); /* chars none: whitespace */
+jv jinja_str_replace(jinja_run *r, jv s, jv old, jv rep, int64_t count); /* count < 0: all */
 
 /* an argument: positional index i, else keyword name, else def */
-jv   jarg(const jargs *a, int i, const char *name, jv def);
+jv   jinja_arg(const jargs *a, int i, const char *name, jv def);
 
 /* filters, tests, methods and globals (jinja_filters.c, jinja_methods.c) */
 jv   jinja_apply_filter(jinja_run *r, const char *name, jv v, const jargs *a);
@@ -246,7 +245,7 @@ jv   jinja_getitem(jinja_run *r, jv obj, jv key);
 /* calls a macro or function value */
 jv   jinja_call(jinja_run *r, jv fn, const jargs *a);
 /* the same items as a generator (see struct jlist) */
-jv   jv_iterator(jv list);
+jv   jinja_iterator(jv list);
 /* the list a value iterates as (strings by code point, dicts by key); fails for non-iterables */
 jlist *jinja_iterate(jinja_run *r, jv v);
 

@@ -72,8 +72,8 @@ static size_t rstrip_len(const char *p, size_t n) {
         size_t start = n - 1;
         while (start > 0 && ((unsigned char)p[start] & 0xc0) == 0x80) start--;
         uint32_t cp;
-        int k = jstr_decode(p + start, n - start, &cp);
-        if ((size_t)k != n - start || !jstr_isspace(cp)) break;
+        int k = jinja_decode(p + start, n - start, &cp);
+        if ((size_t)k != n - start || !jinja_isspace(cp)) break;
         n = start;
     }
     return n;
@@ -83,8 +83,8 @@ static size_t lstrip_len(const char *p, size_t n) {
     size_t i = 0;
     while (i < n) {
         uint32_t cp;
-        int k = jstr_decode(p + i, n - i, &cp);
-        if (!jstr_isspace(cp)) break;
+        int k = jinja_decode(p + i, n - i, &cp);
+        if (!jinja_isspace(cp)) break;
         i += (size_t)k;
     }
     return i;

@@ -271,7 +271,7 @@ static node *parse_postfix(parser *P, node *x) {
                 node *a = mk(P, N_ITEM);
                 a->a = x;
                 a->b = mk(P, N_CONST);
-                a->b->value = jv_int(t->i);
+                a->b->value = jinja_int(t->i);
                 advance(P);
                 x = a;
             } else perr(P, "expected a name after '.', got %s", describe(t, buf, sizeof buf));
@@ -296,9 +296,9 @@ static node *parse_primary(parser *P) {
     enter(P);
     if (t->kind == T_NAME) {
         x = mk(P, N_CONST);
-        if (tok_is(t, T_NAME, "true") || tok_is(t, T_NAME, "True")) x->value = jv_bool(true);
-        else if (tok_is(t, T_NAME, "false") || tok_is(t, T_NAME, "False")) x->value = jv_bool(false);
-        else if (tok_is(t, T_NAME, "none") || tok_is(t, T_NAME, "None")) x->value = jv_none();
+        if (tok_is(t, T_NAME, "true") || tok_is(t, T_NAME, "True")) x->value = jinja_bool(true);
+        else if (tok_is(t, T_NAME, "false") || tok_is(t, T_NAME, "False")) x->value = jinja_bool(false);
+        else if (tok_is(t, T_NAME, "none") || tok_is(t, T_NAME, "None")) x->value = jinja_none();
         else { x->kind = N_NAME; x->name = name_of(P, t); }
         advance(P);
     } else if (t->kind == T_STRING) {
@@ -315,7 +315,7 @@ static node *parse_primary(parser *P) {
         x->value.s.n = total;
     } else if (t->kind == T_INT || t->kind == T_FLOAT) {
         x = mk(P, N_CONST);
-        x->value = t->kind == T_INT ? jv_int(t->i) : jv_float(t->f);
+        x->value = t->kind == T_INT ? jinja_int(t->i) : jinja_float(t->f);
         advance(P);
     } else if (tok_is(t, T_OP, "(")) {
         advance(P);

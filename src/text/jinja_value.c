@@ -98,7 +98,7 @@ static char *strbuf_new(jinja_run *r, size_t need, const char *old, size_t n) {
     return sb->data;
 }
 
-void jbuf_put(jinja_run *r, jbuf *b, const char *p, size_t n) {
+void jinja_buf_put(jinja_run *r, jbuf *b, const char *p, size_t n) {
     if (n > r->lim.max_output || b->n > r->lim.max_output - n)
         jinja_fail(r, "the rendering is longer than %zu bytes", r->lim.max_output);
     /* a concatenation may have extended the text past b's end: then b continues in a copy */
@@ -112,7 +112,7 @@ void jbuf_put(jinja_run *r, jbuf *b, const char *p, size_t n) {
     strbuf_of(b->p)->used = b->n;
 }
 
-jv jv_concat(jinja_run *r, jv a, const char *p, size_t n) {
+jv jinja_concat(jinja_run *r, jv a, const char *p, size_t n) {
     if (n > r->lim.max_output || a.s.n > r->lim.max_output - n)
         jinja_fail(r, "the rendering is longer than %zu bytes", r->lim.max_output);
     if (a.grow) {
@@ -136,14 +136,14 @@ jv jv_concat(jinja_run *r, jv a, const char *p, size_t n) {
     return v;
 }
 
-const char *jv_cstr(jinja_run *r, jv s) {
+const char *jinja_cstr(jinja_run *r, jv s) {
     if (s.s.p[s.s.n] == '\0') return s.s.p;
-    return jv_str(r, s.s.p, s.s.n).s.p;
+    return jinja_str(r, s.s.p, s.s.n).s.p;
 }
-void jbuf_putc(jinja_run *r, jbuf *b, char c) { jbuf_put(r, b, &c, 1); }
-void jbuf_puts(jinja_run *r, jbuf *b, const char *s) { jbuf_put(r, b, s, strlen(s)); }
+void jinja_buf_putc(jinja_run *r, jbuf *b, char c) { jinja_buf_put(r, b, &c, 1); }
+void jinja_buf_puts(jinja_run *r, jbuf *b, const char *s) { jinja_buf_put(r, b, s, strlen(s)); }
 
-jv jbuf_value(jbuf *b) {
+jv jinja_buf_value(jbuf *b) {
     jv v = { .type = JV_STR, .grow = b->p != NULL };
     v.s.p = b->p ? b->p : "";
     v.s.n = b->n;
@@ -152,13 +152,13 @@ jv jbuf_value(jbuf *b) {
 
 /* ---- constructors ---- */
 
-jv jv_undefined(const char *hint) { jv v = { .type = JV_UNDEFINED }; v.s.p = hint; v.s.n = 0; return v; }
-jv jv_none(void) { return (jv){ .type = JV_NONE }; }
-jv jv_bool(bool b) { jv v = { .type = JV_BOOL }; v.b = b; return v; }
-jv jv_int(int64_t i) { jv v = { .type = JV_INT }; v.i = i; return v; }
-jv jv_float(double f) { jv v = { .type = JV_FLOAT }; v.f = f; return v; }
+jv jinja_undefined(const char *hint) { jv v = { .type = JV_UNDEFINED }; v.s.p = hint; v.s.n = 0; return v; }
+jv jinja_none(void) { return (jv){ .type = JV_NONE }; }
+jv jinja_bool(bool b) { jv v = { .type = JV_BOOL }; v.b = b; return v; }
+jv jinja_int(int64_t i) { jv v = { .type = JV_INT }; v.i = i; return v; }
+jv jinja_float(double f) { jv v = { .type = JV_FLOAT }; v.f = f; return v; }
 
-jv jv_str(jinja_run *r, const char *p, size_t n) {
+jv jinja_str(jinja_run *r, const char *p, size_t n) {
     char *s = jinja_alloc(r, n + 1);
     if (n) memcpy(s, p, n);
     jv v = { .type = JV_STR };
@@ -166,10 +166,10 @@ jv jv_str(jinja_run *r, const char *p, size_t n) {
     v.s.n = n;
     return v;
 }
-jv jv_from_cstr(jinja_run *r, const char *s) { return jv_str(r, s, strlen(s)); }
-jv jv_str_static(const char *s) { jv v = { .type = JV_STR }; v.s.p = s; v.s.n = strlen(s); return v; }
+jv jinja_str_from_c(jinja_run *r, const char *s) { return jinja_str(r, s, strlen(s)); }
+jv jinja_str_static(const char *s) { jv v = { .type = JV_STR }; v.s.p = s; v.s.n = strlen(s); return v; }
 
-jv jv_new_list(jinja_run *r, size_t cap, bool tuple) {
+jv jinja_list_new(jinja_run *r, size_t cap, bool tuple) {
     jlist *l = jinja_alloc(r, sizeof *l);
     if (cap) {
         if (cap > SIZE_MAX / sizeof(jv)) jinja_fail(r, "a list is too long");
@@ -182,7 +182,7 @@ jv jv_new_list(jinja_run *r, size_t cap, bool tuple) {
     return v;
 }
 
-void jv_list_push(jinja_run *r, jlist *l, jv v) {
+void jinja_list_push(jinja_run *r, jlist *l, jv v) {
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 4;
         jv *items = jinja_alloc(r, cap * sizeof *items);
@@ -193,7 +193,7 @@ void jv_list_push(jinja_run *r, jlist *l, jv v) {
     l->items[l->n++] = v;
 }
 
-jv jv_new_dict(jinja_run *r, size_t cap) {
+jv jinja_dict_new(jinja_run *r, size_t cap) {
     jdict *d = jinja_alloc(r, sizeof *d);
     if (cap) {
         if (cap > SIZE_MAX / sizeof(jv)) jinja_fail(r, "a dict is too long");
@@ -206,18 +206,18 @@ jv jv_new_dict(jinja_run *r, size_t cap) {
     return v;
 }
 
-jv jv_iterator(jv list) {
+jv jinja_iterator(jv list) {
     list.list->iterator = true;
     return list;
 }
 
-bool jv_dict_get(const jdict *d, jv key, jv *out) {
+bool jinja_dict_get(const jdict *d, jv key, jv *out) {
     for (size_t i = 0; i < d->n; i++)
-        if (jv_equal(d->keys[i], key)) { if (out) *out = d->vals[i]; return true; }
+        if (jinja_equal(d->keys[i], key)) { if (out) *out = d->vals[i]; return true; }
     return false;
 }
 
-bool jv_dict_get_str(const jdict *d, const char *key, jv *out) {
+bool jinja_dict_get_str(const jdict *d, const char *key, jv *out) {
     size_t n = strlen(key);
     for (size_t i = 0; i < d->n; i++)
         if (d->keys[i].type == JV_STR && d->keys[i].s.n == n && memcmp(d->keys[i].s.p, key, n) == 0) {
@@ -228,9 +228,9 @@ bool jv_dict_get_str(const jdict *d, const char *key, jv *out) {
 }
 
 /* a key already there keeps its place and takes the new value, as in Python */
-void jv_dict_set(jinja_run *r, jdict *d, jv key, jv val) {
+void jinja_dict_set(jinja_run *r, jdict *d, jv key, jv val) {
     for (size_t i = 0; i < d->n; i++)
-        if (jv_equal(d->keys[i], key)) { d->vals[i] = val; return; }
+        if (jinja_equal(d->keys[i], key)) { d->vals[i] = val; return; }
     jinja_charge(r, d->n / 64);
     if (d->n == d->cap) {
         size_t cap = d->cap ? d->cap * 2 : 4;
@@ -244,39 +244,37 @@ void jv_dict_set(jinja_run *r, jdict *d, jv key, jv val) {
     d->vals[d->n++] = val;
 }
 
-jv jv_from_json(jinja_run *r, const json_value *j) {
+jv jinja_from_json(jinja_run *r, const json_value *j) {
     jv v;
     switch (j->type) {
-    case JSON_NULL: return jv_none();
-    case JSON_BOOL: return jv_bool(j->boolean);
-    case JSON_NUMBER: return j->is_integer ? jv_int(j->integer) : jv_float(j->number);
+    case JSON_NULL: return jinja_none();
+    case JSON_BOOL: return jinja_bool(j->boolean);
+    case JSON_NUMBER: return j->is_integer ? jinja_int(j->integer) : jinja_float(j->number);
     case JSON_STRING:
         v.type = JV_STR;
         v.s.p = j->str;
         v.s.n = j->len;
         return v;
     case JSON_ARRAY:
-        v = jv_new_list(r, j->n, false);
-        for (size_t i = 0; i < j->n; i++) jv_list_push(r, v.list, jv_from_json(r, &j->items[i]));
+        v = jinja_list_new(r, j->n, false);
+        for (size_t i = 0; i < j->n; i++) jinja_list_push(r, v.list, jinja_from_json(r, &j->items[i]));
         return v;
     case JSON_OBJECT:
-        v = jv_new_dict(r, j->n);
+        v = jinja_dict_new(r, j->n);
         for (size_t i = 0; i < j->n; i++) {
             jv key = { .type = JV_STR };
             key.s.p = j->keys[i];
             key.s.n = j->key_lens[i];
-            jv_dict_set(r, v.dict, key, jv_from_json(r, &j->items[i]));
+            jinja_dict_set(r, v.dict, key, jinja_from_json(r, &j->items[i]));
         }
         return v;
     }
-    return jv_none();
+    return jinja_none();
 }
 
 /* ---- Python semantics ---- */
 
-bool jv_is_str(jv v) { return v.type == JV_STR; }
-
-bool jv_truthy(jv v) {
+bool jinja_truthy(jv v) {
     switch (v.type) {
     case JV_UNDEFINED: case JV_NONE: return false;
     case JV_BOOL: return v.b;
@@ -289,7 +287,7 @@ bool jv_truthy(jv v) {
     }
 }
 
-const char *jv_type_name(jv v) {
+const char *jinja_type_name(jv v) {
     switch (v.type) {
     case JV_UNDEFINED: return "Undefined";
     case JV_NONE: return "NoneType";
@@ -350,7 +348,7 @@ static bool equal_at(jv a, jv b, int depth) {
     }
 }
 
-bool jv_equal(jv a, jv b) { return equal_at(a, b, 0); }
+bool jinja_equal(jv a, jv b) { return equal_at(a, b, 0); }
 
 static int compare_at(jinja_run *r, jv a, jv b, int depth) {
     if (is_number(a) && is_number(b)) {
@@ -367,33 +365,33 @@ static int compare_at(jinja_run *r, jv a, jv b, int depth) {
         !b.list->iterator && depth < MAX_VALUE_DEPTH) {
         size_t n = a.list->n < b.list->n ? a.list->n : b.list->n;
         for (size_t i = 0; i < n; i++) {
-            if (jv_equal(a.list->items[i], b.list->items[i])) continue;
+            if (jinja_equal(a.list->items[i], b.list->items[i])) continue;
             return compare_at(r, a.list->items[i], b.list->items[i], depth + 1);
         }
         return a.list->n < b.list->n ? -1 : a.list->n > b.list->n;
     }
     if (a.type == JV_UNDEFINED) jinja_fail(r, "%s", a.s.p ? a.s.p : "undefined value");
     if (b.type == JV_UNDEFINED) jinja_fail(r, "%s", b.s.p ? b.s.p : "undefined value");
-    jinja_fail(r, "'<' not supported between instances of '%s' and '%s'", jv_type_name(a), jv_type_name(b));
+    jinja_fail(r, "'<' not supported between instances of '%s' and '%s'", jinja_type_name(a), jinja_type_name(b));
 }
 
-int jv_compare(jinja_run *r, jv a, jv b) { return compare_at(r, a, b, 0); }
+int jinja_compare(jinja_run *r, jv a, jv b) { return compare_at(r, a, b, 0); }
 
 /* ---- strings as code points ---- */
 
-int jstr_decode(const char *p, size_t n, uint32_t *cp) {
+int jinja_decode(const char *p, size_t n, uint32_t *cp) {
     int k = utf8_decode(p, n, cp);
     if (k <= 0) { *cp = 0xfffd; return 1; }
     return k;
 }
 
-size_t jstr_length(const char *p, size_t n) {
+size_t jinja_str_length(const char *p, size_t n) {
     size_t count = 0;
     for (size_t i = 0; i < n; i++) count += ((unsigned char)p[i] & 0xc0) != 0x80;
     return count;
 }
 
-size_t jstr_offset(const char *p, size_t n, size_t index) {
+size_t jinja_str_offset(const char *p, size_t n, size_t index) {
     size_t i = 0;
     while (index && i < n) {
         i++;
@@ -404,7 +402,7 @@ size_t jstr_offset(const char *p, size_t n, size_t index) {
 }
 
 /* str.isspace() */
-bool jstr_isspace(uint32_t cp) {
+bool jinja_isspace(uint32_t cp) {
     return (cp >= 0x09 && cp <= 0x0d) || (cp >= 0x1c && cp <= 0x20) || cp == 0x85 || cp == 0xa0 ||
            cp == 0x1680 || (cp >= 0x2000 && cp <= 0x200a) || cp == 0x2028 || cp == 0x2029 ||
            cp == 0x202f || cp == 0x205f || cp == 0x3000;
@@ -415,8 +413,8 @@ bool jstr_isspace(uint32_t cp) {
 /* Python's float repr: the shortest digits that read back the same, in fixed notation for
  * decimal exponents -4 < e <= 16, else as 1.5e-05 / 1e+16. */
 static void write_float(jinja_run *r, jbuf *b, double f) {
-    if (f != f) { jbuf_puts(r, b, "nan"); return; }
-    if (isinf(f)) { jbuf_puts(r, b, f < 0 ? "-inf" : "inf"); return; }
+    if (f != f) { jinja_buf_puts(r, b, "nan"); return; }
+    if (isinf(f)) { jinja_buf_puts(r, b, f < 0 ? "-inf" : "inf"); return; }
     char buf[64];
     for (int prec = 1; prec <= 17; prec++) {
         snprintf(buf, sizeof buf, "%.*e", prec - 1, f);
@@ -450,7 +448,7 @@ static void write_float(jinja_run *r, jbuf *b, double f) {
         if (decpt >= nd) out[k++] = '0';
         for (int i = decpt; i < nd; i++) out[k++] = digits[i];
     }
-    jbuf_put(r, b, out, (size_t)k);
+    jinja_buf_put(r, b, out, (size_t)k);
 }
 
 /* str.isprintable() for one code point, approximately: controls, format characters, separators
@@ -467,91 +465,91 @@ static bool printable(uint32_t cp) {
 static void write_str_repr(jinja_run *r, jbuf *b, const char *p, size_t n) {
     bool single = memchr(p, '\'', n) != NULL, dbl = memchr(p, '"', n) != NULL;
     char q = single && !dbl ? '"' : '\'';
-    jbuf_putc(r, b, q);
+    jinja_buf_putc(r, b, q);
     for (size_t i = 0; i < n;) {
         uint32_t cp;
-        int k = jstr_decode(p + i, n - i, &cp);
+        int k = jinja_decode(p + i, n - i, &cp);
         char esc[16];
-        if (cp == (uint32_t)q || cp == '\\') { esc[0] = '\\'; esc[1] = (char)cp; jbuf_put(r, b, esc, 2); }
-        else if (cp == '\n') jbuf_puts(r, b, "\\n");
-        else if (cp == '\r') jbuf_puts(r, b, "\\r");
-        else if (cp == '\t') jbuf_puts(r, b, "\\t");
-        else if (printable(cp)) jbuf_put(r, b, p + i, (size_t)k);
-        else if (cp <= 0xff) { snprintf(esc, sizeof esc, "\\x%02x", cp); jbuf_puts(r, b, esc); }
-        else if (cp <= 0xffff) { snprintf(esc, sizeof esc, "\\u%04x", cp); jbuf_puts(r, b, esc); }
-        else { snprintf(esc, sizeof esc, "\\U%08x", cp); jbuf_puts(r, b, esc); }
+        if (cp == (uint32_t)q || cp == '\\') { esc[0] = '\\'; esc[1] = (char)cp; jinja_buf_put(r, b, esc, 2); }
+        else if (cp == '\n') jinja_buf_puts(r, b, "\\n");
+        else if (cp == '\r') jinja_buf_puts(r, b, "\\r");
+        else if (cp == '\t') jinja_buf_puts(r, b, "\\t");
+        else if (printable(cp)) jinja_buf_put(r, b, p + i, (size_t)k);
+        else if (cp <= 0xff) { snprintf(esc, sizeof esc, "\\x%02x", cp); jinja_buf_puts(r, b, esc); }
+        else if (cp <= 0xffff) { snprintf(esc, sizeof esc, "\\u%04x", cp); jinja_buf_puts(r, b, esc); }
+        else { snprintf(esc, sizeof esc, "\\U%08x", cp); jinja_buf_puts(r, b, esc); }
         i += (size_t)k;
     }
-    jbuf_putc(r, b, q);
+    jinja_buf_putc(r, b, q);
 }
 
 static void write_value(jinja_run *r, jbuf *b, jv v, bool repr, int depth) {
     char num[32];
     if (depth > MAX_VALUE_DEPTH) jinja_fail(r, "a value is nested too deeply to print");
     switch (v.type) {
-    case JV_UNDEFINED: if (repr) jbuf_puts(r, b, "Undefined"); return;
-    case JV_NONE: jbuf_puts(r, b, "None"); return;
-    case JV_BOOL: jbuf_puts(r, b, v.b ? "True" : "False"); return;
-    case JV_INT: snprintf(num, sizeof num, "%" PRId64, v.i); jbuf_puts(r, b, num); return;
+    case JV_UNDEFINED: if (repr) jinja_buf_puts(r, b, "Undefined"); return;
+    case JV_NONE: jinja_buf_puts(r, b, "None"); return;
+    case JV_BOOL: jinja_buf_puts(r, b, v.b ? "True" : "False"); return;
+    case JV_INT: snprintf(num, sizeof num, "%" PRId64, v.i); jinja_buf_puts(r, b, num); return;
     case JV_FLOAT: write_float(r, b, v.f); return;
     case JV_STR:
         if (repr) write_str_repr(r, b, v.s.p, v.s.n);
-        else jbuf_put(r, b, v.s.p, v.s.n);
+        else jinja_buf_put(r, b, v.s.p, v.s.n);
         return;
     case JV_LIST:
-        if (v.list->iterator) { jbuf_puts(r, b, "<generator object>"); return; }
-        jbuf_putc(r, b, v.list->tuple ? '(' : '[');
+        if (v.list->iterator) { jinja_buf_puts(r, b, "<generator object>"); return; }
+        jinja_buf_putc(r, b, v.list->tuple ? '(' : '[');
         for (size_t i = 0; i < v.list->n; i++) {
-            if (i) jbuf_puts(r, b, ", ");
+            if (i) jinja_buf_puts(r, b, ", ");
             write_value(r, b, v.list->items[i], true, depth + 1);
         }
-        if (v.list->tuple && v.list->n == 1) jbuf_putc(r, b, ',');
-        jbuf_putc(r, b, v.list->tuple ? ')' : ']');
+        if (v.list->tuple && v.list->n == 1) jinja_buf_putc(r, b, ',');
+        jinja_buf_putc(r, b, v.list->tuple ? ')' : ']');
         return;
     case JV_NAMESPACE:
     case JV_DICT:
-        if (v.type == JV_NAMESPACE) jbuf_puts(r, b, "<Namespace ");
-        jbuf_putc(r, b, '{');
+        if (v.type == JV_NAMESPACE) jinja_buf_puts(r, b, "<Namespace ");
+        jinja_buf_putc(r, b, '{');
         for (size_t i = 0; i < v.dict->n; i++) {
-            if (i) jbuf_puts(r, b, ", ");
+            if (i) jinja_buf_puts(r, b, ", ");
             write_value(r, b, v.dict->keys[i], true, depth + 1);
-            jbuf_puts(r, b, ": ");
+            jinja_buf_puts(r, b, ": ");
             write_value(r, b, v.dict->vals[i], true, depth + 1);
         }
-        jbuf_putc(r, b, '}');
-        if (v.type == JV_NAMESPACE) jbuf_putc(r, b, '>');
+        jinja_buf_putc(r, b, '}');
+        if (v.type == JV_NAMESPACE) jinja_buf_putc(r, b, '>');
         return;
     case JV_MACRO:
-        jbuf_puts(r, b, "<Macro '");
-        jbuf_puts(r, b, v.macro->def->name);
-        jbuf_puts(r, b, "'>");
+        jinja_buf_puts(r, b, "<Macro '");
+        jinja_buf_puts(r, b, v.macro->def->name);
+        jinja_buf_puts(r, b, "'>");
         return;
     case JV_FUNC:
-        jbuf_puts(r, b, "<built-in method ");
-        jbuf_puts(r, b, v.func->name);
-        jbuf_putc(r, b, '>');
+        jinja_buf_puts(r, b, "<built-in method ");
+        jinja_buf_puts(r, b, v.func->name);
+        jinja_buf_putc(r, b, '>');
         return;
     case JV_LOOP:
         snprintf(num, sizeof num, "<LoopContext %zu/%zu>", v.loop->index0 + 1, v.loop->items->n);
-        jbuf_puts(r, b, num);
+        jinja_buf_puts(r, b, num);
         return;
     }
 }
 
-void jv_write_str(jinja_run *r, jbuf *b, jv v) { write_value(r, b, v, false, 0); }
-void jv_write_repr(jinja_run *r, jbuf *b, jv v) { write_value(r, b, v, true, 0); }
+void jinja_write_str(jinja_run *r, jbuf *b, jv v) { write_value(r, b, v, false, 0); }
+void jinja_write_repr(jinja_run *r, jbuf *b, jv v) { write_value(r, b, v, true, 0); }
 
-jv jv_to_str(jinja_run *r, jv v) {
+jv jinja_to_str(jinja_run *r, jv v) {
     if (v.type == JV_STR) return v;
     jbuf b = {0};
     write_value(r, &b, v, false, 0);
-    return jbuf_value(&b);
+    return jinja_buf_value(&b);
 }
 
 /* ---- json.dumps ---- */
 
 static void json_string(jinja_run *r, jbuf *b, const char *p, size_t n, bool ensure_ascii) {
-    jbuf_putc(r, b, '"');
+    jinja_buf_putc(r, b, '"');
     size_t run = 0;   /* bytes copied as they are, pending */
     for (size_t i = 0; i < n;) {
         unsigned char c = (unsigned char)p[i];
@@ -568,7 +566,7 @@ static void json_string(jinja_run *r, jbuf *b, const char *p, size_t n, bool ens
         else if (c < 0x20) { snprintf(esc, sizeof esc, "\\u%04x", c); e = esc; }
         else if (c >= 0x80 && ensure_ascii) {
             uint32_t cp;
-            adv = (size_t)jstr_decode(p + i, n - i, &cp);
+            adv = (size_t)jinja_decode(p + i, n - i, &cp);
             if (cp >= 0x10000) {
                 cp -= 0x10000;
                 snprintf(esc, sizeof esc, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
@@ -576,14 +574,14 @@ static void json_string(jinja_run *r, jbuf *b, const char *p, size_t n, bool ens
             e = esc;
         }
         if (e) {
-            if (run) jbuf_put(r, b, p + i - run, run);
+            if (run) jinja_buf_put(r, b, p + i - run, run);
             run = 0;
-            jbuf_puts(r, b, e);
+            jinja_buf_puts(r, b, e);
         } else run += adv;
         i += adv;
     }
-    if (run) jbuf_put(r, b, p + n - run, run);
-    jbuf_putc(r, b, '"');
+    if (run) jinja_buf_put(r, b, p + n - run, run);
+    jinja_buf_putc(r, b, '"');
 }
 
 typedef struct json_style {
@@ -592,73 +590,73 @@ typedef struct json_style {
 } json_style;
 
 static void newline_indent(jinja_run *r, jbuf *b, const json_style *st, int level) {
-    jbuf_putc(r, b, '\n');
-    for (int i = 0; i < level; i++) jbuf_puts(r, b, st->indent);
+    jinja_buf_putc(r, b, '\n');
+    for (int i = 0; i < level; i++) jinja_buf_puts(r, b, st->indent);
 }
 
 static void json_value_out(jinja_run *r, jbuf *b, jv v, const json_style *st, int level) {
     char num[32];
     if (level > MAX_VALUE_DEPTH) jinja_fail(r, "a value is nested too deeply for tojson");
     switch (v.type) {
-    case JV_NONE: jbuf_puts(r, b, "null"); return;
-    case JV_BOOL: jbuf_puts(r, b, v.b ? "true" : "false"); return;
-    case JV_INT: snprintf(num, sizeof num, "%" PRId64, v.i); jbuf_puts(r, b, num); return;
+    case JV_NONE: jinja_buf_puts(r, b, "null"); return;
+    case JV_BOOL: jinja_buf_puts(r, b, v.b ? "true" : "false"); return;
+    case JV_INT: snprintf(num, sizeof num, "%" PRId64, v.i); jinja_buf_puts(r, b, num); return;
     case JV_FLOAT:
-        if (v.f != v.f) jbuf_puts(r, b, "NaN");
-        else if (isinf(v.f)) jbuf_puts(r, b, v.f < 0 ? "-Infinity" : "Infinity");
+        if (v.f != v.f) jinja_buf_puts(r, b, "NaN");
+        else if (isinf(v.f)) jinja_buf_puts(r, b, v.f < 0 ? "-Infinity" : "Infinity");
         else write_float(r, b, v.f);
         return;
     case JV_STR: json_string(r, b, v.s.p, v.s.n, st->ensure_ascii); return;
     case JV_LIST:
         if (v.list->iterator) jinja_fail(r, "Object of type generator is not JSON serializable");
-        if (!v.list->n) { jbuf_puts(r, b, "[]"); return; }
-        jbuf_putc(r, b, '[');
+        if (!v.list->n) { jinja_buf_puts(r, b, "[]"); return; }
+        jinja_buf_putc(r, b, '[');
         for (size_t i = 0; i < v.list->n; i++) {
-            if (i) jbuf_puts(r, b, st->item_sep);
+            if (i) jinja_buf_puts(r, b, st->item_sep);
             if (st->indent) newline_indent(r, b, st, level + 1);
             json_value_out(r, b, v.list->items[i], st, level + 1);
         }
         if (st->indent) newline_indent(r, b, st, level);
-        jbuf_putc(r, b, ']');
+        jinja_buf_putc(r, b, ']');
         return;
     case JV_DICT: {
-        if (!v.dict->n) { jbuf_puts(r, b, "{}"); return; }
+        if (!v.dict->n) { jinja_buf_puts(r, b, "{}"); return; }
         size_t n = v.dict->n;
         jv *order = jinja_alloc(r, n * sizeof *order);   /* indices, as ints, in output order */
-        for (size_t i = 0; i < n; i++) order[i] = jv_int((int64_t)i);
+        for (size_t i = 0; i < n; i++) order[i] = jinja_int((int64_t)i);
         if (st->sort_keys) {
             /* insertion sort by key (dicts in templates are small) */
             for (size_t i = 1; i < n; i++)
-                for (size_t j = i; j > 0 && jv_compare(r, v.dict->keys[order[j - 1].i], v.dict->keys[order[j].i]) > 0; j--) {
+                for (size_t j = i; j > 0 && jinja_compare(r, v.dict->keys[order[j - 1].i], v.dict->keys[order[j].i]) > 0; j--) {
                     jv t = order[j]; order[j] = order[j - 1]; order[j - 1] = t;
                 }
         }
-        jbuf_putc(r, b, '{');
+        jinja_buf_putc(r, b, '{');
         for (size_t k = 0; k < n; k++) {
             size_t i = (size_t)order[k].i;
             jv key = v.dict->keys[i];
-            if (k) jbuf_puts(r, b, st->item_sep);
+            if (k) jinja_buf_puts(r, b, st->item_sep);
             if (st->indent) newline_indent(r, b, st, level + 1);
             if (key.type == JV_STR) json_string(r, b, key.s.p, key.s.n, st->ensure_ascii);
             else if (is_number(key) || key.type == JV_NONE) {
                 jbuf k2 = {0};
                 json_value_out(r, &k2, key, st, level + 1);
                 json_string(r, b, k2.p, k2.n, st->ensure_ascii);
-            } else jinja_fail(r, "keys must be str, int, float, bool or None, not %s", jv_type_name(key));
-            jbuf_puts(r, b, st->key_sep);
+            } else jinja_fail(r, "keys must be str, int, float, bool or None, not %s", jinja_type_name(key));
+            jinja_buf_puts(r, b, st->key_sep);
             json_value_out(r, b, v.dict->vals[i], st, level + 1);
         }
         if (st->indent) newline_indent(r, b, st, level);
-        jbuf_putc(r, b, '}');
+        jinja_buf_putc(r, b, '}');
         return;
     }
     case JV_UNDEFINED:
     default:
-        jinja_fail(r, "Object of type %s is not JSON serializable", jv_type_name(v));
+        jinja_fail(r, "Object of type %s is not JSON serializable", jinja_type_name(v));
     }
 }
 
-void jv_write_json(jinja_run *r, jbuf *b, jv v, bool ensure_ascii, const char *indent,
+void jinja_write_json(jinja_run *r, jbuf *b, jv v, bool ensure_ascii, const char *indent,
                    const char *item_sep, const char *key_sep, bool sort_keys) {
     json_style st = { ensure_ascii, sort_keys, indent, item_sep, key_sep };
     json_value_out(r, b, v, &st, 0);
