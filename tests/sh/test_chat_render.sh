@@ -151,3 +151,16 @@ check "--batch: the options reach every line's template (each line's error holds
     bash -c "[ $rc -eq 2 ] && [ \"\$(grep -c '\"error\": \"chat template: stopped: f\"' '$TMP/out')\" -eq 2 ]"
 "$RUN_SAN" "$Q/hf" --batch "$TMP/b.jsonl" -n 2 --quiet --chat-template "$TMP/t.jinja" >"$TMP/out" 2>"$TMP/err"; rc=$?
 check "--batch with a custom template answers every line" bash -c "[ $rc -eq 0 ] && [ \"\$(grep -c '\"answer\"' '$TMP/out')\" -eq 2 ]"
+
+# a model whose template does not parse: a warning, and the prompt goes as plain text
+mkdir -p "$TMP/broken"
+for f in "$Q"/hf/*; do [ "$(basename "$f")" = tokenizer_config.json ] || ln -s "$f" "$TMP/broken/"; done
+python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1])); c['chat_template'] = '{% if messages %}never closed'
+json.dump(c, open(sys.argv[2], 'w'))" "$Q/hf/tokenizer_config.json" "$TMP/broken/tokenizer_config.json"
+"$RUN_SAN" "$TMP/broken" "Hi" -n 2 >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "a template that does not parse: warning, prompt sent as plain text ($(head -1 "$TMP/err"))" \
+    bash -c "[ $rc -eq 0 ] && grep -q 'warning: .*the chat template does not parse; sending the prompt as plain text' '$TMP/err'"
+"$RUN_SAN" "$TMP/broken" --render "$conv" >"$TMP/out" 2>"$TMP/err"; rc=$?
+check "--render shows why that template does not parse" one_error "expected 'endif'"
