@@ -17,7 +17,7 @@ int chat_render(const char *template_text, const chat_vars *v, const struct tm *
     jinja_template *t;
     ts_error e2;
     if (jinja_parse(template_text, strlen(template_text), &t, &e2) != 0)
-        return ts_fail(err, "chat template %s", e2.msg);
+        return ts_fail(err, "chat template: %s", e2.msg);
 
     const char *bos = v->bos_token ? v->bos_token : "", *eos = v->eos_token ? v->eos_token : "";
     json_value agp = { .type = JSON_BOOL, .boolean = v->add_generation_prompt };

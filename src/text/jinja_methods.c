@@ -398,7 +398,10 @@ static jv m_format(jinja_run *r, jv s, const jargs *a) {
         }
         jv v;
         if (name_n == 0) v = jinja_arg(a, auto_index++, NULL, jinja_undefined(NULL));
-        else if (field[0] >= '0' && field[0] <= '9') v = jinja_arg(a, atoi(field), NULL, jinja_undefined(NULL));
+        else if (field[0] >= '0' && field[0] <= '9') {
+            long k = strtol(field, NULL, 10);   /* stops at the '}' */
+            v = jinja_arg(a, k < 0 || k > 1000 ? -1 : (int)k, NULL, jinja_undefined(NULL));
+        }
         else {
             char name[64];
             snprintf(name, sizeof name, "%.*s", (int)(name_n < 63 ? name_n : 63), field);
