@@ -20,7 +20,7 @@ typedef struct chat_vars {
 
 /* Renders template text with v into a malloc'd NUL-terminated string (*out, free with free()).
  * date: what strftime_now() formats (NULL: today). limits NULL: jinja_default_limits(). Returns 0,
- * or -1 with err: a template that does not parse ("chat template line N: ..."), one that raises
+ * or -1 with err: a template that does not parse ("chat template: line N: ..."), one that raises
  * (its message), or one that fails while rendering. */
 int chat_render(const char *template_text, const chat_vars *v, const struct tm *date,
                 const jinja_limits *limits, char **out, ts_error *err);
