@@ -525,7 +525,7 @@ bool jinja_method(jinja_run *r, jv obj, const char *name, jv *out) {
         f->name = m->name;
         f->self = obj;
         f->fn = m->fn;
-        out->type = JV_FUNC;
+        *out = (jv){ .type = JV_FUNC };
         out->func = f;
         return true;
     }
@@ -613,7 +613,7 @@ bool jinja_global(jinja_run *r, const char *name, jv *out) {
     (void)r;
     for (size_t i = 0; i < sizeof globals / sizeof globals[0]; i++) {
         if (strcmp(globals[i].name, name) != 0) continue;
-        out->type = JV_FUNC;
+        *out = (jv){ .type = JV_FUNC };
         out->func = (jfunc *)&globals[i].fn;   /* never written through */
         return true;
     }

@@ -245,7 +245,7 @@ void jinja_dict_set(jinja_run *r, jdict *d, jv key, jv val) {
 }
 
 jv jinja_from_json(jinja_run *r, const json_value *j) {
-    jv v;
+    jv v = { .type = JV_NONE };
     switch (j->type) {
     case JSON_NULL: return jinja_none();
     case JSON_BOOL: return jinja_bool(j->boolean);
