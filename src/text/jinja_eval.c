@@ -675,7 +675,7 @@ static int exec(jinja_run *r, const node *x, jscope *sc) {
 /* ---- the public face ---- */
 
 jinja_limits jinja_default_limits(void) {
-    return (jinja_limits){ .max_steps = 50u * 1000 * 1000, .max_depth = 64,
+    return (jinja_limits){ .max_steps = 100u * 1000 * 1000, .max_depth = 64,
                            .max_output = (size_t)64 << 20, .max_memory = (size_t)512 << 20 };
 }
 
