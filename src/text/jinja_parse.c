@@ -529,7 +529,7 @@ static void close_with(parser *P, const char *name) {
 static node *parse_if(parser *P) {
     static const char *const ends[] = { "elif", "else", "endif", NULL };
     node *x = mk(P, S_IF);
-    x->a = parse_tuple(P, true, false, NULL);
+    x->a = parse_tuple(P, false, false, NULL);   /* Jinja: no `a if b else c` as an if's test */
     end_tag(P);
     x->b = parse_body(P, ends);
     if (skip_name(P, "elif")) x->c = parse_if(P);
