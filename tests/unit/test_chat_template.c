@@ -439,7 +439,7 @@ static void check_errors(void) {
     expect_error("{{ 'unterminated }}", NULL, "unterminated string", "an unterminated string");
     expect_error("{% break %}", NULL, "outside a for loop", "break outside a loop");
     expect_error("{% if a if b else c %}x{% endif %}", NULL, "expected '%}', got 'if'", "an if's test takes no inline if (as in Jinja2)");
-    expect_error("{% for x, in [1] %}{% endfor %}", NULL, "expected a name", "a loop target ending in a comma");
+    expect_error("{% for x, in [1] %}{% endfor %}", NULL, "expected 'in' in a for loop", "a loop target ending in a comma");
     expect_error("{% import 'x' as y %}", NULL, "cannot load other templates", "import is refused");
     expect_error("\xff", NULL, "not valid UTF-8", "a template that is not UTF-8");
 
