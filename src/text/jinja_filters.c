@@ -420,10 +420,14 @@ static jv f_attr(jinja_run *r, jv v, const jargs *a) {
     return jinja_getattr(r, v, jinja_cstr(r, name));
 }
 
+/* the arguments after the first k positional ones */
 static jargs shift_args(const jargs *a, int k) {
     jargs b = *a;
-    b.pos += k < a->npos ? k : a->npos;
-    b.npos -= k < a->npos ? k : a->npos;
+    int skip = k < a->npos ? k : a->npos;
+    if (skip > 0) {
+        b.pos += skip;
+        b.npos -= skip;
+    }
     return b;
 }
 
