@@ -429,6 +429,7 @@ static jv call_macro(jinja_run *r, const jmacro *m, const jargs *a) {
     for (int k = 0; k < a->nkw; k++) {
         int i;
         for (i = 0; i < np; i++) if (strcmp(def->names[i], a->kw[k]) == 0) break;
+        if (i == np && strcmp(a->kw[k], "caller") == 0) { scope_set(r, sc, "caller", a->kwv[k]); continue; }
         if (i == np) { jinja_dict_set(r, kwargs.dict, jinja_str_from_c(r, a->kw[k]), a->kwv[k]); continue; }
         if (bound[i]) jinja_fail(r, "macro '%s' got multiple values for argument '%s'", def->name, a->kw[k]);
         scope_set(r, sc, def->names[i], a->kwv[k]);
@@ -647,6 +648,28 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
     }
     case S_SCOPE:
         return exec(r, x->b, scope_new(r, sc));
+    case S_CALL_BLOCK: {
+        jmacro *m = jinja_alloc(r, sizeof *m);
+        m->def = x->b;
+        m->closure = sc;
+        jv caller = { .type = JV_MACRO };
+        caller.macro = m;
+        const node *call = x->a;
+        jv fn = eval(r, call->a, sc);
+        jargs args = eval_args(r, call, sc);
+        /* the same arguments and one more keyword: caller */
+        int nkw = args.nkw + 1;
+        const char **kw = jinja_alloc(r, (size_t)nkw * sizeof *kw);
+        jv *vals = jinja_alloc(r, (size_t)(args.npos + nkw) * sizeof *vals);
+        for (int i = 0; i < args.npos; i++) vals[i] = args.pos[i];
+        for (int i = 0; i < args.nkw; i++) { kw[i] = args.kw[i]; vals[args.npos + i] = args.kwv[i]; }
+        kw[nkw - 1] = "caller";
+        vals[args.npos + nkw - 1] = caller;
+        jargs with_caller = { .pos = vals, .npos = args.npos, .kw = kw, .kwv = vals + args.npos, .nkw = nkw };
+        r->line = x->line;
+        jinja_write_str(r, r->out, jinja_call(r, fn, &with_caller));
+        return FLOW_NEXT;
+    }
     case S_BREAK: return FLOW_BREAK;
     case S_CONTINUE: return FLOW_CONTINUE;
     default:

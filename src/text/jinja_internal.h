@@ -102,6 +102,7 @@ typedef enum node_kind {
     S_SET_BLOCK,  /* name = rendering of b, through the filters in a (N_FILTER chain on NULL) */
     S_MACRO,      /* macro name(names[i] = kids[i] or NULL) body b */
     S_SCOPE,      /* b in a scope of its own ({% generation %}) */
+    S_CALL_BLOCK, /* the call a (N_CALL) with caller = the macro b (S_MACRO named "caller"), printed */
     S_FILTER_BLOCK, /* the rendering of b through the filters in a (as S_SET_BLOCK), printed */
     S_BREAK, S_CONTINUE
 } node_kind;

@@ -602,10 +602,8 @@ static node *parse_set(parser *P) {
     return x;
 }
 
-static node *parse_macro(parser *P) {
-    static const char *const ends[] = { "endmacro", NULL };
-    node *x = mk(P, S_MACRO);
-    x->name = expect_identifier(P);
+/* "(a, b=default, ...)" of a macro or call block into x->names / x->kids */
+static void parse_params(parser *P, node *x) {
     names params = {0};
     kids defaults = {0};
     expect_op(P, "(");
@@ -619,16 +617,43 @@ static node *parse_macro(parser *P) {
         kids_add(P, &defaults, def);
     }
     advance(P);
-    end_tag(P);
-    int loops = P->loops;
-    P->loops = 0;
-    x->b = parse_body(P, ends);
-    P->loops = loops;
-    close_with(P, "endmacro");
     x->names = params.v;
     x->nnames = params.n;
     x->kids = defaults.v;
     x->n = defaults.n;
+}
+
+/* a macro's body: loop controls inside do not reach loops around the definition */
+static node *parse_macro_body(parser *P, const char *end) {
+    const char *const ends[] = { end, NULL };
+    int loops = P->loops;
+    P->loops = 0;
+    node *body = parse_body(P, ends);
+    P->loops = loops;
+    close_with(P, end);
+    return body;
+}
+
+static node *parse_macro(parser *P) {
+    node *x = mk(P, S_MACRO);
+    x->name = expect_identifier(P);
+    parse_params(P, x);
+    end_tag(P);
+    x->b = parse_macro_body(P, "endmacro");
+    return x;
+}
+
+/* {% call(params) m(args) %}body{% endcall %}: m called with `caller`, a macro of the body */
+static node *parse_call_block(parser *P) {
+    node *x = mk(P, S_CALL_BLOCK);
+    node *caller = mk(P, S_MACRO);
+    caller->name = "caller";
+    if (is_op(P, "(")) parse_params(P, caller);
+    x->a = parse_expression(P, true);
+    if (x->a->kind != N_CALL) perr(P, "a call block needs a call, as in {%% call m() %%}");
+    end_tag(P);
+    caller->b = parse_macro_body(P, "endcall");
+    x->b = caller;
     return x;
 }
 
@@ -644,6 +669,7 @@ static node *parse_statement(parser *P) {
     else if (!strcmp(name, "for")) x = parse_for(P);
     else if (!strcmp(name, "set")) x = parse_set(P);
     else if (!strcmp(name, "macro")) x = parse_macro(P);
+    else if (!strcmp(name, "call")) x = parse_call_block(P);
     else if (!strcmp(name, "break") || !strcmp(name, "continue")) {
         if (!P->loops) perr(P, "'%s' outside a for loop", name);
         x = mk(P, name[0] == 'b' ? S_BREAK : S_CONTINUE);

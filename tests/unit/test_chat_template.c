@@ -161,6 +161,12 @@ static void check_extras(void) {
 typedef struct jinja_case { const char *tmpl, *vars, *text; } jinja_case;
 
 static const jinja_case cases[] = {
+    /* call blocks: the macro gets caller, a macro of the block's body (with parameters) */
+    { "{% macro box(t) %}<{{ t }}:{{ caller() }}>{% endmacro %}{% call box('a') %}inner {{ s|trim }}{% endcall %}|"
+      "{% macro each(xs) %}{% for x in xs %}{{ caller(x, loop.index) }};{% endfor %}{% endmacro %}"
+      "{% call(v, i) each(l) %}{{ i }}={{ v }}{% endcall %}",
+      "{\"s\": \" S \", \"l\": [5, 6]}",
+      "<a:inner S>|1=5;2=6;" },
     /* concatenation extending a string in place must leave the shorter values as they were */
     { "{% set a = 'x' ~ 'y' %}{% set b = a ~ '1' %}{% set c = a ~ '2' %}{{ b }}{{ c }}{{ a }}|{% set f = 'up' ~ 'per' %}"
       "{% set g = f ~ 'x' %}{{ ['a']|map(f)|list }}{{ g }}|{% set ns = namespace(s='') %}{% for i in range(5) %}"
