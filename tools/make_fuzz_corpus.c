@@ -639,6 +639,10 @@ static int chat_seeds(const char *out, const char *fixtures) {
         "{{ 'a,b'.split(',') }}{{ 'xyx'.strip('x') }}{{ 'abc'[::-1] }}{{ '{}-{}'.format(1, 2) }}{{ messages[-1]['content'][1:] }}",
         "{%- if messages[0].role == 'system' -%}{{ raise_exception('no system') }}{%- endif -%}",
         "{{ strftime_now('%d %b %Y') }}{% for k, v in messages[0] | dictsort %}{{ k }}={{ v }}{% endfor %}",
+        "{% macro each(xs) %}{% for x in xs %}{{ caller(x) }}{% endfor %}{% endmacro %}{% call(m) each(messages) %}"
+        "{{ m.role }}{% endcall %}{% filter upper %}{% raw %}{{ raw }}{% endraw %}{% endfilter %}",
+        "{% set ns = namespace(s='') %}{% for m in messages | selectattr('role', 'in', ['user', 'assistant']) %}"
+        "{% set ns.s = ns.s ~ m.content[:3] %}{% endfor %}{{ ns.s }}{{ tools | map(attribute='function') | list | tojson }}",
     };
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
         bytes s = { 0 };
