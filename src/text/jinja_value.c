@@ -23,13 +23,13 @@ typedef struct jinja_block {
 } jinja_block;
 
 void *jinja_arena_alloc(jinja_arena *a, size_t n) {
+    if (n > SIZE_MAX / 2) return NULL;
     n = (n + 15) & ~(size_t)15;
     jinja_block *b = a->blocks;
     if (!b || b->size - b->used < n) {
         /* a big allocation gets a block of its own, behind the current one, which stays in use */
         bool big = n >= (16u << 10);
         size_t size = big ? n : (64u << 10);
-        if (n > SIZE_MAX / 2) return NULL;
         if (a->limit && a->used + size + sizeof *b > a->limit) return NULL;
         jinja_block *nb = calloc(1, sizeof *nb + size);
         if (!nb) return NULL;
