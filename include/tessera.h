@@ -56,15 +56,36 @@ int  ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos, 
 int  ts_token_text(const ts_model *m, int32_t tok, char *buf, size_t cap);
 
 /* ---- chat templates ---- */
+/* A model's Jinja chat template is run by tessera's own sandboxed interpreter, the way Hugging Face
+ * transformers renders it (the same text byte for byte). */
 typedef struct ts_chat_message { const char *role, *content; } ts_chat_message;
-/* The model's chat template family ("llama2", "qwen3", "gemma", ...), NULL when the model has no
- * template, "unknown" when it has one tessera does not recognize. */
+/* "jinja" when the model has a chat template that parses, "unknown" when its template does not
+ * parse (prompts then go as plain text), NULL when it has none. */
 const char *ts_chat_family(const ts_model *m);
-/* Renders a conversation with the model's template (malloc'd text in *out) and says whether the
- * rendering already holds BOS (then tokenize it without adding another). -1 when the model has no
- * recognized template or the template cannot render this conversation exactly. */
+
+typedef struct ts_chat_options {
+    const char *template_text;   /* a Jinja template to use instead of the model's; NULL: the model's */
+    const char *tools_json;      /* a JSON array the template gets as `tools`; NULL: none */
+    const char *kwargs_json;     /* a JSON object of extra template variables, e.g.
+                                    {"enable_thinking": false}; NULL: none */
+    const char *date;            /* "YYYY-MM-DD" that strftime_now() formats; NULL: today */
+} ts_chat_options;
+
+/* Renders a conversation with the model's template and its BOS/EOS text (malloc'd text in *out)
+ * and says whether the rendering already holds BOS (then tokenize it without adding another). -1
+ * when there is no template, it does not parse, it raises (its message is the error), or the
+ * rendering fails. ts_chat_render is ts_chat_render_opts with opt NULL. */
 int  ts_chat_render(const ts_model *m, const ts_chat_message *msgs, int n, bool add_generation_prompt,
                     char **out, bool *has_bos, ts_error *err);
+int  ts_chat_render_opts(const ts_model *m, const ts_chat_message *msgs, int n, bool add_generation_prompt,
+                         const ts_chat_options *opt, char **out, bool *has_bos, ts_error *err);
+/* Renders a conversation given as JSON text: an object with "messages" (message objects of any
+ * fields: role, content as a string or a list of parts, tool_calls, ...), optional
+ * "add_generation_prompt", "bos_token", "eos_token" and "tools". m may be NULL when
+ * opt->template_text is given; with a model, its template (unless opt gives one) and its
+ * vocabulary's BOS/EOS text are used. opt->tools_json, when given, replaces the conversation's. */
+int  ts_chat_render_json(const ts_model *m, const char *conversation_json, size_t len,
+                         const ts_chat_options *opt, char **out, ts_error *err);
 
 /* ---- evaluation ---- */
 int  ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err);

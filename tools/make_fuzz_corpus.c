@@ -12,6 +12,7 @@
 #include "kernels/types.h"
 #include <errno.h>
 #include <stdarg.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -591,34 +592,66 @@ static int tokenizer_seeds(const char *out) {
 /* ------------------------------------------------------------------ chat templates, q4nx */
 
 static int chat_seeds(const char *out, const char *fixtures) {
-    char d[1100], name[64], path[1200];
+    char d[1100], name[300], path[1200];
     snprintf(d, sizeof d, "%s/chat_template", out);
-    static const char *files[] = { "gemma-2.jinja", "gemma-4.jinja", "llama-3.2.jinja", "qwen3.jinja", "smollm3.jinja" };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        snprintf(path, sizeof path, "%s/chat-templates/%s", fixtures, files[i]);
-        bytes t = read_all(path);
-        bytes s = { 0 };
-        uint8_t ctl = (uint8_t)(0x10 | (i % 2 ? 0x20 : 0));
-        put(&s, &ctl, 1);
-        put(&s, t.p, t.len);
-        static const char *conv[] = { "\x00", "You are terse.", "\x01", "Hi \xc3\xa9", "\x02",
-                                      "<think>\nhm\n</think>\n\nHello!", "\x01", "  again  " };
-        for (int k = 0; k < 8; k++) {
+    /* the fixtures' templates (the older five and the fifty in all/), with a conversation holding
+       a tool call and a tool answer, so the fuzzer starts inside the templates' tool branches */
+    static const char conv[] =
+        "{\"messages\": [{\"role\": \"system\", \"content\": \"You are terse.\"}, {\"role\": \"user\", \"content\": \"Hi \\u00e9\"},"
+        " {\"role\": \"assistant\", \"content\": \"\", \"tool_calls\": [{\"type\": \"function\", \"function\":"
+        " {\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}}]},"
+        " {\"role\": \"tool\", \"content\": \"sunny\"}, {\"role\": \"assistant\", \"content\": \"<think>\\nhm\\n</think>\\n\\nSunny.\"},"
+        " {\"role\": \"user\", \"content\": \"  again  \"}],"
+        " \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", \"description\": \"Get the weather\","
+        " \"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}, \"required\": [\"city\"]}}}],"
+        " \"enable_thinking\": false}";
+    static const char *older[] = { "gemma-2.jinja", "gemma-4.jinja", "llama-3.2.jinja", "qwen3.jinja", "smollm3.jinja" };
+    for (size_t i = 0; i < sizeof older / sizeof older[0] + 1; i++) {
+        char dir[1200];
+        if (i < sizeof older / sizeof older[0]) snprintf(dir, sizeof dir, "%s/chat-templates", fixtures);
+        else snprintf(dir, sizeof dir, "%s/chat-templates/all", fixtures);
+        DIR *dh = opendir(dir);
+        if (!dh) continue;
+        for (struct dirent *e; (e = readdir(dh));) {
+            size_t n = strlen(e->d_name);
+            if (n < 7 || strcmp(e->d_name + n - 6, ".jinja") != 0) continue;
+            if (i < sizeof older / sizeof older[0] && strcmp(e->d_name, older[i]) != 0) continue;
+            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            bytes t = read_all(path);
+            bytes s = { 0 };
+            uint8_t ctl = 1 | 2;
+            put(&s, &ctl, 1);
+            put(&s, t.p, t.len);
             put_s(&s, PART_MARK);
-            if (k % 2 == 0) put(&s, conv[k], 1); else put_s(&s, conv[k]);
+            put_s(&s, conv);
+            snprintf(name, sizeof name, "%s%s.bin", i < sizeof older / sizeof older[0] ? "" : "all-", e->d_name);
+            save_b(d, name, &s);
+            free(s.p); free(t.p);
         }
-        snprintf(name, sizeof name, "%s.bin", files[i]);
-        save_b(d, name, &s);
-        free(s.p); free(t.p);
+        closedir(dh);
     }
-    /* every family forced, a short conversation */
-    for (int fam = 1; fam < 9; fam++) {
+    /* small templates over the interpreter's features */
+    static const char *small[] = {
+        "{% for m in messages %}{{ loop.index }}{{ m.role | upper }}: {{ m.content | trim }}{% if not loop.last %}\n{% endif %}{% endfor %}",
+        "{% set ns = namespace(x=0) %}{% for i in range(5) if i is odd %}{% set ns.x = ns.x + i %}{% endfor %}{{ ns.x }}",
+        "{% macro f(a, b='x') %}{{ a ~ b }}{{ varargs }}{{ kwargs }}{% endmacro %}{{ f(1) }}{{ f(1, 2, 3, k=4) }}",
+        "{{ tools | tojson(indent=2) }}{{ messages | map(attribute='role') | unique | list }}{{ {'a': [1, 2.5, none]} }}",
+        "{{ 'a,b'.split(',') }}{{ 'xyx'.strip('x') }}{{ 'abc'[::-1] }}{{ '{}-{}'.format(1, 2) }}{{ messages[-1]['content'][1:] }}",
+        "{%- if messages[0].role == 'system' -%}{{ raise_exception('no system') }}{%- endif -%}",
+        "{{ strftime_now('%d %b %Y') }}{% for k, v in messages[0] | dictsort %}{{ k }}={{ v }}{% endfor %}",
+        "{% macro each(xs) %}{% for x in xs %}{{ caller(x) }}{% endfor %}{% endmacro %}{% call(m) each(messages) %}"
+        "{{ m.role }}{% endcall %}{% filter upper %}{% raw %}{{ raw }}{% endraw %}{% endfilter %}",
+        "{% set ns = namespace(s='') %}{% for m in messages | selectattr('role', 'in', ['user', 'assistant']) %}"
+        "{% set ns.s = ns.s ~ m.content[:3] %}{% endfor %}{{ ns.s }}{{ tools | map(attribute='function') | list | tojson }}",
+    };
+    for (size_t i = 0; i < sizeof small / sizeof small[0]; i++) {
         bytes s = { 0 };
-        uint8_t ctl = (uint8_t)fam | 0x10 | 0x20 | 0x40;
+        uint8_t ctl = (uint8_t)(i & 3);
         put(&s, &ctl, 1);
-        put_s(&s, "{{ messages }}" PART_MARK "\x01" PART_MARK "What is 2+2?" PART_MARK "\x02" PART_MARK "4"
-                  PART_MARK "\x01" PART_MARK "and 3+3?");
-        snprintf(name, sizeof name, "family%d.bin", fam);
+        put_s(&s, small[i]);
+        put_s(&s, PART_MARK);
+        put_s(&s, conv);
+        snprintf(name, sizeof name, "small%zu.bin", i);
         save_b(d, name, &s);
         free(s.p);
     }

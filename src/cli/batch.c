@@ -231,9 +231,9 @@ static int answer(session *s, const batch_options *o, const line_request *r, boo
                   gen_result *res, ts_error *err) {
     int32_t *ids = NULL;
     bool chat, unknown_template;
-    int n = prompt_to_tokens(s->m, r->msgs, r->n_msgs, o->raw, &ids, &chat, &unknown_template, err);
+    int n = prompt_to_tokens(s->m, r->msgs, r->n_msgs, o->raw, o->chat, &ids, &chat, &unknown_template, err);
     if (unknown_template && !*warned && !o->quiet) {
-        fprintf(stderr, "warning: %s: the chat template is not one tessera recognizes; sending the prompts as plain text\n", o->model_path);
+        fprintf(stderr, "warning: %s: the chat template does not parse; sending the prompts as plain text (--chat-template FILE gives another)\n", o->model_path);
         *warned = true;
     }
     if (n < 0) return -1;

@@ -18,6 +18,7 @@ typedef struct batch_options {
     match_mode match;            /* --check: the default match */
     const char *system;          /* --system: a system turn for lines that give a plain prompt */
     bool raw, heal, quiet;
+    const ts_chat_options *chat; /* --chat-template, --chat-template-kwargs, --tools, --date (or NULL) */
     int n_ctx, n_threads;
 } batch_options;
 

@@ -17,17 +17,18 @@ static int fail(ts_error *err, const char *msg) {
 }
 
 int prompt_to_tokens(const ts_model *m, const ts_chat_message *msgs, int n_msgs, bool raw,
-                     int32_t **out, bool *chat, bool *unknown_template, ts_error *err) {
+                     const ts_chat_options *chat_opt, int32_t **out, bool *chat, bool *unknown_template,
+                     ts_error *err) {
     *out = NULL;
     *chat = false;
     *unknown_template = false;
     char *rendered = NULL;
     const char *text = NULL;
     bool add_bos = ts_add_bos(m);
-    const char *family = ts_chat_family(m);
+    const char *family = chat_opt && chat_opt->template_text ? "jinja" : ts_chat_family(m);
     if (!raw && family && strcmp(family, "unknown") != 0) {
         bool has_bos;
-        if (ts_chat_render(m, msgs, n_msgs, true, &rendered, &has_bos, err) != 0) return -1;
+        if (ts_chat_render_opts(m, msgs, n_msgs, true, chat_opt, &rendered, &has_bos, err) != 0) return -1;
         text = rendered;
         add_bos = add_bos && !has_bos;
         *chat = true;

@@ -4,12 +4,14 @@
 #define TS_CLI_GENERATE_H
 #include "tessera.h"
 
-/* A prompt -> ids. With a recognized chat template (and !raw) the messages are rendered with the
- * generation prompt; otherwise the user contents are sent as plain text. Either way text that
- * spells a special token becomes that token, as in llama-cli. *chat says which happened; *unknown_template is set when the model's template was not
- * recognized (the caller warns). Returns the count, or -1 with err. */
+/* A prompt -> ids. With a chat template (the model's, or chat_opt->template_text) and !raw the messages
+ * are rendered with the generation prompt (and chat_opt's tools, variables and date); otherwise the
+ * user contents are sent as plain text. Either way text that spells a special token becomes that
+ * token, as in llama-cli. *chat says which happened; *unknown_template is set when the model's
+ * template does not parse (the caller warns). chat_opt may be NULL. Returns the count, or -1 with err. */
 int prompt_to_tokens(const ts_model *m, const ts_chat_message *msgs, int n_msgs, bool raw,
-                     int32_t **out, bool *chat, bool *unknown_template, ts_error *err);
+                     const ts_chat_options *chat_opt, int32_t **out, bool *chat, bool *unknown_template,
+                     ts_error *err);
 
 /* A context plus the ids its cache holds, so a request sharing a prefix with the previous one
  * re-evaluates only what differs (prefix cache). */

@@ -4,6 +4,10 @@
 #include "cli/generate.h"
 #include "cli/batch.h"
 #include "cli/verify.h"
+#include "core/error.h"
+#include "io/json.h"
+#include "io/file.h"
+#include "text/chat_template.h"
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -38,6 +42,11 @@ typedef struct cli_options {
     int shard_k, shard_n;        /* --shard K/N (--batch) */
     const char *match;           /* --match MODE (--check) */
     bool verify;                 /* --verify */
+    const char *chat_template;   /* --chat-template FILE */
+    const char *chat_kwargs;     /* --chat-template-kwargs JSON */
+    const char *tools;           /* --tools FILE */
+    const char *date;            /* --date YYYY-MM-DD */
+    const char *render;          /* --render CONVERSATION.json */
 } cli_options;
 
 static void usage(FILE *f) {
@@ -62,6 +71,17 @@ static void usage(FILE *f) {
         "  --quiet                 no statistics line on stderr\n"
         "  --heal                  token healing: a prompt ending inside a word is completed as the\n"
         "                          whole word would be (the last token is backed up and re-generated)\n"
+        "\n"
+        "chat templates (the model's Jinja template, run by tessera's sandboxed interpreter):\n"
+        "  --chat-template FILE    use this template instead of the model's: a .jinja file, or a\n"
+        "                          tokenizer_config.json holding \"chat_template\"\n"
+        "  --chat-template-kwargs JSON   extra template variables, e.g. '{\"enable_thinking\": false}'\n"
+        "  --tools FILE.json       a JSON array of tools handed to the template as `tools`\n"
+        "  --date YYYY-MM-DD       the date strftime_now() gives templates (default: today)\n"
+        "  --render CONV.json      print the rendered conversation and nothing else (no generation):\n"
+        "                          CONV.json is {\"messages\", \"add_generation_prompt\", \"bos_token\",\n"
+        "                          \"eos_token\", \"tools\"?}; MODEL may be left out with --chat-template\n"
+        "                          (with a MODEL, its template and BOS/EOS text are used)\n"
         "\n"
         "batch answering (one model load, prompts sharing a prefix reuse its KV cache):\n"
         "  --batch FILE.jsonl      answer each line {\"id\", \"prompt\" | \"messages\": [{\"role\",\"content\"}]}\n"
@@ -180,13 +200,26 @@ static int parse_args(int argc, char **argv, cli_options *o) {
             o->match = val;
         }
         else if (!strcmp(a, "--verify")) o->verify = true;
+        else if (!strcmp(a, "--chat-template")) { NEED_VALUE(); o->chat_template = val; }
+        else if (!strcmp(a, "--chat-template-kwargs")) { NEED_VALUE(); o->chat_kwargs = val; }
+        else if (!strcmp(a, "--tools")) { NEED_VALUE(); o->tools = val; }
+        else if (!strcmp(a, "--date")) { NEED_VALUE(); o->date = val; }
+        else if (!strcmp(a, "--render")) { NEED_VALUE(); o->render = val; }
         else if (a[0] == '-' && a[1] != 0) { fprintf(stderr, "error: unknown option '%s' (see --help)\n", a); return -1; }
         else if (positional == 0) { o->model_path = a; positional++; }
         else if (positional == 1 && !o->prompt) { o->prompt = a; positional++; }
         else { fprintf(stderr, "error: unexpected argument '%s'\n", a); return -1; }
 #undef NEED_VALUE
     }
-    if (!o->model_path) { usage(stderr); return -1; }
+    if (o->render && !o->model_path && !o->chat_template) {
+        fprintf(stderr, "error: --render needs a MODEL or --chat-template FILE\n");
+        return -1;
+    }
+    if (o->render && (o->prompt || o->tokens_csv || o->batch_path || o->check_path || o->verify || o->tokenize_only)) {
+        fprintf(stderr, "error: --render prints a rendered conversation: it takes no prompt and no other mode\n");
+        return -1;
+    }
+    if (!o->model_path && !o->render) { usage(stderr); return -1; }
     if ((o->batch_path != NULL) + (o->check_path != NULL) + o->verify > 1) {
         fprintf(stderr, "error: --batch, --check and --verify are separate modes: give one\n");
         return -1;
@@ -202,6 +235,108 @@ static int parse_args(int argc, char **argv, cli_options *o) {
         return -1;
     }
     return 0;
+}
+
+/* What --chat-template, --chat-template-kwargs, --tools and --date give, with the files read. */
+typedef struct chat_setup {
+    ts_chat_options opt;
+    char *template_text, *tools_text;
+} chat_setup;
+
+static void chat_setup_free(chat_setup *c) {
+    free(c->template_text);
+    free(c->tools_text);
+    memset(c, 0, sizeof *c);
+}
+
+/* A template file: Jinja text, or a tokenizer_config.json whose "chat_template" is the template
+ * (a string, or a list of {"name", "template"} of which "default" is taken). */
+static int read_template_file(const char *path, char **out, ts_error *err) {
+    char *data;
+    size_t len;
+    *out = NULL;
+    if (file_read(path, &data, &len, err) != 0) return -1;
+    size_t i = 0;
+    while (i < len && strchr(" \t\r\n", data[i])) i++;
+    json_value *cfg;
+    ts_error e2;
+    if (i < len && data[i] == '{' && json_parse(data, len, &cfg, &e2) == 0) {
+        const json_value *t = json_get(cfg, "chat_template");
+        const char *text = t && t->type == JSON_STRING ? t->str : NULL;
+        if (t && t->type == JSON_ARRAY)
+            for (size_t k = 0; k < t->n; k++) {
+                const char *name = json_get_str(&t->items[k], "name");
+                if (name && !strcmp(name, "default")) text = json_get_str(&t->items[k], "template");
+            }
+        char *copy = text ? strdup(text) : NULL;
+        json_free(cfg);
+        free(data);
+        if (!text) return ts_fail(err, "%s: a JSON file without a \"chat_template\"", path);
+        if (!copy) return ts_fail(err, "out of memory");
+        *out = copy;
+        return 0;
+    }
+    *out = data;
+    return 0;
+}
+
+static int chat_setup_load(const cli_options *o, chat_setup *c) {
+    ts_error err = {{0}};
+    memset(c, 0, sizeof *c);
+    if (o->chat_template) {
+        if (read_template_file(o->chat_template, &c->template_text, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return -1; }
+        c->opt.template_text = c->template_text;
+    }
+    if (o->chat_kwargs) {
+        json_value *v;
+        if (json_parse(o->chat_kwargs, strlen(o->chat_kwargs), &v, &err) != 0) {
+            fprintf(stderr, "error: --chat-template-kwargs: %s\n", err.msg);
+            return -1;
+        }
+        bool object = v->type == JSON_OBJECT;
+        json_free(v);
+        if (!object) { fprintf(stderr, "error: --chat-template-kwargs expects a JSON object\n"); return -1; }
+        c->opt.kwargs_json = o->chat_kwargs;
+    }
+    if (o->tools) {
+        size_t len;
+        json_value *v;
+        if (file_read(o->tools, &c->tools_text, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return -1; }
+        if (json_parse(c->tools_text, len, &v, &err) != 0) { fprintf(stderr, "error: %s: %s\n", o->tools, err.msg); return -1; }
+        bool array = v->type == JSON_ARRAY;
+        json_free(v);
+        if (!array) { fprintf(stderr, "error: %s: the tools must be a JSON array\n", o->tools); return -1; }
+        c->opt.tools_json = c->tools_text;
+    }
+    if (o->date) {
+        struct tm day;
+        if (chat_parse_date(o->date, &day) != 0) { fprintf(stderr, "error: --date expects a date YYYY-MM-DD, got '%s'\n", o->date); return -1; }
+        c->opt.date = o->date;
+    }
+    return 0;
+}
+
+/* --render: the conversation through the template, printed as it is. */
+static int run_render(const cli_options *o, const chat_setup *c) {
+    ts_error err = {{0}};
+    ts_model *m = NULL;
+    char *conv = NULL, *out = NULL;
+    size_t len;
+    int rc = 1;
+    if (file_read(o->render, &conv, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
+    if (o->model_path) {
+        ts_load_options lo = { .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant };
+        if (ts_model_load(o->model_path, &lo, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); free(conv); return 1; }
+    }
+    if (ts_chat_render_json(m, conv, len, &c->opt, &out, &err) != 0) fprintf(stderr, "error: %s: %s\n", o->render, err.msg);
+    else {
+        fwrite(out, 1, strlen(out), stdout);
+        rc = fflush(stdout) == 0 ? 0 : 1;
+    }
+    free(out);
+    free(conv);
+    ts_model_free(m);
+    return rc;
 }
 
 /* "1,2,3" -> ids. */
@@ -252,6 +387,13 @@ static void print_text(void *user, const char *text, size_t len) {
 int main(int argc, char **argv) {
     cli_options o;
     if (parse_args(argc, argv, &o) != 0) return 1;
+    chat_setup chat_cfg;
+    if (chat_setup_load(&o, &chat_cfg) != 0) { chat_setup_free(&chat_cfg); return 1; }
+    if (o.render) {
+        int rrc = run_render(&o, &chat_cfg);
+        chat_setup_free(&chat_cfg);
+        return rrc;
+    }
 
     ts_error err = {{0}};
     ts_model *m = NULL;
@@ -259,18 +401,19 @@ int main(int argc, char **argv) {
                            .quant = o.quant };
     if (ts_model_load(o.model_path, &lo, &m, &err) != 0) {
         fprintf(stderr, "error: %s\n", err.msg);
+        chat_setup_free(&chat_cfg);
         return 1;
     }
     if (o.info) {
         ts_model_print_info(m, stdout);
-        if (!o.prompt && !o.tokens_csv) { ts_model_free(m); return 0; }
+        if (!o.prompt && !o.tokens_csv) { ts_model_free(m); chat_setup_free(&chat_cfg); return 0; }
     }
     if (o.batch_path || o.check_path) {
         batch_options bo = { .model_path = o.model_path, .input_path = o.batch_path ? o.batch_path : o.check_path,
                              .output_path = o.output_path, .resume = o.resume, .shard_k = o.shard_k,
                              .shard_n = o.shard_n, .max_tokens = o.n_predict, .sampling = o.sampling,
                              .system = o.system, .raw = o.raw, .heal = o.heal, .quiet = o.quiet,
-                             .n_ctx = o.n_ctx, .n_threads = o.n_threads };
+                             .n_ctx = o.n_ctx, .n_threads = o.n_threads, .chat = &chat_cfg.opt };
         int brc;
         if (o.batch_path) brc = run_batch(m, &bo);
         else {
@@ -279,6 +422,7 @@ int main(int argc, char **argv) {
             brc = run_check(m, &bo);
         }
         ts_model_free(m);
+        chat_setup_free(&chat_cfg);
         return brc;
     }
     int rc = 1;
@@ -296,9 +440,9 @@ int main(int argc, char **argv) {
         int n = 0;
         if (o.system) msgs[n++] = (ts_chat_message){ "system", o.system };
         msgs[n++] = (ts_chat_message){ "user", o.prompt ? o.prompt : "" };
-        n_prompt = prompt_to_tokens(m, msgs, n, o.raw || o.tokenize_only, &tokens, &chat, &unknown_template, &err);
+        n_prompt = prompt_to_tokens(m, msgs, n, o.raw || o.tokenize_only, &chat_cfg.opt, &tokens, &chat, &unknown_template, &err);
         if (unknown_template)
-            fprintf(stderr, "warning: %s: the chat template is not one tessera recognizes; sending the prompt as plain text\n", o.model_path);
+            fprintf(stderr, "warning: %s: the chat template does not parse; sending the prompt as plain text (--chat-template FILE gives another)\n", o.model_path);
         if (n_prompt < 0) { fprintf(stderr, "error: %s: %s\n", o.model_path, err.msg); goto done; }
         if (o.system && !chat) fprintf(stderr, "warning: %s: --system needs a chat template; ignored\n", o.model_path);
     }
@@ -358,5 +502,6 @@ done:
     free(tokens);
     session_free(&s);
     ts_model_free(m);
+    chat_setup_free(&chat_cfg);
     return rc;
 }

@@ -3,6 +3,7 @@
  * a line scan of the pretty-printed text), and json_buf_put_string round trips. */
 #include "io/json.h"
 #include "check.h"
+#include "io/file.h"
 #include <dirent.h>
 #include <math.h>
 #include <stdint.h>

@@ -5,6 +5,7 @@
 #include "io/json.h"
 #include "kernels/types.h"
 #include "check.h"
+#include "io/file.h"
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>

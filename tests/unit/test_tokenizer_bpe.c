@@ -2,6 +2,7 @@
  * (fixtures/tokenizers: each .inp string must encode, without BOS and without special-token
  * parsing, to exactly the ids on the matching .out line). */
 #include "check.h"
+#include "io/file.h"
 #include "text/tokenizer.h"
 #include "text/pretokenize.h"
 #include "core/utf8.h"
