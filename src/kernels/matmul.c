@@ -119,20 +119,24 @@ size_t matmul_scratch_bytes(int max_n, int64_t max_k) {
 
 /* ---- the product ---- */
 
-#define MAX_MULTI 4
 #define TILE_BLOCK_BYTES (128 * 1024)   /* weight rows per cache block of a tiled product */
 
-typedef struct matmul_job {
-    const kernel_set *ks;
-    int count;
-    const weight *w[MAX_MULTI];
-    float *y[MAX_MULTI];
-    long y_stride[MAX_MULTI];
-    long rows_before[MAX_MULTI + 1];   /* prefix sums of the row counts: the rows are split as one range */
+/* One input of a product: its rows as floats, and quantized in the formats its weights want. */
+typedef struct matmul_input {
     const float *x;
     long x_stride;
     const uint8_t *act[TS_TYPE_COUNT];  /* per activation format: rows of act_stride bytes */
     size_t act_stride[TS_TYPE_COUNT];
+} matmul_input;
+
+typedef struct matmul_job {
+    const kernel_set *ks;
+    int count;
+    const weight *w[MATMUL_MAX_MULTI];
+    float *y[MATMUL_MAX_MULTI];
+    long y_stride[MATMUL_MAX_MULTI];
+    long rows_before[MATMUL_MAX_MULTI + 1];   /* prefix sums of the row counts: the rows are split as one range */
+    const matmul_input *in[MATMUL_MAX_MULTI]; /* the input each weight reads */
     int n;
 } matmul_job;
 
@@ -142,17 +146,18 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     float *y = j->y[wi];
     const long ys = j->y_stride[wi];
     const int n = j->n;
+    const matmul_input *in = j->in[wi];
     const type_kernels *tk = &j->ks->types[w->type];
     if (!tk->dot) {   /* the scalar reference */
         const type_traits *tt = type_get(w->type);
         for (long r = lo; r < hi; r++) {
             const uint8_t *row = w->data + (size_t)r * w->row_bytes;
-            for (int t = 0; t < n; t++) y[(long)t * ys + r] = tt->dot_f32(row, j->x + (long)t * j->x_stride, w->cols);
+            for (int t = 0; t < n; t++) y[(long)t * ys + r] = tt->dot_f32(row, in->x + (long)t * in->x_stride, w->cols);
         }
         return;
     }
-    const uint8_t *act = j->act[tk->act_type];
-    const size_t as = j->act_stride[tk->act_type], wsz = w->row_bytes;
+    const uint8_t *act = in->act[tk->act_type];
+    const size_t as = in->act_stride[tk->act_type], wsz = w->row_bytes;
     const int64_t k = w->cols;
     long r = lo;
     /* Register tiles when the batch fills one: the tile's rows are read from memory once for
@@ -199,59 +204,77 @@ static void matmul_task(void *ctx, int ith, int nth) {
     }
 }
 
-typedef struct quantize_fmt { quantize_act_fn quant; uint8_t *dst; size_t stride; int64_t k; } quantize_fmt;
+typedef struct quantize_fmt { quantize_act_fn quant; const float *x; long x_stride; uint8_t *dst; size_t stride; int64_t k; } quantize_fmt;
 typedef struct quantize_job {
-    const float *x;
-    long x_stride;
     int n, n_fmt;
-    quantize_fmt fmt[3];    /* Q8_0, paired Q8_0 and/or Q8_K */
+    quantize_fmt fmt[3 * MATMUL_MAX_MULTI];   /* per input: Q8_0, paired Q8_0 and/or Q8_K */
 } quantize_job;
 
 static void quantize_task(void *ctx, int ith, int nth) {
     const quantize_job *q = ctx;
     long lo, hi;
-    split_range(q->n, ith, nth, &lo, &hi);
-    for (int f = 0; f < q->n_fmt; f++)
-        for (long t = lo; t < hi; t++)
-            q->fmt[f].quant(q->x + t * q->x_stride, q->fmt[f].dst + (size_t)t * q->fmt[f].stride, q->fmt[f].k);
+    split_range((long)q->n * q->n_fmt, ith, nth, &lo, &hi);
+    for (long i = lo; i < hi; i++) {
+        const quantize_fmt *f = &q->fmt[i / q->n];
+        long t = i % q->n;
+        f->quant(f->x + t * f->x_stride, f->dst + (size_t)t * f->stride, f->k);
+    }
+}
+
+/* The products of count weights, weight i reading input in_of[i] of inputs[] (n positions each),
+ * in one pass of the pool; each input is quantized once per activation format its weights want. */
+static void run_products(const matmul_ctx *mc, int count, const weight *const *ws, matmul_input *inputs,
+                         const int *in_of, int n, float *const *ys, const long *y_strides) {
+    const kernel_set *ks = mc->ks ? mc->ks : &scalar_set;
+    matmul_job j = { .ks = ks, .n = n };
+    quantize_job q = { .n = n };
+    uint8_t *scratch = mc->act;
+    for (int i = 0; i < count && j.count < MATMUL_MAX_MULTI; i++) {
+        if (!ws[i] || !ws[i]->data) continue;
+        matmul_input *in = &inputs[in_of[i]];
+        j.w[j.count] = ws[i];
+        j.y[j.count] = ys[i];
+        j.y_stride[j.count] = y_strides[i];
+        j.in[j.count] = in;
+        j.rows_before[j.count + 1] = j.rows_before[j.count] + ws[i]->rows;
+        j.count++;
+        in->act[TS_F32] = (const uint8_t *)in->x;
+        in->act_stride[TS_F32] = (size_t)in->x_stride * sizeof(float);
+        const type_kernels *tk = &ks->types[ws[i]->type];
+        int at = tk->act_type;
+        if (!tk->dot || at == TS_F32 || in->act[at]) continue;
+        size_t stride = act_row_bytes(at, ws[i]->cols);
+        quantize_act_fn quant = at == TS_Q8_0 ? ks->quantize_q8_0 : at == TS_Q8_K ? ks->quantize_q8_k : ks->quantize_q8_0x2;
+        q.fmt[q.n_fmt++] = (quantize_fmt){ quant, in->x, in->x_stride, scratch, stride, ws[i]->cols };
+        in->act[at] = scratch;
+        in->act_stride[at] = stride;
+        scratch += (size_t)n * stride;
+    }
+    if (j.count == 0) return;
+    if (q.n_fmt > 0) {
+        /* a batch's rows are quantized by the pool too (each row by one thread: same result) */
+        if ((long)n * q.n_fmt >= 8) thread_pool_run(mc->pool, quantize_task, &q);
+        else quantize_task(&q, 0, 1);
+    }
+    thread_pool_run(mc->pool, matmul_task, &j);
 }
 
 void matmul_multi(const matmul_ctx *mc, int count, const weight *const *ws, const float *x,
                   long x_stride, int n, float *const *ys, const long *y_strides) {
-    const kernel_set *ks = mc->ks ? mc->ks : &scalar_set;
-    matmul_job j = { .ks = ks, .x = x, .x_stride = x_stride, .n = n };
-    for (int i = 0; i < count && j.count < MAX_MULTI; i++) {
-        if (!ws[i] || !ws[i]->data) continue;
-        j.w[j.count] = ws[i];
-        j.y[j.count] = ys[i];
-        j.y_stride[j.count] = y_strides[i];
-        j.rows_before[j.count + 1] = j.rows_before[j.count] + ws[i]->rows;
-        j.count++;
+    matmul_input input = { .x = x, .x_stride = x_stride };
+    int in_of[MATMUL_MAX_MULTI] = { 0 };
+    run_products(mc, count, ws, &input, in_of, n, ys, y_strides);
+}
+
+void matmul_each(const matmul_ctx *mc, int count, const weight *const *ws, const float *const *xs,
+                 long x_stride, int n, float *const *ys, const long *y_strides) {
+    matmul_input inputs[MATMUL_MAX_MULTI];
+    int in_of[MATMUL_MAX_MULTI];
+    for (int i = 0; i < count && i < MATMUL_MAX_MULTI; i++) {
+        inputs[i] = (matmul_input){ .x = xs[i], .x_stride = x_stride };
+        in_of[i] = i;
     }
-    if (j.count == 0) return;
-    /* quantize the input once per activation format the weights want */
-    j.act[TS_F32] = (const uint8_t *)x;
-    j.act_stride[TS_F32] = (size_t)x_stride * sizeof(float);
-    uint8_t *scratch = mc->act;
-    quantize_job q = { .x = x, .x_stride = x_stride, .n = n };
-    for (int i = 0; i < j.count; i++) {
-        const type_kernels *tk = &ks->types[j.w[i]->type];
-        int at = tk->act_type;
-        if (!tk->dot || at == TS_F32 || j.act[at]) continue;
-        size_t stride = act_row_bytes(at, j.w[i]->cols);
-        quantize_act_fn quant = at == TS_Q8_0 ? ks->quantize_q8_0 : at == TS_Q8_K ? ks->quantize_q8_k : ks->quantize_q8_0x2;
-        q.fmt[q.n_fmt++] = (quantize_fmt){ quant,
-                                           scratch, stride, j.w[i]->cols };
-        j.act[at] = scratch;
-        j.act_stride[at] = stride;
-        scratch += (size_t)n * stride;
-    }
-    if (q.n_fmt > 0) {
-        /* a batch's rows are quantized by the pool too (each row by one thread: same result) */
-        if (n >= 8) thread_pool_run(mc->pool, quantize_task, &q);
-        else quantize_task(&q, 0, 1);
-    }
-    thread_pool_run(mc->pool, matmul_task, &j);
+    run_products(mc, count, ws, inputs, in_of, n, ys, y_strides);
 }
 
 void matmul(const matmul_ctx *mc, const weight *w, const float *x, long x_stride, int n,

@@ -35,9 +35,17 @@ int matmul_kernels_level(const struct kernel_set *ks);
 void matmul(const matmul_ctx *mc, const weight *w, const float *x, long x_stride, int n,
             float *y, long y_stride);
 
+/* The most weights one call multiplies. */
+#define MATMUL_MAX_MULTI 32
+
 /* Several weights reading the same input (Q, K and V; gate and up): one quantization of x and
  * one pass of the thread pool. ws[i] NULL is skipped. */
 void matmul_multi(const matmul_ctx *mc, int count, const weight *const *ws, const float *x,
                   long x_stride, int n, float *const *ys, const long *y_strides);
+
+/* Several weights, each with its own input of n positions (a decoded token's experts): one pass of
+ * the pool. The scratch holds count x n rows at most (count x n <= the max_n it was sized for). */
+void matmul_each(const matmul_ctx *mc, int count, const weight *const *ws, const float *const *xs,
+                 long x_stride, int n, float *const *ys, const long *y_strides);
 
 #endif

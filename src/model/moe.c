@@ -70,6 +70,35 @@ static void expert_activation(float *gate, const float *up, int F, int act, cons
     }
 }
 
+/* dst = (y + the expert's down bias) * its scale, one token's output of expert e */
+static void finish_expert(const moe_geometry *moe, int e, const float *y, float *dst, int H) {
+    const float *db = moe->down_bias ? moe->down_bias + (long)e * H : NULL;
+    float scale = moe->expert_scale ? moe->expert_scale[e] : 1.0f;
+    for (int d = 0; d < H; d++) dst[d] = (y[d] + (db ? db[d] : 0.0f)) * scale;
+}
+
+/* A batch expert by expert over the tokens that chose it: each expert's rows are read once. */
+static void experts_grouped(ts_context *c, const moe_geometry *moe, const float *in, int n) {
+    const int H = c->m->g.hidden, E = moe->n_experts, K = moe->n_used, F = moe->ffn_dim;
+    moe_scratch *s = &c->moe;
+    for (int e = 0; e < E; e++) {
+        int m = s->count[e];
+        if (m == 0) continue;
+        const int *slots = s->slot_of + (long)e * FORWARD_MAX_BATCH;
+        for (int i = 0; i < m; i++) memcpy(s->x + (long)i * H, in + (long)(slots[i] / K) * H, (size_t)H * sizeof(float));
+        const weight *w2[2] = { &moe->gate[e], &moe->up[e] };
+        float *y2[2] = { s->gate, s->up };
+        const long st2[2] = { F, F };
+        matmul_multi(&c->mm, 2, w2, s->x, H, m, y2, st2);
+        for (int i = 0; i < m; i++)
+            expert_activation(s->gate + (long)i * F, s->up + (long)i * F, F, moe->activation,
+                              moe->gate_bias ? moe->gate_bias + (long)e * F : NULL,
+                              moe->up_bias ? moe->up_bias + (long)e * F : NULL);
+        matmul(&c->mm, &moe->down[e], s->gate, F, m, s->y, H);
+        for (int i = 0; i < m; i++) finish_expert(moe, e, s->y + (long)i * H, s->slots + (long)slots[i] * H, H);
+    }
+}
+
 void moe_forward(ts_context *c, const layer_geometry *ly, int il, int n, float *out) {
     const model_geometry *g = &c->m->g;
     const moe_geometry *moe = &ly->moe;
@@ -109,28 +138,30 @@ void moe_forward(ts_context *c, const layer_geometry *ly, int il, int n, float *
         }
     }
 
-    /* expert by expert over the tokens that chose it */
-    for (int e = 0; e < E; e++) {
-        int m = s->count[e];
-        if (m == 0) continue;
-        const int *slots = s->slot_of + (long)e * FORWARD_MAX_BATCH;
-        for (int i = 0; i < m; i++) memcpy(s->x + (long)i * H, in + (long)(slots[i] / K) * H, (size_t)H * sizeof(float));
-        const weight *w2[2] = { &moe->gate[e], &moe->up[e] };
-        float *y2[2] = { s->gate, s->up };
-        const long st2[2] = { F, F };
-        matmul_multi(&c->mm, 2, w2, s->x, H, m, y2, st2);
-        for (int i = 0; i < m; i++)
-            expert_activation(s->gate + (long)i * F, s->up + (long)i * F, F, moe->activation,
+    if (n == 1 && 2 * K <= MATMUL_MAX_MULTI) {
+        /* one token (decode): every chosen expert's gate and up in one pass of the pool, then
+         * every down in another, each on its own input */
+        const weight *w[MATMUL_MAX_MULTI];
+        float *y[MATMUL_MAX_MULTI];
+        const float *xs[MATMUL_MAX_MULTI];
+        long st[MATMUL_MAX_MULTI];
+        for (int j = 0; j < K; j++) {
+            int e = s->ids[j];
+            w[2 * j] = &moe->gate[e]; y[2 * j] = s->gate + (long)j * F; st[2 * j] = F;
+            w[2 * j + 1] = &moe->up[e]; y[2 * j + 1] = s->up + (long)j * F; st[2 * j + 1] = F;
+        }
+        matmul_multi(&c->mm, 2 * K, w, in, H, 1, y, st);
+        for (int j = 0; j < K; j++) {
+            int e = s->ids[j];
+            expert_activation(s->gate + (long)j * F, s->up + (long)j * F, F, moe->activation,
                               moe->gate_bias ? moe->gate_bias + (long)e * F : NULL,
                               moe->up_bias ? moe->up_bias + (long)e * F : NULL);
-        matmul(&c->mm, &moe->down[e], s->gate, F, m, s->y, H);
-        for (int i = 0; i < m; i++) {
-            float *dst = s->slots + (long)slots[i] * H;
-            const float *y = s->y + (long)i * H;
-            const float *db = moe->down_bias ? moe->down_bias + (long)e * H : NULL;
-            float scale = moe->expert_scale ? moe->expert_scale[e] : 1.0f;
-            for (int d = 0; d < H; d++) dst[d] = (y[d] + (db ? db[d] : 0.0f)) * scale;
+            w[j] = &moe->down[e]; xs[j] = s->gate + (long)j * F; y[j] = s->slots + (long)j * H; st[j] = H;
         }
+        matmul_each(&c->mm, K, w, xs, F, 1, y, st);
+        for (int j = 0; j < K; j++) finish_expert(moe, s->ids[j], s->slots + (long)j * H, s->slots + (long)j * H, H);
+    } else {
+        experts_grouped(c, moe, in, n);
     }
 
     /* each token: its experts' outputs, weighted, in the router's order */
