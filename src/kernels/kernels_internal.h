@@ -162,39 +162,24 @@ static inline float dot_blocks(const void *row, const float *x, int64_t k, int b
     return (float)total;
 }
 
-/* ---- per-type kernels (one file per type) ---- */
+/* ---- per-type traits, each exported by its type's file (f32.c, q4_k.c, ...) ---- */
 
-#define TS_DECLARE_KERNELS(t) \
-    void dequant_row_##t(const void *row, float *dst, int64_t k); \
-    float dot_f32_##t(const void *row, const float *x, int64_t k); \
-    void quantize_row_##t(const float *src, void *row, int64_t k);
+extern const type_traits f32_traits, f16_traits, bf16_traits;
+extern const type_traits q8_0_traits, q4_0_traits, q4_1_traits, q5_0_traits, q5_1_traits;
+extern const type_traits q2_k_traits, q3_k_traits, q4_k_traits, q5_k_traits, q6_k_traits, q8_k_traits;
+extern const type_traits q4nx_traits;
 
-TS_DECLARE_KERNELS(f32)
-TS_DECLARE_KERNELS(f16)
-TS_DECLARE_KERNELS(bf16)
-TS_DECLARE_KERNELS(q8_0)
-TS_DECLARE_KERNELS(q4_0)
-TS_DECLARE_KERNELS(q4_1)
-TS_DECLARE_KERNELS(q5_0)
-TS_DECLARE_KERNELS(q5_1)
-TS_DECLARE_KERNELS(q2_k)
-TS_DECLARE_KERNELS(q3_k)
-TS_DECLARE_KERNELS(q4_k)
-TS_DECLARE_KERNELS(q5_k)
-TS_DECLARE_KERNELS(q6_k)
-TS_DECLARE_KERNELS(q8_k)
-TS_DECLARE_KERNELS(q4nx)
+/* The reference activation quantizers (q8_0.c, q8_k.c), also called by q8_act.c. */
+void q8_0_quantize_row(const float *src, void *row, int64_t k);
+void q8_k_quantize_row(const float *src, void *row, int64_t k);
 
-#undef TS_DECLARE_KERNELS
-
-/* ---- K-quant super-block fitting, shared by the K-quant quantizers ---- */
+/* ---- K-quant super-block fitting, shared by the K-quant quantizers (kquant_fit.c) ---- */
 
 /* Affine groups (Q2_K, Q4_K, Q5_K): x ~= d*sc[g]*q - dmin*m[g], q in 0..qmax, sc/m in 0..code_max.
- * Writes the codes, the f16 bits of d and dmin, and q[0..n_groups*group_len). Lives in q4_k.c. */
+ * Writes the codes, the f16 bits of d and dmin, and q[0..n_groups*group_len). */
 void kquant_fit_affine(const float *x, int n_groups, int group_len, int qmax, int code_max,
                        uint16_t *d_bits, uint16_t *dmin_bits, uint8_t *sc, uint8_t *m, uint8_t *q);
-/* Symmetric groups (Q3_K, Q6_K): x ~= d*sc[g]*q, q in qmin..-qmin-1, sc in -code_lim..code_lim-1.
- * Lives in q6_k.c. */
+/* Symmetric groups (Q3_K, Q6_K): x ~= d*sc[g]*q, q in qmin..-qmin-1, sc in -code_lim..code_lim-1. */
 void kquant_fit_symmetric(const float *x, int n_groups, int group_len, int qmin, int code_lim,
                           uint16_t *d_bits, int *sc, int *q);
 

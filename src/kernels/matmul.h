@@ -12,7 +12,7 @@
 #define TS_KERNELS_MATMUL_H
 #include <stddef.h>
 #include <stdint.h>
-#include "model/geometry.h"
+#include "kernels/weight.h"
 #include "core/threadpool.h"
 
 struct kernel_set;

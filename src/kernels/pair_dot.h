@@ -6,9 +6,10 @@
  * offset. Per block pair and output: dpbusd, convert, (d_w * d_a) per half, FMA into one f32x16
  * accumulator. An odd last block runs alone in the low half (its partner's scale is 0).
  *
- *   PAIR_TILE_VNNI(name, block_type, codes)   defines the tile body `name` (simd.h's body
- *   signature); codes(const block_type *b, int both) gives the 64 signed codes of b[0] and b[1]
- *   (zeros or anything finite for b[1] when !both). block_type's f16 scale d must open the block. */
+ *   PAIR_TILE_VNNI_BODY(block_type, codes)   is the statement body of a tile body function
+ *   (simd.h's tile body parameters w, ws, a, as, k, y, ys, NR, NC); codes(const block_type *b,
+ *   int both) gives the 64 signed codes of b[0] and b[1] (zeros or anything finite for b[1] when
+ *   !both). block_type's f16 scale d must open the block. */
 #ifndef TS_KERNELS_PAIR_DOT_H
 #define TS_KERNELS_PAIR_DOT_H
 #include "kernels/kernels_internal.h"
@@ -66,9 +67,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i nibbles_pair(const uint8_t *qs0, cons
     return _mm512_and_si512(_mm512_srlv_epi16(v, shift), _mm512_set1_epi8(0x0f));
 }
 
-#define PAIR_TILE_VNNI(name, block_type, codes)                                                        \
-static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
-                                             int64_t k, float *y, long ys, const int NR, const int NC) { \
+#define PAIR_TILE_VNNI_BODY(block_type, codes)                                                        \
     __m512 acc[4][4];                                                                                  \
     UNROLL                                                                                             \
     for (int r = 0; r < NR; r++)                                                                       \
@@ -82,8 +81,7 @@ static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const 
     UNROLL                                                                                             \
     for (int r = 0; r < NR; r++)                                                                       \
         UNROLL                                                                                         \
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);                           \
-}
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
 #endif
 
 #endif

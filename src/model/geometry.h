@@ -6,16 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* A weight matrix stored as `rows` independent rows of `cols` weights each (y = W x has `rows`
- * outputs). data is either inside a container's mmap or an owned, layout-normalized copy. */
-typedef struct weight {
-    int type;               /* enum ts_type */
-    int64_t rows, cols;
-    size_t row_bytes;
-    const uint8_t *data;    /* NULL when the model has no such tensor */
-    const char *name;       /* the container's tensor name, for messages and --info */
-} weight;
+#include "kernels/weight.h"
 
 enum layer_kind { LAYER_FULL = 0, LAYER_SLIDING = 1 };
 enum ffn_activation { ACT_SILU = 0, ACT_GELU_TANH = 1 };

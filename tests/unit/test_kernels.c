@@ -277,7 +277,7 @@ static void test_type_table(void) {
     for (int i = 0; i < N_CASES; i++) {
         const type_case *c = &cases[i];
         const type_traits *t = type_get(c->type);
-        CHECK(t && t->block_size == c->block_size && t->block_bytes == c->block_bytes &&
+        CHECK(t && type_block_size(c->type) == c->block_size && type_block_bytes(c->type) == c->block_bytes &&
               t->dequant_row && t->dot_f32,
               "%s: block of %d weights in %zu bytes", type_name(c->type), c->block_size, c->block_bytes);
         int64_t k = 7 * (int64_t)c->block_size;
@@ -311,16 +311,16 @@ static void test_type_table(void) {
 static void test_half_conversions(void) {
     int decode_bad = 0, trip_bad = 0, nan_bad = 0, round_bad = 0;
     for (uint32_t h = 0; h < 65536; h++) {
-        float f = fp16_to_f32((uint16_t)h);
+        float f = f16_to_f32((uint16_t)h);
         double want = half_value((uint16_t)h);
         if (isnan(want)) {
             nan_bad += !isnan(f);
-            uint16_t back = f32_to_fp16(f);
+            uint16_t back = f16_from_f32(f);
             nan_bad += !((back & 0x7c00) == 0x7c00 && (back & 0x3ff) != 0);
             continue;
         }
         if ((double)f != want || !signbit(f) != !signbit(want)) decode_bad++;
-        if (f32_to_fp16(f) != h) trip_bad++;
+        if (f16_from_f32(f) != h) trip_bad++;
         /* rounding: between this finite half and the next larger-magnitude one the exact midpoint
          * goes to the even code, anything just off it to the nearer one. */
         if ((h & 0x7fff) < 0x7c00) {
@@ -329,30 +329,30 @@ static void test_half_conversions(void) {
             uint16_t even = (h & 1) ? (uint16_t)(h + 1) : (uint16_t)h;
             float fm = (float)mid;   /* exact: a midpoint of halves needs 12 significant bits */
             if ((double)fm != mid) round_bad++;
-            if (f32_to_fp16(fm) != even) round_bad++;
-            if (f32_to_fp16(nextafterf(fm, 0.0f)) != h) round_bad++;
-            if (f32_to_fp16(nextafterf(fm, fm * 2)) != (uint16_t)(h + 1)) round_bad++;
+            if (f16_from_f32(fm) != even) round_bad++;
+            if (f16_from_f32(nextafterf(fm, 0.0f)) != h) round_bad++;
+            if (f16_from_f32(nextafterf(fm, fm * 2)) != (uint16_t)(h + 1)) round_bad++;
         }
     }
-    CHECK(decode_bad == 0, "fp16_to_f32 matches the IEEE definition for all 63488 finite/inf halves (%d bad)", decode_bad);
+    CHECK(decode_bad == 0, "f16_to_f32 matches the IEEE definition for all 63488 finite/inf halves (%d bad)", decode_bad);
     CHECK(trip_bad == 0, "f16 -> f32 -> f16 round trip is exact for every non-NaN half (%d bad)", trip_bad);
     CHECK(nan_bad == 0, "every f16 NaN stays NaN through f32 and back (%d bad)", nan_bad);
-    CHECK(round_bad == 0, "f32_to_fp16 rounds to nearest, ties to even, at every half boundary (%d bad)", round_bad);
-    CHECK(f32_to_fp16(1.0f) == 0x3c00 && f32_to_fp16(-2.0f) == 0xc000 && f32_to_fp16(65504.0f) == 0x7bff &&
-          f32_to_fp16(65520.0f) == 0x7c00 && f32_to_fp16(1e6f) == 0x7c00 && f32_to_fp16(-INFINITY) == 0xfc00 &&
-          f32_to_fp16(0x1p-24f) == 0x0001 && f32_to_fp16(0x1p-25f) == 0 && f32_to_fp16(0x1.8p-25f) == 0x0001 &&
-          f32_to_fp16(-0x1p-30f) == 0x8000 && f32_to_fp16(0x1p-14f) == 0x0400 && f32_to_fp16(0.1f) == 0x2e66 &&
-          f32_to_fp16(-0.0f) == 0x8000 && f32_to_fp16(FLT_MIN / 2) == 0,
-          "f32_to_fp16 known values (1, -2, max, overflow, inf, subnormals, 0.1, -0)");
-    CHECK(fp16_to_f32(0x3555) == 0x1.554p-2f && fp16_to_f32(0x0001) == 0x1p-24f && isinf(fp16_to_f32(0x7c00)),
-          "fp16_to_f32 known values");
+    CHECK(round_bad == 0, "f16_from_f32 rounds to nearest, ties to even, at every half boundary (%d bad)", round_bad);
+    CHECK(f16_from_f32(1.0f) == 0x3c00 && f16_from_f32(-2.0f) == 0xc000 && f16_from_f32(65504.0f) == 0x7bff &&
+          f16_from_f32(65520.0f) == 0x7c00 && f16_from_f32(1e6f) == 0x7c00 && f16_from_f32(-INFINITY) == 0xfc00 &&
+          f16_from_f32(0x1p-24f) == 0x0001 && f16_from_f32(0x1p-25f) == 0 && f16_from_f32(0x1.8p-25f) == 0x0001 &&
+          f16_from_f32(-0x1p-30f) == 0x8000 && f16_from_f32(0x1p-14f) == 0x0400 && f16_from_f32(0.1f) == 0x2e66 &&
+          f16_from_f32(-0.0f) == 0x8000 && f16_from_f32(FLT_MIN / 2) == 0,
+          "f16_from_f32 known values (1, -2, max, overflow, inf, subnormals, 0.1, -0)");
+    CHECK(f16_to_f32(0x3555) == 0x1.554p-2f && f16_to_f32(0x0001) == 0x1p-24f && isinf(f16_to_f32(0x7c00)),
+          "f16_to_f32 known values");
 
     int bf_bad = 0, bf_nan_bad = 0;
     for (uint32_t h = 0; h < 65536; h++) {
         float f = bf16_to_f32((uint16_t)h);
         double want = bf16_value((uint16_t)h);
-        if (isnan(want)) { bf_nan_bad += !isnan(f) || !isnan(bf16_to_f32(f32_to_bf16(f))); continue; }
-        bf_bad += (double)f != want || !signbit(f) != !signbit(want) || f32_to_bf16(f) != h;
+        if (isnan(want)) { bf_nan_bad += !isnan(f) || !isnan(bf16_to_f32(bf16_from_f32(f))); continue; }
+        bf_bad += (double)f != want || !signbit(f) != !signbit(want) || bf16_from_f32(f) != h;
     }
     CHECK(bf_bad == 0, "bf16 decode matches the definition and round-trips for every non-NaN value (%d bad)", bf_bad);
     CHECK(bf_nan_bad == 0, "every bf16 NaN stays NaN (%d bad)", bf_nan_bad);
@@ -361,10 +361,10 @@ static void test_half_conversions(void) {
     int ok = 1;
     for (int i = 0; i < 7; i++) {
         float f; memcpy(&f, &bits[i], 4);
-        uint16_t got = f32_to_bf16(f);
+        uint16_t got = bf16_from_f32(f);
         ok &= i == 5 ? ((got & 0x7f80) == 0x7f80 && (got & 0x7f) != 0) : got == want[i];
     }
-    CHECK(ok, "f32_to_bf16 rounds to nearest even, overflows to inf, keeps a low-payload NaN a NaN");
+    CHECK(ok, "bf16_from_f32 rounds to nearest even, overflows to inf, keeps a low-payload NaN a NaN");
 }
 
 /* ---------------------------------------------------------------- hand-built blocks and dot */
@@ -388,14 +388,14 @@ static void test_hand_built(const type_case *c, rng *r) {
         worst = fmax(worst, err / (mag[e] + 1e-30));
     }
     CHECK(bad == 0, "%s: %lld hand-built weights dequantize to the format's formula (%d bad, worst rel %.2g)",
-          t->name, (long long)k, bad, worst);
+          type_name(c->type), (long long)k, bad, worst);
 
     for (int64_t e = 0; e < k; e++) x[e] = rng_gauss(r);
     double ref = 0, abs_sum = 0;
     for (int64_t e = 0; e < k; e++) { ref += (double)got[e] * x[e]; abs_sum += fabs((double)got[e] * x[e]); }
     float dot = t->dot_f32(row, x, k);
     CHECK(fabs(dot - ref) <= 1e-5 * abs_sum + 1e-30,
-          "%s: dot_f32 over %lld weights equals dequant + dot (%.9g vs %.9g)", t->name, (long long)k, dot, ref);
+          "%s: dot_f32 over %lld weights equals dequant + dot (%.9g vs %.9g)", type_name(c->type), (long long)k, dot, ref);
     free(row); free(want); free(mag); free(got); free(x);
 }
 
@@ -409,7 +409,7 @@ static double rel_rms(const float *a, const float *ref, int64_t n) {
 
 static void test_roundtrip(const type_case *c, rng *r) {
     const type_traits *t = type_get(c->type);
-    if (!t->quantize_row) { printf("# %s: no quantizer\n", t->name); return; }
+    if (!t->quantize_row) { printf("# %s: no quantizer\n", type_name(c->type)); return; }
     const int64_t k = 4096;
     size_t bytes = type_row_bytes(c->type, k);
     uint8_t *row = malloc(bytes);
@@ -424,7 +424,7 @@ static void test_roundtrip(const type_case *c, rng *r) {
     t->dequant_row(row, back, k);
     double err = rel_rms(back, src, k);
     CHECK(err <= c->roundtrip_bound, "%s: quantize -> dequantize rel. RMS error %.4g <= %.3g",
-          t->name, err, c->roundtrip_bound);
+          type_name(c->type), err, c->roundtrip_bound);
 
     if (c->type == TS_Q8_0 || c->type == TS_Q8_K || c->type == TS_F16 || c->type == TS_BF16 ||
         c->type == TS_F32) {
@@ -439,7 +439,7 @@ static void test_roundtrip(const type_case *c, rng *r) {
             else lim = 0;
             if (!(fabs((double)back[i] - src[i]) <= lim * (1 + 1e-6))) bad++;
         }
-        CHECK(bad == 0, "%s: every weight within half a quantization step (%d bad)", t->name, bad);
+        CHECK(bad == 0, "%s: every weight within half a quantization step (%d bad)", type_name(c->type), bad);
     }
 
     /* all-zero and constant rows */
@@ -452,7 +452,7 @@ static void test_roundtrip(const type_case *c, rng *r) {
     t->quantize_row(src, row, k);
     t->dequant_row(row, back, k);
     double cerr = rel_rms(back, src, k);
-    CHECK(ok && cerr <= c->roundtrip_bound, "%s: zero row stays zero, constant row error %.3g", t->name, cerr);
+    CHECK(ok && cerr <= c->roundtrip_bound, "%s: zero row stays zero, constant row error %.3g", type_name(c->type), cerr);
     free(row); free(src); free(back);
 }
 
@@ -503,7 +503,7 @@ static void compare_file(const char *file, const gguf_file *ref, type_stats *sta
                 ok &= es > 3 * c->real_bound;
             }
         }
-        if (!ok) CHECK(0, "%s %s (%s): rel. RMS %.4g, bound %.3g", file, te->name, t->name, e, c->real_bound);
+        if (!ok) CHECK(0, "%s %s (%s): rel. RMS %.4g, bound %.3g", file, te->name, type_name(c->type), e, c->real_bound);
         if (t->quantize_row && e > 0) {
             /* our round-to-nearest quantizer on the same F32 weights, relative to llama-quantize */
             uint8_t *q = malloc(rb * (size_t)rows);
