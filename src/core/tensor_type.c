@@ -23,6 +23,9 @@ static const type_size type_sizes[TS_TYPE_COUNT] = {
     [TS_Q5_K] = { "Q5_K", 256, 176 },
     [TS_Q6_K] = { "Q6_K", 256, 210 },
     [TS_Q8_K] = { "Q8_K", 256, 292 },
+    [TS_IQ4_NL] = { "IQ4_NL", 32, 18 },
+    [TS_IQ4_XS] = { "IQ4_XS", 256, 136 },
+    [TS_MXFP4] = { "MXFP4", 32, 17 },
     [TS_Q4NX] = { "Q4NX", 32,  20 },
 };
 

@@ -11,7 +11,7 @@ enum ts_type {
     TS_F32 = 0, TS_F16 = 1, TS_Q4_0 = 2, TS_Q4_1 = 3,
     TS_Q5_0 = 6, TS_Q5_1 = 7, TS_Q8_0 = 8, TS_Q8_1 = 9,
     TS_Q2_K = 10, TS_Q3_K = 11, TS_Q4_K = 12, TS_Q5_K = 13, TS_Q6_K = 14, TS_Q8_K = 15,
-    TS_BF16 = 30,
+    TS_IQ4_NL = 20, TS_IQ4_XS = 23, TS_BF16 = 30, TS_MXFP4 = 39,
     /* Plain element types that only safetensors files carry (no kernels; type_block_size() knows
      * none of them). FastFlowLM q4nx packs store their 4-bit tiles as I8 byte arrays. */
     TS_I8 = 40, TS_U8 = 41, TS_I16 = 42, TS_I32 = 43, TS_I64 = 44, TS_F64 = 45, TS_BOOL = 46,

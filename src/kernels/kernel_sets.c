@@ -29,9 +29,12 @@ static const kernel_set avx2_set = {
         [TS_Q5_K] = &q5_k_kernels_avx2,
         [TS_Q6_K] = &q6_k_kernels_avx2,
         [TS_Q4NX] = &q4nx_kernels_avx2,
+        [TS_IQ4_NL] = &iq4_nl_kernels_avx2,
+        [TS_IQ4_XS] = &iq4_xs_kernels_avx2,
+        [TS_MXFP4] = &mxfp4_kernels_avx2,
     } };
 
-/* AVX-512: the Q8_0, Q5_0 and Q4_0 kernels take their activations in pairs of blocks
+/* AVX-512: the Q8_0, Q5_0, Q4_0, IQ4_NL and MXFP4 kernels take their activations in pairs of blocks
  * (block_q8_0x2); the other quantized types share the AVX2 quantizers' formats. */
 static const kernel_set avx512_set = {
     .level = SIMD_AVX512,
@@ -52,6 +55,9 @@ static const kernel_set avx512_set = {
         [TS_Q5_K] = &q5_k_kernels_avx512,
         [TS_Q6_K] = &q6_k_kernels_avx512,
         [TS_Q4NX] = &q4nx_kernels_avx512,
+        [TS_IQ4_NL] = &iq4_nl_kernels_avx512,
+        [TS_IQ4_XS] = &iq4_xs_kernels_avx512,
+        [TS_MXFP4] = &mxfp4_kernels_avx512,
     } };
 #endif
 
@@ -75,6 +81,9 @@ static const kernel_set neon_set = {
         [TS_Q4_K] = &q4_k_kernels_generic,
         [TS_Q5_K] = &q5_k_kernels_generic,
         [TS_Q6_K] = &q6_k_kernels_generic,
+        [TS_IQ4_NL] = &iq4_nl_kernels_generic,
+        [TS_IQ4_XS] = &iq4_xs_kernels_generic,
+        [TS_MXFP4] = &mxfp4_kernels_generic,
     } };
 #endif
 

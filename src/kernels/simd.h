@@ -77,17 +77,20 @@ extern const type_kernels q8_0_kernels_generic, q4_0_kernels_generic, q4_1_kerne
 extern const type_kernels q5_0_kernels_generic, q5_1_kernels_generic;
 extern const type_kernels q2_k_kernels_generic, q3_k_kernels_generic, q4_k_kernels_generic;
 extern const type_kernels q5_k_kernels_generic, q6_k_kernels_generic;
+extern const type_kernels iq4_nl_kernels_generic, iq4_xs_kernels_generic, mxfp4_kernels_generic;
 #if defined(TS_X86)
 extern const type_kernels f32_kernels_avx2, f16_kernels_avx2, bf16_kernels_avx2;
 extern const type_kernels q8_0_kernels_avx2, q4_0_kernels_avx2, q4_1_kernels_avx2;
 extern const type_kernels q5_0_kernels_avx2, q5_1_kernels_avx2;
 extern const type_kernels q2_k_kernels_avx2, q3_k_kernels_avx2, q4_k_kernels_avx2;
 extern const type_kernels q5_k_kernels_avx2, q6_k_kernels_avx2, q4nx_kernels_avx2;
+extern const type_kernels iq4_nl_kernels_avx2, iq4_xs_kernels_avx2, mxfp4_kernels_avx2;
 extern const type_kernels f32_kernels_avx512, f16_kernels_avx512, bf16_kernels_avx512;
 extern const type_kernels q8_0_kernels_avx512, q4_0_kernels_avx512, q4_1_kernels_avx512;
 extern const type_kernels q5_0_kernels_avx512, q5_1_kernels_avx512;
 extern const type_kernels q2_k_kernels_avx512, q3_k_kernels_avx512, q4_k_kernels_avx512;
 extern const type_kernels q5_k_kernels_avx512, q6_k_kernels_avx512, q4nx_kernels_avx512;
+extern const type_kernels iq4_nl_kernels_avx512, iq4_xs_kernels_avx512, mxfp4_kernels_avx512;
 #endif
 #if defined(__aarch64__)
 extern const type_kernels q8_0_kernels_neon;

@@ -16,6 +16,9 @@ static const type_traits *const type_table[TS_TYPE_COUNT] = {
     [TS_Q5_K] = &q5_k_traits,
     [TS_Q6_K] = &q6_k_traits,
     [TS_Q8_K] = &q8_k_traits,
+    [TS_IQ4_NL] = &iq4_nl_traits,
+    [TS_IQ4_XS] = &iq4_xs_traits,
+    [TS_MXFP4] = &mxfp4_traits,
     [TS_Q4NX] = &q4nx_traits,
 };
 

@@ -8,7 +8,10 @@
  * - dot_f32 against dequant_row + a double dot;
  * - quantize -> dequantize round trips with per-type error bounds;
  * - real data: every tensor of the llama-tiny GGUF files (quantized by llama.cpp from the same
- *   weights) dequantized and compared with model-f32.gguf; a deliberately mis-ordered read must fail. */
+ *   weights) dequantized and compared with model-f32.gguf; a deliberately mis-ordered read must fail;
+ *   the same for iq4-tiny's IQ4_NL / IQ4_XS files;
+ * - iq4-tiny's decoder unit-test files (gguf-py's dequantization) reproduced bit for bit; MXFP4 at
+ *   extreme exponents, and gpt-oss-tiny's MXFP4 experts equal to the F32 file's tensors exactly. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -218,6 +221,53 @@ static void build_q8_k(rng *r, uint8_t *b, double *want, double *mag) {
     }
 }
 
+/* The non-linear 4-bit tables, as ggml-common.h and README-moe give them. */
+static const int IQ4NL_VALUES[16] = { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 };
+static const int MXFP4_VALUES[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+
+/* IQ4_NL: d @0, qs[16] @2; element e: nibble e / 16 of byte 2 + e % 16; value d * table[q]. */
+static void build_iq4_nl(rng *r, uint8_t *b, double *want, double *mag) {
+    uint16_t d = rand_half(r, 0);
+    put_u16(b, d);
+    for (int e = 0; e < 32; e++) {
+        int q = rng_int(r, 0, 15);
+        put_bits(b + 2 + e % 16, 4 * (e / 16), 4, q);
+        want[e] = half_value(d) * IQ4NL_VALUES[q]; mag[e] = fabs(want[e]);
+    }
+}
+
+/* IQ4_XS: d @0, scales_h (LE u16) @2, scales_l[4] @4, qs[128] @8. Sub-block ib = e / 32 has a
+ * 6-bit ls: low 4 bits at nibble ib % 2 of scales_l[ib / 2], high 2 bits at bit 2ib of
+ * scales_h; element j = e % 32 of it: nibble j / 16 of qs[16ib + j % 16]; value
+ * d * (ls - 32) * table[q]. */
+static void build_iq4_xs(rng *r, uint8_t *b, double *want, double *mag) {
+    uint16_t d = rand_half(r, 0), sh = 0;
+    put_u16(b, d);
+    for (int ib = 0; ib < 8; ib++) {
+        int ls = rng_int(r, 0, 63);
+        put_bits(b + 4 + ib / 2, 4 * (ib % 2), 4, ls & 15);
+        sh |= (uint16_t)((ls >> 4) << (2 * ib));
+        for (int j = 0; j < 32; j++) {
+            int q = rng_int(r, 0, 15), e = 32 * ib + j;
+            put_bits(b + 8 + 16 * ib + j % 16, 4 * (j / 16), 4, q);
+            want[e] = half_value(d) * (ls - 32) * IQ4NL_VALUES[q]; mag[e] = fabs(want[e]);
+        }
+    }
+    put_u16(b + 2, sh);
+}
+
+/* MXFP4 (README-moe): E8M0 byte e @0, qs[16] @1; element e: nibble e / 16 of byte 1 + e % 16;
+ * value table[q] * 2^(e - 128). */
+static void build_mxfp4(rng *r, uint8_t *b, double *want, double *mag) {
+    int ex = rng_int(r, 100, 140);
+    b[0] = (uint8_t)ex;
+    for (int e = 0; e < 32; e++) {
+        int q = rng_int(r, 0, 15);
+        put_bits(b + 1 + e % 16, 4 * (e / 16), 4, q);
+        want[e] = ldexp(MXFP4_VALUES[q], ex - 128); mag[e] = fabs(want[e]);
+    }
+}
+
 /* Float types: one element per "block". */
 static void build_f32(rng *r, uint8_t *b, double *want, double *mag) {
     float v = rng_gauss(r);
@@ -246,7 +296,7 @@ typedef struct {
 /* Bounds calibrated from measurement (the test prints the measured values): round trips (gaussian
  * data with block-varying scale and a few 6x outliers) measured F16 2.1e-4, BF16 1.6e-3, Q8_0 7.2e-3,
  * Q4_0 0.107, Q4_1 0.077, Q5_0 0.051, Q5_1 0.039, Q2_K 0.295, Q3_K 0.160, Q4_K 0.074, Q5_K 0.037,
- * Q6_K 0.017, Q8_K 0.011; real llama.cpp tensors: see test_real_gguf's printout. A mis-ordered read
+ * Q6_K 0.017, Q8_K 0.011, IQ4_NL 0.081, IQ4_XS 0.079, MXFP4 0.117; real llama.cpp tensors: see test_real_gguf's printout. A mis-ordered read
  * of the real tensors gives about 1.4. */
 static const type_case cases[] = {
     { TS_F32,  1,   4,   build_f32,  0,       0       },
@@ -263,6 +313,9 @@ static const type_case cases[] = {
     { TS_Q5_K, 256, 176, build_q5_k, 0.05,    0.05    },
     { TS_Q6_K, 256, 210, build_q6_k, 0.025,   0.025   },
     { TS_Q8_K, 256, 292, build_q8_k, 0.015,   0       },
+    { TS_IQ4_NL, 32, 18, build_iq4_nl, 0.10,  0.10    },
+    { TS_IQ4_XS, 256, 136, build_iq4_xs, 0.10, 0.10   },
+    { TS_MXFP4, 32,  17,  build_mxfp4, 0.15,   0       },
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -467,9 +520,9 @@ static void shuffle_block(const float *in, float *out, int n, int kind) {
         out[i] = kind == 0 ? in[(i + n / 2) % n] : in[(i % 2) * (n / 2) + i / 2];
 }
 
-static void compare_file(const char *file, const gguf_file *ref, type_stats *stats) {
+static void compare_file(const char *folder, const char *file, const gguf_file *ref, type_stats *stats) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/llama-tiny/%s", fixtures_dir(), file);
+    snprintf(path, sizeof path, "%s/%s/%s", fixtures_dir(), folder, file);
     gguf_file *g = NULL;
     ts_error err = { { 0 } };
     if (gguf_open(path, &g, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); return; }
@@ -533,7 +586,13 @@ static void test_real_gguf(void) {
     ts_error err = { { 0 } };
     if (gguf_open(path, &ref, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); return; }
     type_stats stats[TS_TYPE_COUNT] = { { 0, 0, 0, 0 } };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) compare_file(files[i], ref, stats);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) compare_file("llama-tiny", files[i], ref, stats);
+    gguf_close(ref);
+    /* IQ4_NL and IQ4_XS (with Q5_K, Q6_K and an IQ4_NL fallback), quantized by llama.cpp from iq4-tiny's F32 */
+    snprintf(path, sizeof path, "%s/iq4-tiny/model-f32.gguf", fixtures_dir());
+    if (gguf_open(path, &ref, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); return; }
+    compare_file("iq4-tiny", "model-iq4_nl.gguf", ref, stats);
+    compare_file("iq4-tiny", "model-iq4_xs.gguf", ref, stats);
     for (int i = 0; i < N_CASES; i++) {
         const type_case *c = &cases[i];
         const type_stats *s = &stats[c->type];
@@ -549,11 +608,112 @@ static void test_real_gguf(void) {
                   "every real tensor (ratio %.3g)", type_name(c->type), s->worst_ours_ratio);
     }
     static const int must_see[] = { TS_F16, TS_BF16, TS_Q8_0, TS_Q4_0, TS_Q4_1, TS_Q5_0, TS_Q5_1,
-                                    TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K };
+                                    TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K, TS_IQ4_NL, TS_IQ4_XS };
     int all = 1;
     for (size_t i = 0; i < sizeof must_see / sizeof must_see[0]; i++) all &= stats[must_see[i]].tensors > 0;
     CHECK(all, "the fixtures exercised every GGUF weight type");
     gguf_close(ref);
+}
+
+/* ---------------------------------------------------------------- IQ4 and MXFP4 fixtures */
+
+static void *read_whole(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *buf = malloc(len > 0 ? (size_t)len : 1);
+    if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) { free(buf); buf = NULL; }
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+/* README-phi3-iq's decoder unit tests: rows 0..3 of three tensors, dequantized by gguf-py; ours
+ * must give the same bits. */
+static void test_iq4_dequant_files(void) {
+    static const struct { const char *gguf, *tensor, *expect; int type; } u[] = {
+        { "model-iq4_nl.gguf", "token_embd.weight", "dequant-iq4_nl-token_embd-rows0-3.f32", TS_IQ4_NL },
+        { "model-iq4_xs.gguf", "token_embd.weight", "dequant-iq4_xs-token_embd-rows0-3.f32", TS_IQ4_XS },
+        { "model-iq4_xs.gguf", "blk.0.ffn_down.weight", "dequant-iq4_xs-blk.0.ffn_down-rows0-3.f32", TS_IQ4_NL },
+    };
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/iq4-tiny/%s", fixtures_dir(), u[i].expect);
+        size_t n = 0;
+        float *want = read_whole(path, &n);
+        snprintf(path, sizeof path, "%s/iq4-tiny/%s", fixtures_dir(), u[i].gguf);
+        gguf_file *g = NULL;
+        ts_error err = { { 0 } };
+        if (!want || gguf_open(path, &g, &err) != 0) { CHECK(0, "open %s (%s)", u[i].expect, err.msg); free(want); continue; }
+        const tensor_entry *te = tensor_dir_find(gguf_tensors(g), u[i].tensor);
+        int64_t k = te ? te->ne[0] : 0;
+        int ok = te && te->type == u[i].type && n == (size_t)(4 * k) * sizeof(float);
+        int diff = -1;
+        if (ok) {
+            float *got = malloc(n);
+            size_t rb = type_row_bytes(te->type, k);
+            for (int r = 0; r < 4; r++) type_get(te->type)->dequant_row(te->data + r * rb, got + r * k, k);
+            diff = 0;
+            for (int64_t e = 0; e < 4 * k; e++) diff += memcmp(&got[e], &want[e], 4) != 0;
+            free(got);
+        }
+        CHECK(ok && diff == 0, "%s %s (%s): rows 0-3 equal %s bit for bit (%d differ)", u[i].gguf, u[i].tensor,
+              type_name(u[i].type), u[i].expect, diff);
+        gguf_close(g);
+        free(want);
+    }
+}
+
+/* MXFP4 at the extreme exponents (e = 0 and 1 give subnormal scales): every code of the table,
+ * dequantized exactly to table[q] * 2^(e - 128). */
+static void test_mxfp4_exponents(void) {
+    static const int exps[] = { 0, 1, 2, 100, 127, 128, 200, 252 };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof exps / sizeof exps[0]; i++) {
+        uint8_t blk[17];
+        float got[32];
+        blk[0] = (uint8_t)exps[i];
+        for (int j = 0; j < 16; j++) blk[1 + j] = (uint8_t)(j | (15 - j) << 4);   /* element j: code j; j + 16: code 15 - j */
+        type_get(TS_MXFP4)->dequant_row(blk, got, 32);
+        for (int e = 0; e < 32; e++) {
+            int q = e < 16 ? e : 31 - e;
+            if ((double)got[e] != ldexp(MXFP4_VALUES[q], exps[i] - 128)) bad++;
+        }
+    }
+    CHECK(bad == 0, "MXFP4: every code at exponents 0 .. 252 dequantizes exactly to table[q] * 2^(e - 128) (%d bad)", bad);
+}
+
+/* gpt-oss-tiny's MXFP4 experts hold exactly the F32 file's values (README-moe). */
+static void test_mxfp4_gpt_oss(void) {
+    char path[1024];
+    gguf_file *q = NULL, *f = NULL;
+    ts_error err = { { 0 } };
+    snprintf(path, sizeof path, "%s/gpt-oss-tiny/model-mxfp4_moe.gguf", fixtures_dir());
+    if (gguf_open(path, &q, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); return; }
+    snprintf(path, sizeof path, "%s/gpt-oss-tiny/model-f32.gguf", fixtures_dir());
+    if (gguf_open(path, &f, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); gguf_close(q); return; }
+    const tensor_dir *qd = gguf_tensors(q), *fd = gguf_tensors(f);
+    int n_mxfp4 = 0, n_equal = 0;
+    for (int i = 0; i < qd->n; i++) {
+        const tensor_entry *te = &qd->t[i];
+        if (te->type != TS_MXFP4) continue;
+        n_mxfp4++;
+        const tensor_entry *re = tensor_dir_find(fd, te->name);
+        if (!re || re->type != TS_F32 || memcmp(re->ne, te->ne, sizeof te->ne) != 0) continue;
+        int64_t k = te->ne[0], n = 1;
+        for (int d = 0; d < TS_MAX_DIMS; d++) n *= te->ne[d];
+        size_t rb = type_row_bytes(TS_MXFP4, k);
+        float *deq = malloc(sizeof(float) * n);
+        for (int64_t r = 0; r < n / k; r++) type_get(TS_MXFP4)->dequant_row(te->data + r * rb, deq + r * k, k);
+        n_equal += memcmp(deq, re->data, sizeof(float) * n) == 0;
+        free(deq);
+    }
+    CHECK(n_mxfp4 == 6 && n_equal == n_mxfp4, "gpt-oss-tiny: %d/%d MXFP4 expert tensors dequantize to the F32 "
+          "file's values exactly (6 expected)", n_equal, n_mxfp4);
+    gguf_close(q);
+    gguf_close(f);
 }
 
 int main(void) {
@@ -563,5 +723,8 @@ int main(void) {
     for (int i = 0; i < N_CASES; i++) test_hand_built(&cases[i], &r);
     for (int i = 0; i < N_CASES; i++) test_roundtrip(&cases[i], &r);
     test_real_gguf();
+    test_iq4_dequant_files();
+    test_mxfp4_exponents();
+    test_mxfp4_gpt_oss();
     CHECK_EXIT();
 }

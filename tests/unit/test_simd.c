@@ -34,7 +34,7 @@ static float rng_gauss(rng *r) {
 }
 
 static const int TYPES[] = { TS_F32, TS_F16, TS_BF16, TS_Q8_0, TS_Q4_0, TS_Q4_1, TS_Q5_0, TS_Q5_1,
-                             TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K };
+                             TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K, TS_IQ4_NL, TS_IQ4_XS, TS_MXFP4 };
 #define N_TYPES (int)(sizeof TYPES / sizeof TYPES[0])
 
 /* Odd sizes: k not a multiple of the vector width where the format allows it. */
@@ -308,7 +308,8 @@ int main(void) {
             [TS_Q8_0] = &q8_0_kernels_generic, [TS_Q4_0] = &q4_0_kernels_generic, [TS_Q4_1] = &q4_1_kernels_generic,
             [TS_Q5_0] = &q5_0_kernels_generic, [TS_Q5_1] = &q5_1_kernels_generic, [TS_Q2_K] = &q2_k_kernels_generic,
             [TS_Q3_K] = &q3_k_kernels_generic, [TS_Q4_K] = &q4_k_kernels_generic, [TS_Q5_K] = &q5_k_kernels_generic,
-            [TS_Q6_K] = &q6_k_kernels_generic,
+            [TS_Q6_K] = &q6_k_kernels_generic, [TS_IQ4_NL] = &iq4_nl_kernels_generic,
+            [TS_IQ4_XS] = &iq4_xs_kernels_generic, [TS_MXFP4] = &mxfp4_kernels_generic,
         } };
     for (int i = 0; i < N_TYPES; i++) check_type(&portable, TYPES[i], &r);
     CHECK_EXIT();
