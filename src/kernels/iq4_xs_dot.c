@@ -98,6 +98,25 @@ static ALWAYS_INLINE TARGET_AVX2 void iq4_xs_avx2_body(const uint8_t *w, size_t 
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
 }
 
+/* iq4_xs_sub_scales in 8 int32 lanes, computed in registers. */
+static ALWAYS_INLINE TARGET_AVX2 __m256i iq4_xs_sub_scales_avx2(const block_iq4_xs *b) {
+    __m256i low = _mm256_srlv_epi32(_mm256_set1_epi32((int)load_u32(b->scales_l)), _mm256_setr_epi32(0, 4, 8, 12, 16, 20, 24, 28));
+    __m256i high = _mm256_srlv_epi32(_mm256_set1_epi32(b->scales_h[0] | b->scales_h[1] << 8), _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14));
+    low = _mm256_and_si256(low, _mm256_set1_epi32(0xf));
+    high = _mm256_slli_epi32(_mm256_and_si256(high, _mm256_set1_epi32(3)), 4);
+    return _mm256_sub_epi32(_mm256_or_si256(low, high), _mm256_set1_epi32(32));
+}
+
+/* The 64 nibbles of 32 code bytes (sub-blocks 2j and 2j + 1) in element order: one 256-bit load
+ * spread to the 128-bit lanes q0, q0, q1, q1, shifted by 0, 4, 0, 4 bits and masked. */
+static ALWAYS_INLINE TARGET_AVX512 __m512i iq4_xs_nibbles(const uint8_t *qs) {
+    __m512i v = _mm512_permutexvar_epi64(_mm512_setr_epi64(0, 1, 0, 1, 2, 3, 2, 3),
+                                         _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)qs)));
+    const __m512i shift = _mm512_setr_epi64(0, 0, 0x0004000400040004LL, 0x0004000400040004LL,
+                                            0, 0, 0x0004000400040004LL, 0x0004000400040004LL);
+    return _mm512_and_si512(_mm512_srlv_epi16(v, shift), _mm512_set1_epi8(0x0f));
+}
+
 /* AVX-512 VNNI: two sub-blocks per 512-bit vector (the 32 code bytes of sub-blocks 2j and 2j + 1
  * unpack in element order, against 64 contiguous activations). dpbusd wants unsigned weights, so
  * the table is looked up offset by 128 (codes 1..241): per 4 products an int32 lane of
@@ -127,9 +146,7 @@ static ALWAYS_INLINE TARGET_AVX512 void iq4_xs_avx512_body(const uint8_t *w, siz
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_iq4_xs *)(w + r * ws) + i;
             for (int l = 0; l < (int)sizeof(block_iq4_xs); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
-            int32_t s[QK_K / 32];
-            iq4_xs_sub_scales(wb[r], s);
-            sc[r] = _mm256_loadu_si256((const __m256i *)s);
+            sc[r] = iq4_xs_sub_scales_avx2(wb[r]);
         }
         UNROLL
         for (int c = 0; c < NC; c++) {
@@ -149,7 +166,7 @@ static ALWAYS_INLINE TARGET_AVX512 void iq4_xs_avx512_body(const uint8_t *w, siz
             __m512i u[4], scale[4];
             UNROLL
             for (int r = 0; r < NR; r++) {
-                u[r] = _mm512_shuffle_epi8(table, nibbles_pair(wb[r]->qs + 32 * j, wb[r]->qs + 32 * j + 16));
+                u[r] = _mm512_shuffle_epi8(table, iq4_xs_nibbles(wb[r]->qs + 32 * j));
                 scale[r] = _mm512_permutexvar_epi32(scale_index[j], _mm512_castsi256_si512(sc[r]));
             }
             UNROLL

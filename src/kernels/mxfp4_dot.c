@@ -24,11 +24,13 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i mxfp4_codes_pair(const block_mxfp4 *b
     return _mm512_shuffle_epi8(table, nibbles_pair(b[0].qs, both ? b[1].qs : NULL));
 }
 
-/* The scales of blocks b[0] and b[1] (0 when !both) in the low and high 8 lanes. */
+/* The scales 2^(e - 128) of blocks b[0] and b[1] (0 when !both) in the low and high 8 lanes: both
+ * float bit patterns made in integer registers (e8m0_half_to_f32) and spread by one permute. */
 static ALWAYS_INLINE TARGET_AVX512 __m512 mxfp4_scales_pair(const void *p, const int block_bytes, int both) {
     const block_mxfp4 *b = p;
-    __m256 hi = _mm256_set1_ps(both ? e8m0_half_to_f32(b[1].e) : 0.0f);
-    return _mm512_insertf32x8(_mm512_set1_ps(e8m0_half_to_f32(b[0].e)), hi, 1);
+    uint64_t bits = f32_bits(e8m0_half_to_f32(b[0].e)) | (both ? (uint64_t)f32_bits(e8m0_half_to_f32(b[1].e)) << 32 : 0);
+    const __m512i spread = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi32(1), 1);
+    return _mm512_castsi512_ps(_mm512_permutexvar_epi32(spread, _mm512_castsi128_si512(_mm_cvtsi64_si128((long long)bits))));
 }
 
 static ALWAYS_INLINE TARGET_AVX512 void mxfp4_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
