@@ -1,6 +1,7 @@
 /* Writes a random-weight GGUF model for the benchmark: llama architecture, a named shape, every
- * matrix quantized with the engine's own quantizers (2 threads). No tokenizer: the benchmark
- * feeds token ids.
+ * matrix quantized with the engine's own quantizers (2 threads). The vocabulary is a placeholder
+ * SentencePiece one (<unk>, <s>, </s>, the 256 byte tokens, then "t<id>"), there so llama.cpp
+ * loads the same file (tools/bench_peer); the benchmark feeds token ids.
  *
  *   bench_gen OUT.gguf SHAPE TYPE
  *   SHAPE: smollm2-360m (hidden 960, 32 layers, 15 heads, 5 KV heads, ffn 2560, vocab 50257,
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "io/gguf.h"
 #include "io/gguf_write.h"
 #include "kernels/types.h"
 
@@ -107,6 +109,30 @@ static int more_bits(int layer, int n_layers) {
     return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
 }
 
+/* The placeholder vocabulary: token 0 <unk>, 1 <s>, 2 </s> (control), the byte tokens <0x00> ..
+ * <0xFF>, then "t<id>" (normal). */
+static void add_placeholder_vocab(gguf_writer *w, int n_vocab) {
+    char **tok = malloc((size_t)n_vocab * sizeof *tok);
+    float *score = malloc((size_t)n_vocab * sizeof *score);
+    int32_t *kind = malloc((size_t)n_vocab * sizeof *kind);
+    for (int i = 0; i < n_vocab; i++) {
+        tok[i] = malloc(16);
+        if (i < 3) snprintf(tok[i], 16, "%s", i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>");
+        else if (i < 3 + 256) snprintf(tok[i], 16, "<0x%02X>", i - 3);
+        else snprintf(tok[i], 16, "t%d", i);
+        score[i] = -(float)i;
+        kind[i] = i == 0 ? 2 : i < 3 ? 3 : i < 3 + 256 ? 6 : 1;   /* unknown, control, byte, normal */
+    }
+    gguf_writer_add_str(w, "tokenizer.ggml.model", "llama");
+    gguf_writer_add_str_array(w, "tokenizer.ggml.tokens", (const char *const *)tok, NULL, (uint64_t)n_vocab);
+    gguf_writer_add_array(w, "tokenizer.ggml.scores", GGUF_F32, score, (uint64_t)n_vocab);
+    gguf_writer_add_array(w, "tokenizer.ggml.token_type", GGUF_I32, kind, (uint64_t)n_vocab);
+    gguf_writer_add_u32(w, "tokenizer.ggml.bos_token_id", 1);
+    gguf_writer_add_u32(w, "tokenizer.ggml.eos_token_id", 2);
+    for (int i = 0; i < n_vocab; i++) free(tok[i]);
+    free(tok); free(score); free(kind);
+}
+
 /* ---- bandwidth probe ---- */
 
 typedef struct probe_job { const uint64_t *p; size_t n; uint64_t sum; } probe_job;
@@ -178,6 +204,7 @@ int main(int argc, char **argv) {
     gguf_writer_add_u32(w, "llama.rope.dimension_count", (uint32_t)hd);
     gguf_writer_add_f32(w, "llama.rope.freq_base", sh->rope_base);
     gguf_writer_add_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    add_placeholder_vocab(w, sh->vocab);
 
     /* every buffer stays alive until the write */
     void **keep = calloc((size_t)sh->layers * 16 + 8, sizeof *keep);
