@@ -1,6 +1,7 @@
 /* Writes a random-weight GGUF model for the benchmark: llama architecture, a named shape, every
- * matrix quantized with the engine's own quantizers (2 threads). No tokenizer: the benchmark
- * feeds token ids.
+ * matrix quantized with the engine's own quantizers (2 threads). The vocabulary is a placeholder
+ * SentencePiece one (<unk>, <s>, </s>, the 256 byte tokens, then "t<id>"), there so llama.cpp
+ * loads the same file (tools/bench_peer); the benchmark feeds token ids.
  *
  *   bench_gen OUT.gguf SHAPE TYPE
  *   SHAPE: smollm2-360m (hidden 960, 32 layers, 15 heads, 5 KV heads, ffn 2560, vocab 50257,
@@ -11,6 +12,9 @@
  *          last eighth of the layers and every third layer between. As in llama.cpp, a matrix
  *          whose rows are not whole 256-weight super-blocks (SmolLM2's hidden size is 960) falls
  *          back to Q5_0 for Q4_K and to Q8_0 for Q6_K.
+ *          IQ4_XS follows llama.cpp's IQ4_XS mix: IQ4_XS everywhere, Q6_K for the (tied)
+ *          output/embedding, Q5_K for attn_v when 4 or more query heads share a KV head (llama-1b);
+ *          rows that are not whole super-blocks fall back to IQ4_NL (and Q5_K to Q5_1).
  *
  *   bench_gen probe [THREADS]
  *   The read bandwidth roofline: THREADS (default 2) threads each stream over their share of a
@@ -21,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "io/gguf.h"
 #include "io/gguf_write.h"
 #include "kernels/types.h"
 
@@ -73,6 +78,8 @@ static void *quantize_slice(void *arg) {
 static uint8_t *random_matrix(int *type_io, int64_t rows, int64_t cols, uint64_t seed, size_t *bytes) {
     if (cols % 256 != 0 && *type_io == TS_Q4_K) *type_io = TS_Q5_0;   /* llama.cpp's fallbacks */
     if (cols % 256 != 0 && *type_io == TS_Q6_K) *type_io = TS_Q8_0;
+    if (cols % 256 != 0 && *type_io == TS_IQ4_XS) *type_io = TS_IQ4_NL;
+    if (cols % 256 != 0 && *type_io == TS_Q5_K) *type_io = TS_Q5_1;
     int type = *type_io;
     size_t rb = type_row_bytes(type, cols);
     *bytes = rb * (size_t)rows;
@@ -93,12 +100,37 @@ static int type_by_name(const char *s) {
     if (!strcmp(s, "F16")) return TS_F16;
     if (!strcmp(s, "BF16")) return TS_BF16;
     if (!strcmp(s, "Q4_K_M")) return TS_Q4_K;
+    if (!strcmp(s, "IQ4_XS")) return TS_IQ4_XS;
     return -1;
 }
 
 /* llama.cpp's "more bits" layers of the Q4_K_M mix. */
 static int more_bits(int layer, int n_layers) {
     return layer < n_layers / 8 || layer >= 7 * n_layers / 8 || (layer - n_layers / 8) % 3 == 2;
+}
+
+/* The placeholder vocabulary: token 0 <unk>, 1 <s>, 2 </s> (control), the byte tokens <0x00> ..
+ * <0xFF>, then "t<id>" (normal). */
+static void add_placeholder_vocab(gguf_writer *w, int n_vocab) {
+    char **tok = malloc((size_t)n_vocab * sizeof *tok);
+    float *score = malloc((size_t)n_vocab * sizeof *score);
+    int32_t *kind = malloc((size_t)n_vocab * sizeof *kind);
+    for (int i = 0; i < n_vocab; i++) {
+        tok[i] = malloc(16);
+        if (i < 3) snprintf(tok[i], 16, "%s", i == 0 ? "<unk>" : i == 1 ? "<s>" : "</s>");
+        else if (i < 3 + 256) snprintf(tok[i], 16, "<0x%02X>", i - 3);
+        else snprintf(tok[i], 16, "t%d", i);
+        score[i] = -(float)i;
+        kind[i] = i == 0 ? 2 : i < 3 ? 3 : i < 3 + 256 ? 6 : 1;   /* unknown, control, byte, normal */
+    }
+    gguf_writer_add_str(w, "tokenizer.ggml.model", "llama");
+    gguf_writer_add_str_array(w, "tokenizer.ggml.tokens", (const char *const *)tok, NULL, (uint64_t)n_vocab);
+    gguf_writer_add_array(w, "tokenizer.ggml.scores", GGUF_F32, score, (uint64_t)n_vocab);
+    gguf_writer_add_array(w, "tokenizer.ggml.token_type", GGUF_I32, kind, (uint64_t)n_vocab);
+    gguf_writer_add_u32(w, "tokenizer.ggml.bos_token_id", 1);
+    gguf_writer_add_u32(w, "tokenizer.ggml.eos_token_id", 2);
+    for (int i = 0; i < n_vocab; i++) free(tok[i]);
+    free(tok); free(score); free(kind);
 }
 
 /* ---- bandwidth probe ---- */
@@ -150,14 +182,14 @@ static int probe(int n_threads) {
 int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "probe")) return probe(argc > 2 ? atoi(argv[2]) : 2);
     if (argc != 4) {
-        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b Q8_0|Q4_K_M|Q6_K|F16|BF16\n");
+        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b Q8_0|Q4_K_M|Q6_K|F16|BF16|IQ4_XS\n");
         return 1;
     }
     const shape *sh = NULL;
     for (size_t i = 0; i < sizeof SHAPES / sizeof SHAPES[0]; i++) if (!strcmp(argv[2], SHAPES[i].name)) sh = &SHAPES[i];
     int base = type_by_name(argv[3]);
     if (!sh || base < 0) { fprintf(stderr, "error: unknown shape '%s' or type '%s'\n", argv[2], argv[3]); return 1; }
-    const int mix = !strcmp(argv[3], "Q4_K_M");
+    const int mix = !strcmp(argv[3], "Q4_K_M"), iq4_mix = base == TS_IQ4_XS;
     const int H = sh->hidden, hd = H / sh->heads, kv = sh->kv_heads * hd;
 
     gguf_writer *w = gguf_writer_new();
@@ -172,6 +204,7 @@ int main(int argc, char **argv) {
     gguf_writer_add_u32(w, "llama.rope.dimension_count", (uint32_t)hd);
     gguf_writer_add_f32(w, "llama.rope.freq_base", sh->rope_base);
     gguf_writer_add_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    add_placeholder_vocab(w, sh->vocab);
 
     /* every buffer stays alive until the write */
     void **keep = calloc((size_t)sh->layers * 16 + 8, sizeof *keep);
@@ -191,19 +224,20 @@ int main(int argc, char **argv) {
         total += bytes;                                                                       \
     } while (0)
 
-    int embd_type = mix ? TS_Q6_K : base;
+    int embd_type = mix || iq4_mix ? TS_Q6_K : base;
     MATRIX("token_embd.weight", embd_type, sh->vocab, H);
     gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){ H }, ones, (size_t)H * 4);
     char name[96];
     for (int l = 0; l < sh->layers; l++) {
         int vd_type = mix && more_bits(l, sh->layers) ? TS_Q6_K : base;
+        int v_type = iq4_mix && sh->heads >= 4 * sh->kv_heads ? TS_Q5_K : vd_type;
         snprintf(name, sizeof name, "blk.%d.attn_norm.weight", l);
         gguf_writer_add_tensor(w, name, TS_F32, 1, (int64_t[]){ H }, ones, (size_t)H * 4);
         snprintf(name, sizeof name, "blk.%d.ffn_norm.weight", l);
         gguf_writer_add_tensor(w, name, TS_F32, 1, (int64_t[]){ H }, ones, (size_t)H * 4);
         snprintf(name, sizeof name, "blk.%d.attn_q.weight", l);      MATRIX(name, base, H, H);
         snprintf(name, sizeof name, "blk.%d.attn_k.weight", l);      MATRIX(name, base, kv, H);
-        snprintf(name, sizeof name, "blk.%d.attn_v.weight", l);      MATRIX(name, vd_type, kv, H);
+        snprintf(name, sizeof name, "blk.%d.attn_v.weight", l);      MATRIX(name, v_type, kv, H);
         snprintf(name, sizeof name, "blk.%d.attn_output.weight", l); MATRIX(name, base, H, H);
         snprintf(name, sizeof name, "blk.%d.ffn_gate.weight", l);    MATRIX(name, base, sh->ffn, H);
         snprintf(name, sizeof name, "blk.%d.ffn_up.weight", l);      MATRIX(name, base, sh->ffn, H);

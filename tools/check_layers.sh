@@ -50,7 +50,7 @@ if [ -n "$obj" ]; then
     fi
     # 3. exported symbol prefixes
     if ! awk '
-        BEGIN { extra["cpu"] = "simd"; extra["types"] = "type"; extra["q8_act"] = "act"; extra["matmul"] = "kernel" }
+        BEGIN { extra["cpu"] = "simd"; extra["types"] = "type"; extra["tensor_type"] = "type"; extra["q8_act"] = "act"; extra["matmul"] = "kernel" }
         $2 == "D" {
             n = split($1, parts, "/"); base = parts[n]; sub(/\.o$/, "", base)
             first = base; sub(/_.*/, "", first)

@@ -4,7 +4,7 @@
 #include "io/gguf.h"
 #include "io/file.h"
 #include "core/error.h"
-#include "kernels/types.h"
+#include "core/tensor_type.h"
 #include "core/utf8.h"
 #include <inttypes.h>
 #include <limits.h>
@@ -362,14 +362,14 @@ static int read_tensor_info(reader *r, gguf_file *g, int i, span *sp) {
     snprintf(what, sizeof what, "the type of tensor '%s'", buf);
     if (take_u32(r, what, &type)) return -1;
     /* only the ggml type ids GGUF defines (ids from 40 up are tessera-internal: safetensors dtypes, Q4NX) */
-    const type_traits *tr = type < TS_I8 ? type_get((int)type) : NULL;
-    if (!tr)
+    int block_size = type < TS_I8 ? type_block_size((int)type) : 0;
+    if (block_size == 0)
         return ts_fail(r->err, "%s: tensor '%s' has unknown or unsupported type id %" PRIu32,
                        path, buf, type);
     t->type = (int)type;
-    if (t->ne[0] % tr->block_size != 0)
+    if (t->ne[0] % block_size != 0)
         return ts_fail(r->err, "%s: tensor '%s' has rows of %" PRId64 " weights, not a multiple of"
-                       " the %s block size %d", path, buf, t->ne[0], tr->name, tr->block_size);
+                       " the %s block size %d", path, buf, t->ne[0], type_name((int)type), block_size);
     uint64_t row_bytes = type_row_bytes((int)type, t->ne[0]);
     uint64_t n_rows = (uint64_t)(n_elems / t->ne[0]);
     if (row_bytes == 0 || n_rows > UINT64_MAX / row_bytes || row_bytes * n_rows > SIZE_MAX)

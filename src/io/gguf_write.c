@@ -2,7 +2,7 @@
 #include "io/gguf_write.h"
 #include "io/gguf.h"
 #include "io/tensor_dir.h"
-#include "kernels/types.h"
+#include "core/tensor_type.h"
 #include "core/error.h"
 #include <errno.h>
 #include <inttypes.h>
@@ -206,7 +206,7 @@ int gguf_writer_add_tensor(gguf_writer *w, const char *name, int type, int n_dim
     for (int i = 0; i < w->n_t; i++)
         if (strcmp(w->t[i].name, name) == 0)
             return wfail(w, "gguf writer: duplicate tensor name '%s'", name);
-    if (!type_get(type)) return wfail(w, "gguf writer: tensor '%s': unsupported type %d", name, type);
+    if (!type_block_size(type)) return wfail(w, "gguf writer: tensor '%s': unsupported type %d", name, type);
     if (n_dims < 1 || n_dims > TS_MAX_DIMS)
         return wfail(w, "gguf writer: tensor '%s': %d dimensions", name, n_dims);
     uint64_t rows = 1;

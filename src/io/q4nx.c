@@ -7,7 +7,7 @@
  *                        even r in the low nibble, odd r in the high one.
  * Tile (R=32, C=256) is 1024 + 4096 = 5120 bytes; quarter tile (R=16, C=128) 256 + 1024 = 1280. */
 #include "io/q4nx.h"
-#include "kernels/types.h"
+#include "core/tensor_type.h"
 #include "core/error.h"
 #include <string.h>
 

@@ -3,7 +3,7 @@
 #include "io/file.h"
 #include "core/error.h"
 #include "io/json.h"
-#include "kernels/types.h"
+#include "core/tensor_type.h"
 #include <dirent.h>
 #include <errno.h>
 #include <stdint.h>

@@ -1,6 +1,5 @@
 /* F16 weights . f32 activations, the weights widened with F16C (the shared float kernel in
  * float_dot.h). Portable and AVX2/AVX-512. */
-#define FLOAT_DOT_NAME f16
 #define FLOAT_DOT_ELEM uint16_t
 #define FLOAT_DOT_WIDEN(v) half_to_f32(v)
 #define FLOAT_DOT_LOAD8(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
@@ -8,7 +7,34 @@
 #define FLOAT_DOT_MLOAD16(m, p) _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p))
 #include "kernels/float_dot.h"
 
+static float f16_dot_generic(const void *w, const void *a, int64_t k) { return float_dot_portable(w, a, k); }
+
+const type_kernels f16_kernels_generic = { TS_F32, f16_dot_generic, NULL, 0, 0 };
+
 #if defined(TS_X86)
-TS_X86_SHAPES(f16, avx2, TARGET_AVX2, f16_tile_avx2, 1, 2)
-TS_X86_SHAPES(f16, avx512, TARGET_AVX512, f16_tile_avx512, 2, 4)
+/* 1 x 2 tiles with AVX2 and 2 x 4 with AVX-512 (see float_dot.h for why). */
+static TARGET_AVX2 float f16_dot_avx2(const void *w, const void *a, int64_t k) {
+    float y;
+    float_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX2 void f16_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                      float *y, long ys) {
+    float_avx2_body(w, ws, a, as, k, y, ys, 1, 2);
+}
+
+static TARGET_AVX512 float f16_dot_avx512(const void *w, const void *a, int64_t k) {
+    float y;
+    float_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX512 void f16_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                          float *y, long ys) {
+    float_avx512_body(w, ws, a, as, k, y, ys, 2, 4);
+}
+
+const type_kernels f16_kernels_avx2 = { TS_F32, f16_dot_avx2, f16_tile_avx2, 1, 2 };
+const type_kernels f16_kernels_avx512 = { TS_F32, f16_dot_avx512, f16_tile_avx512, 2, 4 };
 #endif

@@ -2,8 +2,9 @@
  * activations stay f32, products are accumulated with FMA in 4 x 8 lanes per output and the lanes
  * summed at the end; the k % 8 tail is added last in element order.
  *
- * Included by f32_dot.c, f16_dot.c and bf16_dot.c after they define:
- *   FLOAT_DOT_NAME     the type's name in function names (f32, f16, bf16)
+ * Included (once) by f32_dot.c, f16_dot.c and bf16_dot.c, which name their kernels and call the
+ * bodies defined here: float_dot_portable(w, act, k), and float_avx2_body / float_avx512_body
+ * (simd.h's tile body parameters). They define first:
  *   FLOAT_DOT_ELEM     the stored element type (float, uint16_t)
  *   FLOAT_DOT_WIDEN(v) one stored element -> float
  *   FLOAT_DOT_LOAD8(p) 8 stored elements at p -> __m256 (x86 only)
@@ -13,12 +14,8 @@
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
-#define FLOAT_DOT_CAT_(a, b) a##b
-#define FLOAT_DOT_CAT(a, b) FLOAT_DOT_CAT_(a, b)
-#define FLOAT_DOT_FN(prefix, suffix) FLOAT_DOT_CAT(FLOAT_DOT_CAT(prefix, FLOAT_DOT_NAME), suffix)
-
 /* Portable: 8 running sums (lane j takes elements j, j+8, ...), then the tail. */
-float FLOAT_DOT_FN(vec_dot_, _generic)(const void *w, const void *act, int64_t k) {
+static ALWAYS_INLINE float float_dot_portable(const void *w, const void *act, int64_t k) {
     const FLOAT_DOT_ELEM *wr = w;
     const float *x = act;
     float lane[8] = { 0 };
@@ -36,9 +33,9 @@ float FLOAT_DOT_FN(vec_dot_, _generic)(const void *w, const void *act, int64_t k
 #define LOAD_W(r, i) FLOAT_DOT_LOAD8((const FLOAT_DOT_ELEM *)(w + r * ws) + (i))
 #define ELEM_BYTES ((int)sizeof(FLOAT_DOT_ELEM))
 
-static ALWAYS_INLINE TARGET_AVX2 void FLOAT_DOT_FN(, _tile_avx2)(const uint8_t *w, size_t ws, const uint8_t *a,
-                                                                size_t as, int64_t k, float *y, long ys,
-                                                                const int NR, const int NC) {
+static ALWAYS_INLINE TARGET_AVX2 void float_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                      size_t as, int64_t k, float *y, long ys,
+                                                      const int NR, const int NC) {
     __m256 acc[4][4][4];
     UNROLL
     for (int r = 0; r < NR; r++)
@@ -85,9 +82,9 @@ static ALWAYS_INLINE TARGET_AVX2 void FLOAT_DOT_FN(, _tile_avx2)(const uint8_t *
 /* AVX-512: 16-element chunks alternate between 2 accumulators per output (a tile of 2 rows x 4
  * positions keeps 16 FMA chains going; a single row's 2 chains keep up with memory); the last
  * partial chunk is a masked load. */
-static ALWAYS_INLINE TARGET_AVX512 void FLOAT_DOT_FN(, _tile_avx512)(const uint8_t *w, size_t ws, const uint8_t *a,
-                                                                  size_t as, int64_t k, float *y, long ys,
-                                                                  const int NR, const int NC) {
+static ALWAYS_INLINE TARGET_AVX512 void float_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                          size_t as, int64_t k, float *y, long ys,
+                                                          const int NR, const int NC) {
     __m512 acc0[2][4], acc1[2][4];   /* even and odd chunks */
     UNROLL
     for (int r = 0; r < NR; r++)

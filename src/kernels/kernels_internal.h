@@ -47,6 +47,16 @@ typedef struct { uint8_t d[2]; uint8_t dmin[2]; uint8_t scales[12]; uint8_t qh[Q
 typedef struct { uint8_t ql[QK_K / 2]; uint8_t qh[QK_K / 4]; int8_t scales[QK_K / 16]; uint8_t d[2]; } block_q6_K;
 /* value = d * q with an f32 d; bsums[i] = sum of qs[16i .. 16i+15] (for integer dot products). */
 typedef struct { uint8_t d[4]; int8_t qs[QK_K]; uint8_t bsums[2 * (QK_K / 16)]; } block_q8_K;
+/* IQ4_NL: value = d * kvalues_iq4nl[q] with a 4-bit index q; nibbles as Q4_0. */
+typedef struct { uint8_t d[2]; uint8_t qs[QK / 2]; } block_iq4_nl;
+/* IQ4_XS: 8 sub-blocks of 32, value = d * (ls - 32) * kvalues_iq4nl[q]. The 6-bit ls of sub-block
+ * ib: low 4 bits = nibble ib of the LE u32 scales_l (scales_l[ib / 2] >> 4 * (ib % 2)), high 2
+ * bits = bits 2ib..2ib+1 of the LE u16 scales_h. Sub-block ib's codes are qs[16ib .. 16ib + 15],
+ * nibbles as IQ4_NL. */
+typedef struct { uint8_t d[2]; uint8_t scales_h[2]; uint8_t scales_l[QK_K / 64]; uint8_t qs[QK_K / 2]; } block_iq4_xs;
+/* MXFP4: value = kvalues_mxfp4[q] * 2^(e - 128) (E2M1 values times two, so the shared E8M0
+ * exponent e scales by half of 2^(e - 127)); nibbles as Q4_0. */
+typedef struct { uint8_t e; uint8_t qs[QK / 2]; } block_mxfp4;
 /* Activations only (the AVX-512 Q8_0 and Q5_0 kernels): two Q8_0 blocks laid out for one 512-bit
  * vector each way. qs: the codes plus 128 (unsigned, as VNNI's dpbusd wants them), block 2p then
  * block 2p + 1; d: 16 little-endian f32, the f16-rounded scale of block 2p eight times, then that
@@ -65,7 +75,15 @@ _Static_assert(sizeof(block_q4_K) == 144, "block_q4_K layout");
 _Static_assert(sizeof(block_q5_K) == 176, "block_q5_K layout");
 _Static_assert(sizeof(block_q6_K) == 210, "block_q6_K layout");
 _Static_assert(sizeof(block_q8_K) == 292, "block_q8_K layout");
+_Static_assert(sizeof(block_iq4_nl) == 18, "block_iq4_nl layout");
+_Static_assert(sizeof(block_iq4_xs) == 136, "block_iq4_xs layout");
+_Static_assert(sizeof(block_mxfp4) == 17, "block_mxfp4 layout");
 _Static_assert(sizeof(block_q8_0x2) == 128, "block_q8_0x2 layout");
+
+/* The non-linear 4-bit tables: IQ4_NL/IQ4_XS values (ggml's kvalues_iq4nl) and MXFP4's E2M1
+ * values doubled (sign in bit 3). */
+static const int8_t kvalues_iq4nl[16] = { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 };
+static const int8_t kvalues_mxfp4[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
 
 /* ---- half precision, inline so per-element row kernels need no call ---- */
 
@@ -84,6 +102,12 @@ static inline float half_to_f32(uint16_t h) {
 
 static inline float bfloat_to_f32(uint16_t h) { return f32_from_bits((uint32_t)h << 16); }
 
+/* 2^(e - 128), exact (e = 0 and 1 are f32 subnormals): the MXFP4 block scale for the doubled
+ * E2M1 table. */
+static inline float e8m0_half_to_f32(uint8_t e) {
+    return f32_from_bits(e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23);
+}
+
 /* Little-endian field loads from block bytes. */
 static inline float load_f16(const uint8_t *p) { return half_to_f32((uint16_t)(p[0] | p[1] << 8)); }
 static inline void store_f16(uint8_t *p, uint16_t h) { p[0] = (uint8_t)h; p[1] = (uint8_t)(h >> 8); }
@@ -97,6 +121,18 @@ static inline void store_u32(uint8_t *p, uint32_t v) {
 /* Round half away from zero, as the reference quantizers do. */
 static inline int nearest_int(float v) { return (int)lroundf(v); }
 static inline int clamp_int(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* The index of the table value nearest to v (the first one on a tie): the non-linear 4-bit
+ * quantizers (IQ4_NL, IQ4_XS, MXFP4). */
+static inline int nearest_index16(const int8_t *values, float v) {
+    int best = 0;
+    float err = fabsf(v - values[0]);
+    for (int i = 1; i < 16; i++) {
+        float e = fabsf(v - values[i]);
+        if (e < err) { err = e; best = i; }
+    }
+    return best;
+}
 
 /* Q4_K / Q5_K pack 8 six-bit scales and 8 six-bit mins into 12 bytes: groups 0..3 in the low 6
  * bits of bytes 0..3 (scales) and 4..7 (mins); groups 4..7 keep their low 4 bits in bytes 8..11
@@ -162,39 +198,29 @@ static inline float dot_blocks(const void *row, const float *x, int64_t k, int b
     return (float)total;
 }
 
-/* ---- per-type kernels (one file per type) ---- */
+/* ---- per-type traits, each exported by its type's file (f32.c, q4_k.c, ...) ---- */
 
-#define TS_DECLARE_KERNELS(t) \
-    void dequant_row_##t(const void *row, float *dst, int64_t k); \
-    float dot_f32_##t(const void *row, const float *x, int64_t k); \
-    void quantize_row_##t(const float *src, void *row, int64_t k);
+extern const type_traits f32_traits, f16_traits, bf16_traits;
+extern const type_traits q8_0_traits, q4_0_traits, q4_1_traits, q5_0_traits, q5_1_traits;
+extern const type_traits q2_k_traits, q3_k_traits, q4_k_traits, q5_k_traits, q6_k_traits, q8_k_traits;
+extern const type_traits q4nx_traits;
+extern const type_traits iq4_nl_traits, iq4_xs_traits, mxfp4_traits;
 
-TS_DECLARE_KERNELS(f32)
-TS_DECLARE_KERNELS(f16)
-TS_DECLARE_KERNELS(bf16)
-TS_DECLARE_KERNELS(q8_0)
-TS_DECLARE_KERNELS(q4_0)
-TS_DECLARE_KERNELS(q4_1)
-TS_DECLARE_KERNELS(q5_0)
-TS_DECLARE_KERNELS(q5_1)
-TS_DECLARE_KERNELS(q2_k)
-TS_DECLARE_KERNELS(q3_k)
-TS_DECLARE_KERNELS(q4_k)
-TS_DECLARE_KERNELS(q5_k)
-TS_DECLARE_KERNELS(q6_k)
-TS_DECLARE_KERNELS(q8_k)
-TS_DECLARE_KERNELS(q4nx)
+/* The reference activation quantizers (q8_0.c, q8_k.c), also called by q8_act.c. */
+void q8_0_quantize_row(const float *src, void *row, int64_t k);
+void q8_k_quantize_row(const float *src, void *row, int64_t k);
 
-#undef TS_DECLARE_KERNELS
+/* Fits 32 weights to d * kvalues_iq4nl[idx] (iq4_nl.c; IQ4_XS fits its sub-blocks with it): returns
+ * d (unrounded), writes the indices. */
+float iq4_nl_fit_group(const float *x, uint8_t *idx);
 
-/* ---- K-quant super-block fitting, shared by the K-quant quantizers ---- */
+/* ---- K-quant super-block fitting, shared by the K-quant quantizers (kquant_fit.c) ---- */
 
 /* Affine groups (Q2_K, Q4_K, Q5_K): x ~= d*sc[g]*q - dmin*m[g], q in 0..qmax, sc/m in 0..code_max.
- * Writes the codes, the f16 bits of d and dmin, and q[0..n_groups*group_len). Lives in q4_k.c. */
+ * Writes the codes, the f16 bits of d and dmin, and q[0..n_groups*group_len). */
 void kquant_fit_affine(const float *x, int n_groups, int group_len, int qmax, int code_max,
                        uint16_t *d_bits, uint16_t *dmin_bits, uint8_t *sc, uint8_t *m, uint8_t *q);
-/* Symmetric groups (Q3_K, Q6_K): x ~= d*sc[g]*q, q in qmin..-qmin-1, sc in -code_lim..code_lim-1.
- * Lives in q6_k.c. */
+/* Symmetric groups (Q3_K, Q6_K): x ~= d*sc[g]*q, q in qmin..-qmin-1, sc in -code_lim..code_lim-1. */
 void kquant_fit_symmetric(const float *x, int n_groups, int group_len, int qmin, int code_lim,
                           uint16_t *d_bits, int *sc, int *q);
 

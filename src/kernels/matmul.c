@@ -1,113 +1,11 @@
+/* The matrix products of matmul.h: activations quantized once per input and format, then rows
+ * split across the thread pool and multiplied in register tiles or row by row. */
 #include "kernels/matmul.h"
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
-/* ---- the kernel sets ---- */
-
-/* A type's kernels: activation format, row dot, and a register tile of rows x cols outputs. */
-#define Q8_0_ACT(dot_fn, tile_fn, rows, cols) { TS_Q8_0, dot_fn, tile_fn, rows, cols }
-#define Q8_K_ACT(dot_fn, tile_fn, rows, cols) { TS_Q8_K, dot_fn, tile_fn, rows, cols }
-#define F32_ACT(dot_fn, tile_fn, rows, cols) { TS_F32, dot_fn, tile_fn, rows, cols }
-#define ACT(fmt, dot_fn, tile_fn, rows, cols) { fmt, dot_fn, tile_fn, rows, cols }
-
-/* The reference: every type through type_traits.dot_f32 on f32 activations. */
-static const kernel_set scalar_set = { .level = SIMD_SCALAR };
-
-#if defined(TS_X86)
-/* Quantized types: 4 rows x 4 positions per tile. Float types: 1 x 2 (AVX2) or 2 x 4 (AVX-512)
- * tiles, because their row dot keeps several accumulators (a float FMA chain is otherwise
- * latency-bound: 4 with AVX2, 2 with AVX-512) and the tile must repeat the row dot's operations
- * exactly. */
-static const kernel_set avx2_set = {
-    .level = SIMD_AVX2,
-    .quantize_q8_0 = quantize_act_q8_0_avx2, .quantize_q8_k = quantize_act_q8_k_avx2,
-    .types = {
-        [TS_F32]  = F32_ACT(vec_dot_f32_avx2, tile_f32_avx2, 1, 2),
-        [TS_F16]  = F32_ACT(vec_dot_f16_avx2, tile_f16_avx2, 1, 2),
-        [TS_BF16] = F32_ACT(vec_dot_bf16_avx2, tile_bf16_avx2, 1, 2),
-        [TS_Q8_0] = Q8_0_ACT(vec_dot_q8_0_avx2, tile_q8_0_avx2, 4, 4),
-        [TS_Q4_0] = Q8_0_ACT(vec_dot_q4_0_avx2, NULL, 0, 0),
-        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_avx2, NULL, 0, 0),
-        [TS_Q5_0] = Q8_0_ACT(vec_dot_q5_0_avx2, tile_q5_0_avx2, 4, 4),
-        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_avx2, NULL, 0, 0),
-        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_avx2, NULL, 0, 0),
-        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_avx2, NULL, 0, 0),
-        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_avx2, tile_q4_k_avx2, 4, 4),
-        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_avx2, NULL, 0, 0),
-        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_avx2, tile_q6_k_avx2, 4, 4),
-        [TS_Q4NX] = F32_ACT(vec_dot_q4nx_avx2, tile_q4nx_avx2, 4, 4),
-    } };
-
-/* AVX-512: the Q8_0, Q5_0 and Q4_0 kernels take their activations in pairs of blocks
- * (block_q8_0x2); the other quantized types share the AVX2 quantizers' formats. */
-static const kernel_set avx512_set = {
-    .level = SIMD_AVX512,
-    .quantize_q8_0 = quantize_act_q8_0_avx2, .quantize_q8_k = quantize_act_q8_k_avx2,
-    .quantize_q8_0x2 = quantize_act_q8_0x2_avx512,
-    .types = {
-        [TS_F32]  = F32_ACT(vec_dot_f32_avx512, tile_f32_avx512, 2, 4),
-        [TS_F16]  = F32_ACT(vec_dot_f16_avx512, tile_f16_avx512, 2, 4),
-        [TS_BF16] = F32_ACT(vec_dot_bf16_avx512, tile_bf16_avx512, 2, 4),
-        [TS_Q8_0] = ACT(ACT_Q8_0X2, vec_dot_q8_0_avx512, tile_q8_0_avx512, 4, 4),
-        [TS_Q4_0] = ACT(ACT_Q8_0X2, vec_dot_q4_0_avx512, tile_q4_0_avx512, 4, 4),
-        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_avx512, NULL, 0, 0),
-        [TS_Q5_0] = ACT(ACT_Q8_0X2, vec_dot_q5_0_avx512, tile_q5_0_avx512, 4, 4),
-        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_avx512, NULL, 0, 0),
-        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_avx512, NULL, 0, 0),
-        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_avx512, NULL, 0, 0),
-        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_avx512, tile_q4_k_avx512, 4, 4),
-        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_avx512, tile_q5_k_avx512, 4, 4),
-        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_avx512, tile_q6_k_avx512, 4, 4),
-        [TS_Q4NX] = F32_ACT(vec_dot_q4nx_avx512, tile_q4nx_avx512, 4, 4),
-    } };
-#endif
-
-#if defined(__aarch64__)
-/* NEON: the portable kernels (the compiler vectorizes their integer loops with Advanced SIMD,
- * which every aarch64 CPU has) plus a hand-written Q8_0 dot. */
-static const kernel_set neon_set = {
-    .level = SIMD_NEON,
-    .quantize_q8_0 = quantize_act_q8_0_generic, .quantize_q8_k = quantize_act_q8_k_generic,
-    .types = {
-        [TS_F32]  = F32_ACT(vec_dot_f32_generic, NULL, 0, 0),
-        [TS_F16]  = F32_ACT(vec_dot_f16_generic, NULL, 0, 0),
-        [TS_BF16] = F32_ACT(vec_dot_bf16_generic, NULL, 0, 0),
-        [TS_Q8_0] = Q8_0_ACT(vec_dot_q8_0_neon, NULL, 0, 0),
-        [TS_Q4_0] = Q8_0_ACT(vec_dot_q4_0_generic, NULL, 0, 0),
-        [TS_Q4_1] = Q8_0_ACT(vec_dot_q4_1_generic, NULL, 0, 0),
-        [TS_Q5_0] = Q8_0_ACT(vec_dot_q5_0_generic, NULL, 0, 0),
-        [TS_Q5_1] = Q8_0_ACT(vec_dot_q5_1_generic, NULL, 0, 0),
-        [TS_Q2_K] = Q8_K_ACT(vec_dot_q2_k_generic, NULL, 0, 0),
-        [TS_Q3_K] = Q8_K_ACT(vec_dot_q3_k_generic, NULL, 0, 0),
-        [TS_Q4_K] = Q8_K_ACT(vec_dot_q4_k_generic, NULL, 0, 0),
-        [TS_Q5_K] = Q8_K_ACT(vec_dot_q5_k_generic, NULL, 0, 0),
-        [TS_Q6_K] = Q8_K_ACT(vec_dot_q6_k_generic, NULL, 0, 0),
-    } };
-#endif
-
-const kernel_set *kernel_set_for(int level) {
-    switch (level) {
-    case SIMD_SCALAR: return &scalar_set;
-#if defined(TS_X86)
-    case SIMD_AVX2: return &avx2_set;
-    case SIMD_AVX512: return &avx512_set;
-#endif
-#if defined(__aarch64__)
-    case SIMD_NEON: return &neon_set;
-#endif
-    default: return NULL;
-    }
-}
-
 const struct kernel_set *matmul_kernels(int simd_level) { return kernel_set_for(simd_level); }
 int matmul_kernels_level(const struct kernel_set *ks) { return ks ? ks->level : SIMD_SCALAR; }
-
-
-size_t act_row_bytes(int act_type, int64_t k) {
-    if (act_type == TS_F32) return (size_t)k * sizeof(float);
-    if (act_type == ACT_Q8_0X2) return (size_t)((k / QK + 1) / 2) * sizeof(block_q8_0x2);
-    return type_row_bytes(act_type, k);
-}
 
 /* Room for the Q8_0, the paired Q8_0 and the Q8_K form of every position (a Q8_K row needs
  * k % 256 == 0). */
@@ -147,8 +45,8 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const long ys = j->y_stride[wi];
     const int n = j->n;
     const matmul_input *in = j->in[wi];
-    const type_kernels *tk = &j->ks->types[w->type];
-    if (!tk->dot) {   /* the scalar reference */
+    const type_kernels *tk = j->ks->types[w->type];
+    if (!tk) {   /* the scalar reference */
         const type_traits *tt = type_get(w->type);
         for (long r = lo; r < hi; r++) {
             const uint8_t *row = w->data + (size_t)r * w->row_bytes;
@@ -225,7 +123,7 @@ static void quantize_task(void *ctx, int ith, int nth) {
  * in one pass of the pool; each input is quantized once per activation format its weights want. */
 static void run_products(const matmul_ctx *mc, int count, const weight *const *ws, matmul_input *inputs,
                          const int *in_of, int n, float *const *ys, const long *y_strides) {
-    const kernel_set *ks = mc->ks ? mc->ks : &scalar_set;
+    const kernel_set *ks = mc->ks ? mc->ks : kernel_set_for(SIMD_SCALAR);
     matmul_job j = { .ks = ks, .n = n };
     quantize_job q = { .n = n };
     uint8_t *scratch = mc->act;
@@ -240,9 +138,9 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
         j.count++;
         in->act[TS_F32] = (const uint8_t *)in->x;
         in->act_stride[TS_F32] = (size_t)in->x_stride * sizeof(float);
-        const type_kernels *tk = &ks->types[ws[i]->type];
+        const type_kernels *tk = ks->types[ws[i]->type];
+        if (!tk || tk->act_type == TS_F32 || in->act[tk->act_type]) continue;
         int at = tk->act_type;
-        if (!tk->dot || at == TS_F32 || in->act[at]) continue;
         size_t stride = act_row_bytes(at, ws[i]->cols);
         quantize_act_fn quant = at == TS_Q8_0 ? ks->quantize_q8_0 : at == TS_Q8_K ? ks->quantize_q8_k : ks->quantize_q8_0x2;
         q.fmt[q.n_fmt++] = (quantize_fmt){ quant, in->x, in->x_stride, scratch, stride, ws[i]->cols };

@@ -6,9 +6,12 @@
  * offset. Per block pair and output: dpbusd, convert, (d_w * d_a) per half, FMA into one f32x16
  * accumulator. An odd last block runs alone in the low half (its partner's scale is 0).
  *
- *   PAIR_TILE_VNNI(name, block_type, codes)   defines the tile body `name` (simd.h's body
- *   signature); codes(const block_type *b, int both) gives the 64 signed codes of b[0] and b[1]
- *   (zeros or anything finite for b[1] when !both). block_type's f16 scale d must open the block. */
+ *   PAIR_TILE_VNNI_BODY(block_type, codes, scales)   is the statement body of a tile body function
+ *   (simd.h's tile body parameters w, ws, a, as, k, y, ys, NR, NC); codes(const block_type *b,
+ *   int both) gives the 64 signed codes of b[0] and b[1] (zeros or anything finite for b[1] when
+ *   !both); scales(const void *b, int block_bytes, int both) the two blocks' scales spread over
+ *   the low and high 8 lanes (0 for b[1] when !both): pair_scales below for the types whose f16
+ *   d opens the block. */
 #ifndef TS_KERNELS_PAIR_DOT_H
 #define TS_KERNELS_PAIR_DOT_H
 #include "kernels/kernels_internal.h"
@@ -27,7 +30,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 pair_scales(const void *b, const int b
 
 /* One block pair (i, i + 1) of the tile; BOTH is a constant, so the loop over whole pairs has no
  * test for the odd last block. */
-#define PAIR_STEP_VNNI(block_type, codes, BOTH)                                                        \
+#define PAIR_STEP_VNNI(block_type, codes, scales, BOTH)                                                \
     {                                                                                                  \
         __m512i wq[4], start[4];                                                                       \
         __m512 dw[4];                                                                                  \
@@ -39,7 +42,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 pair_scales(const void *b, const int b
             wq[r] = codes(b, BOTH);                                                                    \
             start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),                                        \
                                         _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));   \
-            dw[r] = pair_scales(b, (int)sizeof(block_type), BOTH);                                     \
+            dw[r] = scales(b, (int)sizeof(block_type), BOTH);                                          \
         }                                                                                              \
         UNROLL                                                                                         \
         for (int c = 0; c < NC; c++) {                                                                 \
@@ -66,9 +69,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i nibbles_pair(const uint8_t *qs0, cons
     return _mm512_and_si512(_mm512_srlv_epi16(v, shift), _mm512_set1_epi8(0x0f));
 }
 
-#define PAIR_TILE_VNNI(name, block_type, codes)                                                        \
-static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
-                                             int64_t k, float *y, long ys, const int NR, const int NC) { \
+#define PAIR_TILE_VNNI_BODY(block_type, codes, scales)                                                \
     __m512 acc[4][4];                                                                                  \
     UNROLL                                                                                             \
     for (int r = 0; r < NR; r++)                                                                       \
@@ -77,13 +78,12 @@ static ALWAYS_INLINE TARGET_AVX512 void name(const uint8_t *w, size_t ws, const 
     const __m512i offset = _mm512_set1_epi8((char)0x80);   /* for the weights' start values */       \
     const int64_t nb = k / QK;                                                                         \
     int64_t i = 0;                                                                                     \
-    for (; i + 1 < nb; i += 2) PAIR_STEP_VNNI(block_type, codes, 1)                                    \
-    if (i < nb) PAIR_STEP_VNNI(block_type, codes, 0)                                                   \
+    for (; i + 1 < nb; i += 2) PAIR_STEP_VNNI(block_type, codes, scales, 1)                            \
+    if (i < nb) PAIR_STEP_VNNI(block_type, codes, scales, 0)                                           \
     UNROLL                                                                                             \
     for (int r = 0; r < NR; r++)                                                                       \
         UNROLL                                                                                         \
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);                           \
-}
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
 #endif
 
 #endif

@@ -17,15 +17,15 @@ static void dequant_block(const uint8_t *p, float *y) {
             }
 }
 
-void dequant_row_q2_k(const void *row, float *dst, int64_t k) {
+static void q2_k_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK_K, sizeof(block_q2_K), dequant_block);
 }
 
-float dot_f32_q2_k(const void *row, const float *x, int64_t k) {
+static float q2_k_dot_f32(const void *row, const float *x, int64_t k) {
     return dot_blocks(row, x, k, QK_K, sizeof(block_q2_K), dequant_block);
 }
 
-void quantize_row_q2_k(const float *src, void *row, int64_t k) {
+static void q2_k_quantize_row(const float *src, void *row, int64_t k) {
     block_q2_K *b = row;
     for (int64_t i = 0; i < k / QK_K; i++, b++) {
         uint8_t sc[16], m[16], q[QK_K];
@@ -41,3 +41,5 @@ void quantize_row_q2_k(const float *src, void *row, int64_t k) {
                     b->qs[32 * n + l] |= (uint8_t)(q[128 * n + 32 * j + l] << (2 * j));
     }
 }
+
+const type_traits q2_k_traits = { q2_k_dequant_row, q2_k_dot_f32, q2_k_quantize_row };

@@ -27,15 +27,15 @@ static void dequant_block(const uint8_t *p, float *y) {
             }
 }
 
-void dequant_row_q3_k(const void *row, float *dst, int64_t k) {
+static void q3_k_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK_K, sizeof(block_q3_K), dequant_block);
 }
 
-float dot_f32_q3_k(const void *row, const float *x, int64_t k) {
+static float q3_k_dot_f32(const void *row, const float *x, int64_t k) {
     return dot_blocks(row, x, k, QK_K, sizeof(block_q3_K), dequant_block);
 }
 
-void quantize_row_q3_k(const float *src, void *row, int64_t k) {
+static void q3_k_quantize_row(const float *src, void *row, int64_t k) {
     block_q3_K *b = row;
     for (int64_t i = 0; i < k / QK_K; i++, b++) {
         int sc[16], q[QK_K];
@@ -59,3 +59,5 @@ void quantize_row_q3_k(const float *src, void *row, int64_t k) {
                 }
     }
 }
+
+const type_traits q3_k_traits = { q3_k_dequant_row, q3_k_dot_f32, q3_k_quantize_row };

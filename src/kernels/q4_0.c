@@ -11,24 +11,24 @@ static void dequant_block(const uint8_t *p, float *y) {
     }
 }
 
-void dequant_row_q4_0(const void *row, float *dst, int64_t k) {
+static void q4_0_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK, sizeof(block_q4_0), dequant_block);
 }
 
-float dot_f32_q4_0(const void *row, const float *x, int64_t k) {
+static float q4_0_dot_f32(const void *row, const float *x, int64_t k) {
     return dot_blocks(row, x, k, QK, sizeof(block_q4_0), dequant_block);
 }
 
 /* The weight of largest magnitude maps exactly to code 0 (d = that weight / -8), which uses the
  * asymmetric code range -8..7 fully on its side. */
-void quantize_row_q4_0(const float *src, void *row, int64_t k) {
+static void q4_0_quantize_row(const float *src, void *row, int64_t k) {
     block_q4_0 *b = row;
     for (int64_t i = 0; i < k / QK; i++, b++) {
         const float *x = src + i * QK;
         float amax = 0.0f, max = 0.0f;
         for (int j = 0; j < QK; j++)
             if (fabsf(x[j]) > amax) { amax = fabsf(x[j]); max = x[j]; }
-        store_f16(b->d, f32_to_fp16(max / -8.0f));
+        store_f16(b->d, f16_from_f32(max / -8.0f));
         float d = load_f16(b->d), id = d != 0.0f ? 1.0f / d : 0.0f;
         for (int j = 0; j < QK / 2; j++) {
             int lo = clamp_int(nearest_int(x[j] * id) + 8, 0, 15);
@@ -37,3 +37,5 @@ void quantize_row_q4_0(const float *src, void *row, int64_t k) {
         }
     }
 }
+
+const type_traits q4_0_traits = { q4_0_dequant_row, q4_0_dot_f32, q4_0_quantize_row };

@@ -20,10 +20,13 @@ static ALWAYS_INLINE float dot_q4_0_q8_0(const void *w, const void *act, int64_t
     return sum;
 }
 
-float vec_dot_q4_0_generic(const void *w, const void *a, int64_t k) { return dot_q4_0_q8_0(w, a, k); }
+static float q4_0_dot_generic(const void *w, const void *a, int64_t k) { return dot_q4_0_q8_0(w, a, k); }
+
+const type_kernels q4_0_kernels_generic = { TS_Q8_0, q4_0_dot_generic, NULL, 0, 0 };
 
 #if defined(TS_X86)
-TARGET_AVX2 float vec_dot_q4_0_avx2(const void *w, const void *a, int64_t k) { return dot_q4_0_q8_0(w, a, k); }
+/* AVX2: the portable body, vectorized by the compiler. */
+static TARGET_AVX2 float q4_0_dot_avx2(const void *w, const void *a, int64_t k) { return dot_q4_0_q8_0(w, a, k); }
 
 /* The signed codes of blocks b[0] and b[1] (when both) in one 512-bit vector: nibbles minus 8. */
 static ALWAYS_INLINE TARGET_AVX512 __m512i q4_0_codes_pair(const block_q4_0 *b, int both) {
@@ -31,6 +34,23 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q4_0_codes_pair(const block_q4_0 *b, 
 }
 
 _Static_assert(offsetof(block_q4_0, d) == 0, "pair_scales reads d at the block start");
-PAIR_TILE_VNNI(q4_0_tile_vnni, block_q4_0, q4_0_codes_pair)
-TS_X86_SHAPES(q4_0, avx512, TARGET_AVX512, q4_0_tile_vnni, 4, 4)
+static ALWAYS_INLINE TARGET_AVX512 void q4_0_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                         size_t as, int64_t k, float *y, long ys,
+                                                         const int NR, const int NC) {
+    PAIR_TILE_VNNI_BODY(block_q4_0, q4_0_codes_pair, pair_scales)
+}
+
+static TARGET_AVX512 float q4_0_dot_avx512(const void *w, const void *a, int64_t k) {
+    float y;
+    q4_0_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX512 void q4_0_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                           float *y, long ys) {
+    q4_0_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+const type_kernels q4_0_kernels_avx2 = { TS_Q8_0, q4_0_dot_avx2, NULL, 0, 0 };
+const type_kernels q4_0_kernels_avx512 = { ACT_Q8_0X2, q4_0_dot_avx512, q4_0_tile_avx512, 4, 4 };
 #endif

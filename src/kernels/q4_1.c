@@ -10,23 +10,23 @@ static void dequant_block(const uint8_t *p, float *y) {
     }
 }
 
-void dequant_row_q4_1(const void *row, float *dst, int64_t k) {
+static void q4_1_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK, sizeof(block_q4_1), dequant_block);
 }
 
-float dot_f32_q4_1(const void *row, const float *x, int64_t k) {
+static float q4_1_dot_f32(const void *row, const float *x, int64_t k) {
     return dot_blocks(row, x, k, QK, sizeof(block_q4_1), dequant_block);
 }
 
 /* m = block minimum, d = range / 15; codes are chosen against the stored (f16) d and m. */
-void quantize_row_q4_1(const float *src, void *row, int64_t k) {
+static void q4_1_quantize_row(const float *src, void *row, int64_t k) {
     block_q4_1 *b = row;
     for (int64_t i = 0; i < k / QK; i++, b++) {
         const float *x = src + i * QK;
         float min = x[0], max = x[0];
         for (int j = 1; j < QK; j++) { min = fminf(min, x[j]); max = fmaxf(max, x[j]); }
-        store_f16(b->d, f32_to_fp16((max - min) / 15.0f));
-        store_f16(b->m, f32_to_fp16(min));
+        store_f16(b->d, f16_from_f32((max - min) / 15.0f));
+        store_f16(b->m, f16_from_f32(min));
         float d = load_f16(b->d), m = load_f16(b->m), id = d != 0.0f ? 1.0f / d : 0.0f;
         for (int j = 0; j < QK / 2; j++) {
             int lo = clamp_int(nearest_int((x[j] - m) * id), 0, 15);
@@ -35,3 +35,5 @@ void quantize_row_q4_1(const float *src, void *row, int64_t k) {
         }
     }
 }
+
+const type_traits q4_1_traits = { q4_1_dequant_row, q4_1_dot_f32, q4_1_quantize_row };

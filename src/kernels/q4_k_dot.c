@@ -30,16 +30,18 @@ static ALWAYS_INLINE float dot_q4_k_q8_k(const void *w, const void *act, int64_t
     return sum;
 }
 
-float vec_dot_q4_k_generic(const void *w, const void *act, int64_t k) {
+static float q4_k_dot_generic(const void *w, const void *act, int64_t k) {
     return dot_q4_k_q8_k(w, act, k);
 }
+
+const type_kernels q4_k_kernels_generic = { TS_Q8_K, q4_k_dot_generic, NULL, 0, 0 };
 
 #if defined(TS_X86)
 /* Per super-block and output: the scaled group sums in 8 int32 lanes (maddubs gives the byte-pair
  * products, madd with the group's scale widens and scales them), then
  *   acc += (d * d_a) * lanes   and   mins += (dmin * d_a) * sum_g m[g] bsum(g)
  * and the result is hsum(acc) - mins. */
-static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a,
+static ALWAYS_INLINE TARGET_AVX2 void q4_k_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                      size_t as, int64_t k, float *y, long ys,
                                                      const int NR, const int NC) {
     __m256 acc[4][4];
@@ -112,12 +114,34 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws
 }
 
 /* AVX-512: the body shared with Q5_K (q4_k_simd.h), without the fifth bit. */
-static ALWAYS_INLINE TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
+static ALWAYS_INLINE TARGET_AVX512 void q4_k_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                          size_t as, int64_t k, float *y, long ys,
                                                          const int NR, const int NC) {
     k4_tile_avx512(w, ws, a, as, k, y, ys, NR, NC, 0);
 }
 
-TS_X86_SHAPES(q4_k, avx2, TARGET_AVX2, q4_k_tile_avx2, 4, 4)
-TS_X86_SHAPES(q4_k, avx512, TARGET_AVX512, q4_k_tile_avx512, 4, 4)
+static TARGET_AVX2 float q4_k_dot_avx2(const void *w, const void *a, int64_t k) {
+    float y;
+    q4_k_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                       float *y, long ys) {
+    q4_k_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+static TARGET_AVX512 float q4_k_dot_avx512(const void *w, const void *a, int64_t k) {
+    float y;
+    q4_k_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                           float *y, long ys) {
+    q4_k_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+const type_kernels q4_k_kernels_avx2 = { TS_Q8_K, q4_k_dot_avx2, q4_k_tile_avx2, 4, 4 };
+const type_kernels q4_k_kernels_avx512 = { TS_Q8_K, q4_k_dot_avx512, q4_k_tile_avx512, 4, 4 };
 #endif

@@ -25,6 +25,16 @@ static ALWAYS_INLINE TARGET_AVX2 int k4_min_sum(__m128i mins, __m128i bs) {
     return _mm_cvtsi128_si32(mb) + _mm_extract_epi32(mb, 1);
 }
 
+/* The 8 six-bit scales (bytes 0-7) and mins (bytes 8-15) of the 12 packed bytes (as
+ * kq_unpack_scales_mins), assembled in registers: a vector load of values just stored one by one
+ * would wait for the stores to drain (measured on IQ4_XS's scales: 116 -> 81 us per 2048 x 2048
+ * product). */
+static ALWAYS_INLINE TARGET_AVX2 __m128i k4_scales_mins(const uint8_t *packed) {
+    uint32_t u0 = load_u32(packed), u1 = load_u32(packed + 4), u2 = load_u32(packed + 8);
+    return _mm_setr_epi32((int)(u0 & 0x3f3f3f3fu), (int)((u2 & 0x0f0f0f0fu) | ((u0 >> 6) & 0x03030303u) << 4),
+                          (int)(u1 & 0x3f3f3f3fu), (int)(((u2 >> 4) & 0x0f0f0f0fu) | ((u1 >> 6) & 0x03030303u) << 4));
+}
+
 /* field offsets, equal in both layouts */
 #define D_AT offsetof(block_q4_K, d)
 #define DMIN_AT offsetof(block_q4_K, dmin)
@@ -62,13 +72,11 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
             wb[r] = w + r * ws + (size_t)i * bsize;
             UNROLL
             for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l);
-            int16_t sc[8];
-            uint8_t m[8];
-            kq_unpack_scales_mins(wb[r] + SCALES_AT, sc, m);
-            const __m512i sc8 = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)sc));
+            const __m128i sm = k4_scales_mins(wb[r] + SCALES_AT);
+            const __m512i sc8 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(sm));
             UNROLL
             for (int j = 0; j < 4; j++) scale[r][j] = _mm512_permutexvar_epi16(group_of_half[j], sc8);
-            mins[r] = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)m));
+            mins[r] = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
         }
         UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;

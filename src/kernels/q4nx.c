@@ -27,23 +27,23 @@ NO_FP_CONTRACT static void dequant_block(const uint8_t *p, float *y) {
     }
 }
 
-void dequant_row_q4nx(const void *row, float *dst, int64_t k) {
+static void q4nx_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK, sizeof(block_q4nx), dequant_block);
 }
 
-float dot_f32_q4nx(const void *row, const float *x, int64_t k) {
+static float q4nx_dot_f32(const void *row, const float *x, int64_t k) {
     return dot_blocks(row, x, k, QK, sizeof(block_q4nx), dequant_block);
 }
 
 /* The packer's rule: per group, scale = bf16((max - min) / 15), min = bf16(min), codes against
  * the stored scale and min. Used by tests; the engine itself only repacks existing packs. */
-void quantize_row_q4nx(const float *src, void *row, int64_t k) {
+static void q4nx_quantize_row(const float *src, void *row, int64_t k) {
     block_q4nx *b = row;
     for (int64_t i = 0; i < k / QK; i++, b++) {
         const float *x = src + i * QK;
         float min = x[0], max = x[0];
         for (int j = 1; j < QK; j++) { min = fminf(min, x[j]); max = fmaxf(max, x[j]); }
-        uint16_t sb = f32_to_bf16((max - min) / 15.0f), mb = f32_to_bf16(min);
+        uint16_t sb = bf16_from_f32((max - min) / 15.0f), mb = bf16_from_f32(min);
         b->d[0] = (uint8_t)sb; b->d[1] = (uint8_t)(sb >> 8);
         b->m[0] = (uint8_t)mb; b->m[1] = (uint8_t)(mb >> 8);
         float s = bfloat_to_f32(sb), m = bfloat_to_f32(mb), is = s != 0.0f ? 1.0f / s : 0.0f;
@@ -54,3 +54,5 @@ void quantize_row_q4nx(const float *src, void *row, int64_t k) {
         }
     }
 }
+
+const type_traits q4nx_traits = { q4nx_dequant_row, q4nx_dot_f32, q4nx_quantize_row };

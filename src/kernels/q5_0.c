@@ -14,23 +14,23 @@ static void dequant_block(const uint8_t *p, float *y) {
     }
 }
 
-void dequant_row_q5_0(const void *row, float *dst, int64_t k) {
+static void q5_0_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK, sizeof(block_q5_0), dequant_block);
 }
 
-float dot_f32_q5_0(const void *row, const float *x, int64_t k) {
+static float q5_0_dot_f32(const void *row, const float *x, int64_t k) {
     return dot_blocks(row, x, k, QK, sizeof(block_q5_0), dequant_block);
 }
 
 /* As Q4_0 with 32 levels: the weight of largest magnitude maps to code 0 (d = it / -16). */
-void quantize_row_q5_0(const float *src, void *row, int64_t k) {
+static void q5_0_quantize_row(const float *src, void *row, int64_t k) {
     block_q5_0 *b = row;
     for (int64_t i = 0; i < k / QK; i++, b++) {
         const float *x = src + i * QK;
         float amax = 0.0f, max = 0.0f;
         for (int j = 0; j < QK; j++)
             if (fabsf(x[j]) > amax) { amax = fabsf(x[j]); max = x[j]; }
-        store_f16(b->d, f32_to_fp16(max / -16.0f));
+        store_f16(b->d, f16_from_f32(max / -16.0f));
         float d = load_f16(b->d), id = d != 0.0f ? 1.0f / d : 0.0f;
         uint32_t qh = 0;
         for (int j = 0; j < QK / 2; j++) {
@@ -42,3 +42,5 @@ void quantize_row_q5_0(const float *src, void *row, int64_t k) {
         store_u32(b->qh, qh);
     }
 }
+
+const type_traits q5_0_traits = { q5_0_dequant_row, q5_0_dot_f32, q5_0_quantize_row };

@@ -21,9 +21,11 @@ static ALWAYS_INLINE float dot_q5_0_q8_0(const void *w, const void *act, int64_t
     return sum;
 }
 
-float vec_dot_q5_0_generic(const void *w, const void *act, int64_t k) {
+static float q5_0_dot_generic(const void *w, const void *act, int64_t k) {
     return dot_q5_0_q8_0(w, act, k);
 }
+
+const type_kernels q5_0_kernels_generic = { TS_Q8_0, q5_0_dot_generic, NULL, 0, 0 };
 
 #if defined(TS_X86)
 /* The 32 signed codes of a block: nibble j (low) and j + 16 (high) of qs, minus 16 unless bit
@@ -43,7 +45,7 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i q5_0_codes(const block_q5_0 *b) {
 }
 
 /* As the Q8_0 kernels (q8_0_dot.c), with the codes unpacked first. */
-static ALWAYS_INLINE TARGET_AVX2 void q5_0_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a,
+static ALWAYS_INLINE TARGET_AVX2 void q5_0_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                      size_t as, int64_t k, float *y, long ys,
                                                      const int NR, const int NC) {
     __m256 acc[4][4];
@@ -91,8 +93,34 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q5_0_codes_pair(const block_q5_0 *b, 
 
 /* AVX-512 VNNI: the shared pair kernel (pair_dot.h) on the unpacked codes. */
 _Static_assert(offsetof(block_q5_0, d) == 0, "pair_scales reads d at the block start");
-PAIR_TILE_VNNI(q5_0_tile_vnni, block_q5_0, q5_0_codes_pair)
+static ALWAYS_INLINE TARGET_AVX512 void q5_0_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                         size_t as, int64_t k, float *y, long ys,
+                                                         const int NR, const int NC) {
+    PAIR_TILE_VNNI_BODY(block_q5_0, q5_0_codes_pair, pair_scales)
+}
 
-TS_X86_SHAPES(q5_0, avx2, TARGET_AVX2, q5_0_tile_avx2, 4, 4)
-TS_X86_SHAPES(q5_0, avx512, TARGET_AVX512, q5_0_tile_vnni, 4, 4)
+static TARGET_AVX2 float q5_0_dot_avx2(const void *w, const void *a, int64_t k) {
+    float y;
+    q5_0_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX2 void q5_0_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                       float *y, long ys) {
+    q5_0_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+static TARGET_AVX512 float q5_0_dot_avx512(const void *w, const void *a, int64_t k) {
+    float y;
+    q5_0_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX512 void q5_0_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                           float *y, long ys) {
+    q5_0_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+const type_kernels q5_0_kernels_avx2 = { TS_Q8_0, q5_0_dot_avx2, q5_0_tile_avx2, 4, 4 };
+const type_kernels q5_0_kernels_avx512 = { ACT_Q8_0X2, q5_0_dot_avx512, q5_0_tile_avx512, 4, 4 };
 #endif

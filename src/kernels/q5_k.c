@@ -20,15 +20,15 @@ static void dequant_block(const uint8_t *p, float *y) {
     }
 }
 
-void dequant_row_q5_k(const void *row, float *dst, int64_t k) {
+static void q5_k_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK_K, sizeof(block_q5_K), dequant_block);
 }
 
-float dot_f32_q5_k(const void *row, const float *x, int64_t k) {
+static float q5_k_dot_f32(const void *row, const float *x, int64_t k) {
     return dot_blocks(row, x, k, QK_K, sizeof(block_q5_K), dequant_block);
 }
 
-void quantize_row_q5_k(const float *src, void *row, int64_t k) {
+static void q5_k_quantize_row(const float *src, void *row, int64_t k) {
     block_q5_K *b = row;
     for (int64_t i = 0; i < k / QK_K; i++, b++) {
         uint8_t sc[8], m[8], q[QK_K];
@@ -46,3 +46,5 @@ void quantize_row_q5_k(const float *src, void *row, int64_t k) {
             }
     }
 }
+
+const type_traits q5_k_traits = { q5_k_dequant_row, q5_k_dot_f32, q5_k_quantize_row };

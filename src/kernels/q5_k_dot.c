@@ -30,16 +30,32 @@ static ALWAYS_INLINE float dot_q5_k_q8_k(const void *w, const void *act, int64_t
     return sum;
 }
 
-float vec_dot_q5_k_generic(const void *w, const void *a, int64_t k) { return dot_q5_k_q8_k(w, a, k); }
+static float q5_k_dot_generic(const void *w, const void *a, int64_t k) { return dot_q5_k_q8_k(w, a, k); }
+
+const type_kernels q5_k_kernels_generic = { TS_Q8_K, q5_k_dot_generic, NULL, 0, 0 };
 
 #if defined(TS_X86)
-TARGET_AVX2 float vec_dot_q5_k_avx2(const void *w, const void *a, int64_t k) { return dot_q5_k_q8_k(w, a, k); }
+/* AVX2: the portable body, vectorized by the compiler. */
+static TARGET_AVX2 float q5_k_dot_avx2(const void *w, const void *a, int64_t k) { return dot_q5_k_q8_k(w, a, k); }
 
 /* AVX-512: the Q4_K body (q4_k_simd.h) with the fifth bit. */
-static ALWAYS_INLINE TARGET_AVX512 void q5_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
+static ALWAYS_INLINE TARGET_AVX512 void q5_k_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                          size_t as, int64_t k, float *y, long ys,
                                                          const int NR, const int NC) {
     k4_tile_avx512(w, ws, a, as, k, y, ys, NR, NC, 1);
 }
-TS_X86_SHAPES(q5_k, avx512, TARGET_AVX512, q5_k_tile_avx512, 4, 4)
+
+static TARGET_AVX512 float q5_k_dot_avx512(const void *w, const void *a, int64_t k) {
+    float y;
+    q5_k_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX512 void q5_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                           float *y, long ys) {
+    q5_k_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+const type_kernels q5_k_kernels_avx2 = { TS_Q8_K, q5_k_dot_avx2, NULL, 0, 0 };
+const type_kernels q5_k_kernels_avx512 = { TS_Q8_K, q5_k_dot_avx512, q5_k_tile_avx512, 4, 4 };
 #endif

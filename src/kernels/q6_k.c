@@ -1,9 +1,7 @@
 /* Q6_K: super-blocks of 256 weights in 16 groups of 16; value = d * scales[g] * (q - 32) with a
  * 6-bit q and an int8 scale per group. Element 128n + 32j + l takes its low 4 bits from
  * ql[64n + 32(j & 1) + l] (low nibble for j < 2, high nibble for j >= 2) and its high 2 bits from
- * bits 2j..2j+1 of qh[32n + l]; its group is (element / 16).
- * Also home of kquant_fit_symmetric, the super-block fit shared by Q3_K and Q6_K. */
-#include <float.h>
+ * bits 2j..2j+1 of qh[32n + l]; its group is (element / 16). */
 #include "kernels/kernels_internal.h"
 
 static void dequant_block(const uint8_t *p, float *y) {
@@ -21,15 +19,15 @@ static void dequant_block(const uint8_t *p, float *y) {
         }
 }
 
-void dequant_row_q6_k(const void *row, float *dst, int64_t k) {
+static void q6_k_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK_K, sizeof(block_q6_K), dequant_block);
 }
 
-float dot_f32_q6_k(const void *row, const float *x, int64_t k) {
+static float q6_k_dot_f32(const void *row, const float *x, int64_t k) {
     return dot_blocks(row, x, k, QK_K, sizeof(block_q6_K), dequant_block);
 }
 
-void quantize_row_q6_k(const float *src, void *row, int64_t k) {
+static void q6_k_quantize_row(const float *src, void *row, int64_t k) {
     block_q6_K *b = row;
     for (int64_t i = 0; i < k / QK_K; i++, b++) {
         int sc[16], q[QK_K];
@@ -49,50 +47,4 @@ void quantize_row_q6_k(const float *src, void *row, int64_t k) {
     }
 }
 
-/* Squared error of one symmetric group for step D (value = D*q); writes the codes if q != NULL. */
-static float symmetric_group_error(const float *x, int n, int qmin, float D, int *q) {
-    float err = 0.0f;
-    for (int i = 0; i < n; i++) {
-        int c = D != 0.0f ? clamp_int(nearest_int(x[i] / D), qmin, -qmin - 1) : 0;
-        float e = x[i] - D * c;
-        err += e * e;
-        if (q) q[i] = c;
-    }
-    return err;
-}
-
-/* Round-to-nearest fit: a group's step is either (its largest-magnitude weight v) / qmin, which uses
- * the extra negative code, or -v / qmax, which keeps both signs in range; the super-block d maps
- * the largest step to code -code_lim (rounded to f16); each group tries the nearest integer scale
- * code for both steps and their +-1 neighbours and keeps the best. */
-void kquant_fit_symmetric(const float *x, int n_groups, int group_len, int qmin, int code_lim,
-                          uint16_t *d_bits, int *sc, int *q) {
-    int qmax = -qmin - 1;
-    float vmax[16], big = 0.0f;
-    for (int g = 0; g < n_groups; g++) {
-        const float *xg = x + g * group_len;
-        float amax = 0.0f;
-        vmax[g] = 0.0f;
-        for (int i = 0; i < group_len; i++)
-            if (fabsf(xg[i]) > amax) { amax = fabsf(xg[i]); vmax[g] = xg[i]; }
-        float step = vmax[g] / qmin;
-        if (fabsf(step) > fabsf(big)) big = step;
-    }
-    *d_bits = f32_to_fp16(big / -code_lim);
-    float d = half_to_f32(*d_bits);
-    for (int g = 0; g < n_groups; g++) {
-        const float *xg = x + g * group_len;
-        float best = FLT_MAX;
-        sc[g] = 0;
-        float steps[2] = { vmax[g] / qmin, -vmax[g] / qmax };
-        for (int t = 0; t < 2; t++) {
-            int c0 = d != 0.0f ? nearest_int(steps[t] / d) : 0;
-            for (int c = c0 - 1; c <= c0 + 1; c++) {
-                if (c < -code_lim || c > code_lim - 1) continue;
-                float err = symmetric_group_error(xg, group_len, qmin, d * c, NULL);
-                if (err < best) { best = err; sc[g] = c; }
-            }
-        }
-        symmetric_group_error(xg, group_len, qmin, d * sc[g], q + g * group_len);
-    }
-}
+const type_traits q6_k_traits = { q6_k_dequant_row, q6_k_dot_f32, q6_k_quantize_row };

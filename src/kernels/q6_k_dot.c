@@ -30,9 +30,11 @@ static ALWAYS_INLINE float dot_q6_k_q8_k(const void *w, const void *act, int64_t
     return sum;
 }
 
-float vec_dot_q6_k_generic(const void *w, const void *act, int64_t k) {
+static float q6_k_dot_generic(const void *w, const void *act, int64_t k) {
     return dot_q6_k_q8_k(w, act, k);
 }
+
+const type_kernels q6_k_kernels_generic = { TS_Q8_K, q6_k_dot_generic, NULL, 0, 0 };
 
 #if defined(TS_X86)
 /* sum_g scales[g] bsum[g] over the 16 groups of a super-block (bs: the activation's bsums) */
@@ -47,7 +49,7 @@ static ALWAYS_INLINE TARGET_AVX2 int q6_k_scaled_bsums(const int8_t *scales, __m
  * (the low and high 128-bit halves of a 32-code vector are two groups), in 8 int32 lanes; then
  *   acc += (d * d_a) * lanes   and   corr += (d * d_a) * 32 sum_g scales[g] bsum(g)
  * and the result is hsum(acc) - corr. */
-static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a,
+static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                      size_t as, int64_t k, float *y, long ys,
                                                      const int NR, const int NC) {
     __m256 acc[4][4];
@@ -118,7 +120,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws
  * contiguous ql bytes, one 32-byte qh chunk shifted by 2j in the low half and 2j + 2 in the high
  * half, four groups of 16 with their scales, 64 contiguous activations); the correction is
  * subtracted in the accumulator's lane 0. */
-static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                          size_t as, int64_t k, float *y, long ys,
                                                          const int NR, const int NC) {
     __m512 acc[4][4];
@@ -191,6 +193,28 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
 }
 
-TS_X86_SHAPES(q6_k, avx2, TARGET_AVX2, q6_k_tile_avx2, 4, 4)
-TS_X86_SHAPES(q6_k, avx512, TARGET_AVX512, q6_k_tile_avx512, 4, 4)
+static TARGET_AVX2 float q6_k_dot_avx2(const void *w, const void *a, int64_t k) {
+    float y;
+    q6_k_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                       float *y, long ys) {
+    q6_k_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+static TARGET_AVX512 float q6_k_dot_avx512(const void *w, const void *a, int64_t k) {
+    float y;
+    q6_k_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                           float *y, long ys) {
+    q6_k_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+const type_kernels q6_k_kernels_avx2 = { TS_Q8_K, q6_k_dot_avx2, q6_k_tile_avx2, 4, 4 };
+const type_kernels q6_k_kernels_avx512 = { TS_Q8_K, q6_k_dot_avx512, q6_k_tile_avx512, 4, 4 };
 #endif

@@ -13,15 +13,17 @@ static ALWAYS_INLINE float dot_q8_0_q8_0(const void *w, const void *act, int64_t
     return sum;
 }
 
-float vec_dot_q8_0_generic(const void *w, const void *act, int64_t k) {
+static float q8_0_dot_generic(const void *w, const void *act, int64_t k) {
     return dot_q8_0_q8_0(w, act, k);
 }
+
+const type_kernels q8_0_kernels_generic = { TS_Q8_0, q8_0_dot_generic, NULL, 0, 0 };
 
 #if defined(TS_X86)
 /* Per block and output: the 32 products summed into 8 int32 lanes, converted, scaled by d_w*d_a
  * and added to one f32x8 accumulator per output; the lanes are summed at the end. x86 has no
  * signed x signed byte multiply, so |w| (unsigned) multiplies a with w's sign. */
-static ALWAYS_INLINE TARGET_AVX2 void q8_0_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a,
+static ALWAYS_INLINE TARGET_AVX2 void q8_0_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                      size_t as, int64_t k, float *y, long ys,
                                                      const int NR, const int NC) {
     __m256 acc[4][4];
@@ -62,16 +64,42 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i load_q8_0_pair(const block_q8_0 *b, i
     return join_i8x32(_mm256_loadu_si256((const __m256i *)b[0].qs), both ? &hi : NULL);
 }
 _Static_assert(offsetof(block_q8_0, d) == 0, "pair_scales reads d at the block start");
-PAIR_TILE_VNNI(q8_0_tile_vnni, block_q8_0, load_q8_0_pair)
+static ALWAYS_INLINE TARGET_AVX512 void q8_0_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                         size_t as, int64_t k, float *y, long ys,
+                                                         const int NR, const int NC) {
+    PAIR_TILE_VNNI_BODY(block_q8_0, load_q8_0_pair, pair_scales)
+}
 
-TS_X86_SHAPES(q8_0, avx2, TARGET_AVX2, q8_0_tile_avx2, 4, 4)
-TS_X86_SHAPES(q8_0, avx512, TARGET_AVX512, q8_0_tile_vnni, 4, 4)
+static TARGET_AVX2 float q8_0_dot_avx2(const void *w, const void *a, int64_t k) {
+    float y;
+    q8_0_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX2 void q8_0_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                       float *y, long ys) {
+    q8_0_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+static TARGET_AVX512 float q8_0_dot_avx512(const void *w, const void *a, int64_t k) {
+    float y;
+    q8_0_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
+    return y;
+}
+
+static TARGET_AVX512 void q8_0_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                           float *y, long ys) {
+    q8_0_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
+}
+
+const type_kernels q8_0_kernels_avx2 = { TS_Q8_0, q8_0_dot_avx2, q8_0_tile_avx2, 4, 4 };
+const type_kernels q8_0_kernels_avx512 = { ACT_Q8_0X2, q8_0_dot_avx512, q8_0_tile_avx512, 4, 4 };
 #endif
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
 /* NEON: widening byte multiplies summed pairwise into int32 lanes, per block scaled in f32. */
-float vec_dot_q8_0_neon(const void *w, const void *act, int64_t k) {
+static float q8_0_dot_neon(const void *w, const void *act, int64_t k) {
     const block_q8_0 *x = w, *y = act;
     float32x4_t acc = vdupq_n_f32(0.0f);
     for (int64_t i = 0; i < k / QK; i++) {
@@ -85,4 +113,6 @@ float vec_dot_q8_0_neon(const void *w, const void *act, int64_t k) {
     }
     return vaddvq_f32(acc);
 }
+
+const type_kernels q8_0_kernels_neon = { TS_Q8_0, q8_0_dot_neon, NULL, 0, 0 };
 #endif

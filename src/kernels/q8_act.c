@@ -8,8 +8,14 @@
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
-void quantize_act_q8_0_generic(const float *x, void *act, int64_t k) { quantize_row_q8_0(x, act, k); }
-void quantize_act_q8_k_generic(const float *x, void *act, int64_t k) { quantize_row_q8_k(x, act, k); }
+size_t act_row_bytes(int act_type, int64_t k) {
+    if (act_type == TS_F32) return (size_t)k * sizeof(float);
+    if (act_type == ACT_Q8_0X2) return (size_t)((k / QK + 1) / 2) * sizeof(block_q8_0x2);
+    return type_row_bytes(act_type, k);
+}
+
+void act_quantize_q8_0_generic(const float *x, void *act, int64_t k) { q8_0_quantize_row(x, act, k); }
+void act_quantize_q8_k_generic(const float *x, void *act, int64_t k) { q8_k_quantize_row(x, act, k); }
 
 #if defined(TS_X86)
 static ALWAYS_INLINE TARGET_AVX2 float max_abs_f32(const float *x, int n) {
@@ -34,7 +40,7 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i round_pack32(const float *x, float id) 
     return _mm256_permutevar8x32_epi32(p, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
 }
 
-TARGET_AVX2 void quantize_act_q8_0_avx2(const float *x, void *act, int64_t k) {
+TARGET_AVX2 void act_quantize_q8_0_avx2(const float *x, void *act, int64_t k) {
     block_q8_0 *b = act;
     for (int64_t i = 0; i < k / QK; i++, b++, x += QK) {
         float amax = max_abs_f32(x, QK), id = amax != 0.0f ? 127.0f / amax : 0.0f;
@@ -44,7 +50,7 @@ TARGET_AVX2 void quantize_act_q8_0_avx2(const float *x, void *act, int64_t k) {
     }
 }
 
-TARGET_AVX512 void quantize_act_q8_0x2_avx512(const float *x, void *act, int64_t k) {
+TARGET_AVX512 void act_quantize_q8_0x2_avx512(const float *x, void *act, int64_t k) {
     block_q8_0x2 *p = act;
     const int64_t nb = k / QK;
     for (int64_t i = 0; i < nb; i++, x += QK) {
@@ -63,7 +69,7 @@ TARGET_AVX512 void quantize_act_q8_0x2_avx512(const float *x, void *act, int64_t
     }
 }
 
-TARGET_AVX2 void quantize_act_q8_k_avx2(const float *x, void *act, int64_t k) {
+TARGET_AVX2 void act_quantize_q8_k_avx2(const float *x, void *act, int64_t k) {
     block_q8_K *b = act;
     for (int64_t i = 0; i < k / QK_K; i++, b++, x += QK_K) {
         float d = max_abs_f32(x, QK_K) / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
@@ -86,7 +92,7 @@ TARGET_AVX2 void quantize_act_q8_k_avx2(const float *x, void *act, int64_t k) {
 }
 #endif
 
-void dequant_act_q8_0x2(const void *act, float *y, int64_t k) {
+void act_dequant_q8_0x2(const void *act, float *y, int64_t k) {
     const block_q8_0x2 *p = act;
     for (int64_t e = 0; e < k; e++) {
         const block_q8_0x2 *pair = p + e / (2 * QK);

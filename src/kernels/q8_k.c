@@ -8,16 +8,16 @@ static void dequant_block(const uint8_t *p, float *y) {
     for (int j = 0; j < QK_K; j++) y[j] = d * b->qs[j];
 }
 
-void dequant_row_q8_k(const void *row, float *dst, int64_t k) {
+static void q8_k_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK_K, sizeof(block_q8_K), dequant_block);
 }
 
-float dot_f32_q8_k(const void *row, const float *x, int64_t k) {
+static float q8_k_dot_f32(const void *row, const float *x, int64_t k) {
     return dot_blocks(row, x, k, QK_K, sizeof(block_q8_K), dequant_block);
 }
 
 /* d = max|x| / 127 (kept in f32, so every weight is within d/2 of its dequantized value). */
-void quantize_row_q8_k(const float *src, void *row, int64_t k) {
+void q8_k_quantize_row(const float *src, void *row, int64_t k) {
     block_q8_K *b = row;
     for (int64_t i = 0; i < k / QK_K; i++, b++) {
         const float *x = src + i * QK_K;
@@ -34,3 +34,5 @@ void quantize_row_q8_k(const float *src, void *row, int64_t k) {
         }
     }
 }
+
+const type_traits q8_k_traits = { q8_k_dequant_row, q8_k_dot_f32, q8_k_quantize_row };

@@ -36,7 +36,12 @@ typedef float (*vec_dot_fn)(const void *w, const void *act, int64_t k);
  * are w_stride bytes apart, activation rows act_stride bytes apart. */
 typedef void (*tile_fn)(const uint8_t *w, size_t w_stride, const uint8_t *act, size_t act_stride,
                         int64_t k, float *y, long y_stride);
-/* One activation row of k floats into the 8-bit format. */
+/* The x86 kernels of a type are written once as a tile body
+ *   static ALWAYS_INLINE void T_ISA_body(w, w_stride, act, act_stride, k, y, y_stride, NR, NC)
+ * (NR x NC outputs, both constants after inlining), and the type's file names the row dot
+ * (T_dot_ISA: 1 x 1) and the tile (T_tile_ISA: tile_rows x tile_cols) that call it.
+ *
+ * One activation row of k floats into the 8-bit format. */
 typedef void (*quantize_act_fn)(const float *x, void *act, int64_t k);
 
 /* An activation format that is no tensor type: Q8_0 blocks in pairs (block_q8_0x2). */
@@ -44,7 +49,7 @@ typedef void (*quantize_act_fn)(const float *x, void *act, int64_t k);
 
 typedef struct type_kernels {
     int act_type;      /* TS_F32 (the activations as they are), TS_Q8_0, TS_Q8_K or ACT_Q8_0X2 */
-    vec_dot_fn dot;    /* NULL: the scalar reference type_traits.dot_f32 on f32 activations */
+    vec_dot_fn dot;
     tile_fn tile;      /* NULL: the matmul calls dot for every output */
     int tile_rows, tile_cols;
 } type_kernels;
@@ -52,65 +57,56 @@ typedef struct type_kernels {
 typedef struct kernel_set {
     int level;                       /* enum simd_level */
     quantize_act_fn quantize_q8_0, quantize_q8_k, quantize_q8_0x2;
-    type_kernels types[TS_TYPE_COUNT];
+    /* NULL: the scalar reference type_traits.dot_f32 on f32 activations */
+    const type_kernels *types[TS_TYPE_COUNT];
 } kernel_set;
 
-/* The set of a level, NULL when it is not compiled into this binary. Does not check the CPU. */
+/* The set of a level, NULL when it is not compiled into this binary. Does not check the CPU
+ * (kernel_sets.c). */
 const kernel_set *kernel_set_for(int level);
 
-/* Bytes of one activation row of k values in format act_type (k a multiple of its block). */
+/* Bytes of one activation row of k values in format act_type (k a multiple of its block; q8_act.c). */
 size_t act_row_bytes(int act_type, int64_t k);
 
-/* ---- kernels, one file per weight type (q8_0_dot.c, ...) ---- */
+/* ---- each weight type's kernels, exported by its file (q8_0_dot.c, ...) ----
+ * _generic: portable C (the compiler vectorizes the integer loops for the build target); the
+ * NEON set uses them, and they are the tests' reference for every ISA. */
 
-#define TS_DECLARE_DOTS(t) \
-    float vec_dot_##t##_generic(const void *w, const void *act, int64_t k); \
-    float vec_dot_##t##_avx2(const void *w, const void *act, int64_t k); \
-    float vec_dot_##t##_avx512(const void *w, const void *act, int64_t k); \
-    float vec_dot_##t##_neon(const void *w, const void *act, int64_t k);
+extern const type_kernels f32_kernels_generic, f16_kernels_generic, bf16_kernels_generic;
+extern const type_kernels q8_0_kernels_generic, q4_0_kernels_generic, q4_1_kernels_generic;
+extern const type_kernels q5_0_kernels_generic, q5_1_kernels_generic;
+extern const type_kernels q2_k_kernels_generic, q3_k_kernels_generic, q4_k_kernels_generic;
+extern const type_kernels q5_k_kernels_generic, q6_k_kernels_generic;
+extern const type_kernels iq4_nl_kernels_generic, iq4_xs_kernels_generic, mxfp4_kernels_generic;
+#if defined(TS_X86)
+extern const type_kernels f32_kernels_avx2, f16_kernels_avx2, bf16_kernels_avx2;
+extern const type_kernels q8_0_kernels_avx2, q4_0_kernels_avx2, q4_1_kernels_avx2;
+extern const type_kernels q5_0_kernels_avx2, q5_1_kernels_avx2;
+extern const type_kernels q2_k_kernels_avx2, q3_k_kernels_avx2, q4_k_kernels_avx2;
+extern const type_kernels q5_k_kernels_avx2, q6_k_kernels_avx2, q4nx_kernels_avx2;
+extern const type_kernels iq4_nl_kernels_avx2, iq4_xs_kernels_avx2, mxfp4_kernels_avx2;
+extern const type_kernels f32_kernels_avx512, f16_kernels_avx512, bf16_kernels_avx512;
+extern const type_kernels q8_0_kernels_avx512, q4_0_kernels_avx512, q4_1_kernels_avx512;
+extern const type_kernels q5_0_kernels_avx512, q5_1_kernels_avx512;
+extern const type_kernels q2_k_kernels_avx512, q3_k_kernels_avx512, q4_k_kernels_avx512;
+extern const type_kernels q5_k_kernels_avx512, q6_k_kernels_avx512, q4nx_kernels_avx512;
+extern const type_kernels iq4_nl_kernels_avx512, iq4_xs_kernels_avx512, mxfp4_kernels_avx512;
+#endif
+#if defined(__aarch64__)
+extern const type_kernels q8_0_kernels_neon;
+#endif
 
-TS_DECLARE_DOTS(f32)
-TS_DECLARE_DOTS(f16)
-TS_DECLARE_DOTS(bf16)
-TS_DECLARE_DOTS(q8_0)
-TS_DECLARE_DOTS(q4_0)
-TS_DECLARE_DOTS(q4_1)
-TS_DECLARE_DOTS(q5_0)
-TS_DECLARE_DOTS(q5_1)
-TS_DECLARE_DOTS(q2_k)
-TS_DECLARE_DOTS(q3_k)
-TS_DECLARE_DOTS(q4_k)
-TS_DECLARE_DOTS(q5_k)
-TS_DECLARE_DOTS(q6_k)
-TS_DECLARE_DOTS(q4nx)
-#undef TS_DECLARE_DOTS
-
-#define TS_DECLARE_TILES(t) \
-    void tile_##t##_avx2(const uint8_t *w, size_t w_stride, const uint8_t *act, size_t act_stride, \
-                         int64_t k, float *y, long y_stride); \
-    void tile_##t##_avx512(const uint8_t *w, size_t w_stride, const uint8_t *act, size_t act_stride, \
-                           int64_t k, float *y, long y_stride);
-TS_DECLARE_TILES(q8_0)
-TS_DECLARE_TILES(q5_0)
-TS_DECLARE_TILES(q4_0)
-TS_DECLARE_TILES(q5_k)
-TS_DECLARE_TILES(q4_k)
-TS_DECLARE_TILES(q6_k)
-TS_DECLARE_TILES(f32)
-TS_DECLARE_TILES(f16)
-TS_DECLARE_TILES(bf16)
-TS_DECLARE_TILES(q4nx)
-#undef TS_DECLARE_TILES
-
-/* Activation quantizers (q8_act.c): the same formats as quantize_row_q8_0 / quantize_row_q8_k. */
-void quantize_act_q8_0_generic(const float *x, void *act, int64_t k);
-void quantize_act_q8_k_generic(const float *x, void *act, int64_t k);
-void quantize_act_q8_0_avx2(const float *x, void *act, int64_t k);
-void quantize_act_q8_k_avx2(const float *x, void *act, int64_t k);
-/* The paired format: the same scales and codes as quantize_act_q8_0_avx2, laid out as block_q8_0x2. */
-void quantize_act_q8_0x2_avx512(const float *x, void *act, int64_t k);
+/* Activation quantizers (q8_act.c): the same formats as the Q8_0 / Q8_K reference quantizers. */
+void act_quantize_q8_0_generic(const float *x, void *act, int64_t k);
+void act_quantize_q8_k_generic(const float *x, void *act, int64_t k);
+#if defined(TS_X86)
+void act_quantize_q8_0_avx2(const float *x, void *act, int64_t k);
+void act_quantize_q8_k_avx2(const float *x, void *act, int64_t k);
+/* The paired format: the same scales and codes as act_quantize_q8_0_avx2, laid out as block_q8_0x2. */
+void act_quantize_q8_0x2_avx512(const float *x, void *act, int64_t k);
+#endif
 /* Back to floats (for tests): y[i] = (code - 128) * scale. */
-void dequant_act_q8_0x2(const void *act, float *y, int64_t k);
+void act_dequant_q8_0x2(const void *act, float *y, int64_t k);
 
 /* Sum of a[i] * b[i] over n int8 values: the inner loop of the portable kernels, written to
  * vectorize with whatever ISA the caller is compiled for. */
@@ -119,19 +115,6 @@ static ALWAYS_INLINE int32_t dot_i8(const int8_t *a, const int8_t *b, int n) {
     for (int i = 0; i < n; i++) s += a[i] * b[i];
     return s;
 }
-
-/* vec_dot_T_generic (and, on x86, vec_dot_T_avx2 / vec_dot_T_avx512) from one portable body, for
- * the types without hand-written kernels: the body is inlined into each target function, so the
- * compiler vectorizes its integer loops with that ISA. */
-#if defined(TS_X86)
-#define TS_PORTABLE_DOTS(t, body) \
-    float vec_dot_##t##_generic(const void *w, const void *a, int64_t k) { return body(w, a, k); } \
-    TARGET_AVX2 float vec_dot_##t##_avx2(const void *w, const void *a, int64_t k) { return body(w, a, k); } \
-    TARGET_AVX512 float vec_dot_##t##_avx512(const void *w, const void *a, int64_t k) { return body(w, a, k); }
-#else
-#define TS_PORTABLE_DOTS(t, body) \
-    float vec_dot_##t##_generic(const void *w, const void *a, int64_t k) { return body(w, a, k); }
-#endif
 
 /* bsums[g] of a Q8_K block: the sum of its codes 16g .. 16g+15. */
 static inline int q8k_bsum(const uint8_t *bsums, int g) {
@@ -170,15 +153,6 @@ static ALWAYS_INLINE TARGET_AVX2 float f16_bits_to_f32(const uint8_t *p) {
     memcpy(&h, p, 2);
     return _cvtsh_ss(h);
 }
-
-/* vec_dot_T_ISA and tile_T_ISA from one tile body
- *   body(w, w_stride, act, act_stride, k, y, y_stride, NR, NC)
- * instantiated with NR x NC = 1 x 1 and TR x TC. */
-#define TS_X86_SHAPES(t, isa, TARGET, body, TR, TC) \
-    TARGET float vec_dot_##t##_##isa(const void *w, const void *a, int64_t k) { \
-        float y; body((const uint8_t *)w, 0, (const uint8_t *)a, 0, k, &y, 0, 1, 1); return y; } \
-    TARGET void tile_##t##_##isa(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
-                                 int64_t k, float *y, long ys) { body(w, ws, a, as, k, y, ys, TR, TC); }
 #endif
 
 #endif

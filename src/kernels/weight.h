@@ -1,16 +1,16 @@
-/* A weight matrix as the kernels see it: `rows` independent rows of `cols` weights each (y = W x
- * has `rows` outputs), every row `row_bytes` long in one tensor type. */
+/* A weight matrix as the kernels read it. */
 #ifndef TS_KERNELS_WEIGHT_H
 #define TS_KERNELS_WEIGHT_H
 #include <stddef.h>
 #include <stdint.h>
 
+/* A weight matrix stored as `rows` independent rows of `cols` weights each (y = W x has `rows`
+ * outputs). data is either inside a container's mmap or an owned, layout-normalized copy. */
 typedef struct weight {
     int type;               /* enum ts_type */
     int64_t rows, cols;
     size_t row_bytes;
-    const uint8_t *data;    /* inside a container's mmap, or an owned layout-normalized copy;
-                               NULL when the model has no such tensor */
+    const uint8_t *data;    /* NULL when the model has no such tensor */
     const char *name;       /* the container's tensor name, for messages and --info */
 } weight;
 

@@ -24,7 +24,7 @@ static float element(const tensor_entry *t, int64_t i) {
     if (t->type == TS_F32) { float v; memcpy(&v, t->data + 4 * i, 4); return v; }
     uint16_t h;
     memcpy(&h, t->data + 2 * i, 2);
-    return t->type == TS_F16 ? fp16_to_f32(h) : bf16_to_f32(h);
+    return t->type == TS_F16 ? f16_to_f32(h) : bf16_to_f32(h);
 }
 
 int layout_experts_from_input_major(model_arena *arena, const tensor_entry *gu, const tensor_entry *dn,

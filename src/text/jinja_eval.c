@@ -52,137 +52,8 @@ static void scope_set(jinja_run *r, jscope *s, const char *name, jv v) {
 
 /* ---- helpers ---- */
 
-static const char *hint(jinja_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static const char *hint(jinja_run *r, const char *fmt, ...) {
-    char buf[300];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    if (n < 0) n = 0;
-    if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
-    char *s = jinja_alloc(r, (size_t)n + 1);
-    memcpy(s, buf, (size_t)n);
-    return s;
-}
-
-static _Noreturn void fail_undefined(jinja_run *r, jv u) {
-    jinja_fail(r, "%s", u.s.p ? u.s.p : "undefined value");
-}
-
 /* 'name' quoted for messages, shortened */
 #define QS(p, n) (int)((n) < 60 ? (n) : 60), (p)
-
-jv jinja_arg(const jargs *a, int i, const char *name, jv def) {
-    if (i >= 0 && i < a->npos) return a->pos[i];
-    for (int k = 0; name && k < a->nkw; k++) if (strcmp(a->kw[k], name) == 0) return a->kwv[k];
-    return def;
-}
-
-jlist *jinja_iterate(jinja_run *r, jv v) {
-    jv out;
-    switch (v.type) {
-    case JV_LIST: {
-        if (!v.list->iterator) return v.list;
-        /* a generator is used up by iterating it */
-        jlist *items = jinja_alloc(r, sizeof *items);
-        *items = *v.list;
-        items->iterator = false;
-        v.list->n = 0;
-        return items;
-    }
-    case JV_UNDEFINED: return jinja_list_new(r, 0, false).list;
-    case JV_DICT:
-        out = jinja_list_new(r, v.dict->n, false);
-        for (size_t i = 0; i < v.dict->n; i++) jinja_list_push(r, out.list, v.dict->keys[i]);
-        return out.list;
-    case JV_STR:
-        out = jinja_list_new(r, v.s.n, false);
-        for (size_t i = 0; i < v.s.n;) {
-            uint32_t cp;
-            int k = jinja_decode(v.s.p + i, v.s.n - i, &cp);
-            jinja_list_push(r, out.list, jinja_str(r, v.s.p + i, (size_t)k));
-            i += (size_t)k;
-        }
-        return out.list;
-    default:
-        jinja_fail(r, "'%s' object is not iterable", jinja_type_name(v));
-    }
-}
-
-/* ---- attribute and item access ---- */
-
-static jv loop_attr(jinja_run *r, const jloop *l, const char *name) {
-    size_t n = l->items->n, i = l->index0;
-    if (!strcmp(name, "index")) return jinja_int((int64_t)i + 1);
-    if (!strcmp(name, "index0")) return jinja_int((int64_t)i);
-    if (!strcmp(name, "revindex")) return jinja_int((int64_t)(n - i));
-    if (!strcmp(name, "revindex0")) return jinja_int((int64_t)(n - i - 1));
-    if (!strcmp(name, "first")) return jinja_bool(i == 0);
-    if (!strcmp(name, "last")) return jinja_bool(i + 1 == n);
-    if (!strcmp(name, "length")) return jinja_int((int64_t)n);
-    if (!strcmp(name, "depth")) return jinja_int(l->depth);
-    if (!strcmp(name, "depth0")) return jinja_int(l->depth - 1);
-    if (!strcmp(name, "previtem")) return i > 0 ? l->items->items[i - 1] : jinja_undefined("there is no previous item");
-    if (!strcmp(name, "nextitem")) return i + 1 < n ? l->items->items[i + 1] : jinja_undefined("there is no next item");
-    return jinja_undefined(hint(r, "'LoopContext object' has no attribute '%s'", name));
-}
-
-jv jinja_getattr(jinja_run *r, jv obj, const char *name) {
-    jv v;
-    switch (obj.type) {
-    case JV_UNDEFINED: fail_undefined(r, obj);
-    case JV_NAMESPACE:
-        if (jinja_dict_get_str(obj.dict, name, &v)) return v;
-        return jinja_undefined(hint(r, "'Namespace object' has no attribute '%s'", name));
-    case JV_LOOP:
-        if (jinja_method(r, obj, name, &v)) return v;
-        return loop_attr(r, obj.loop, name);
-    case JV_DICT:
-        /* Python attribute lookup first: d.items is the method, not d["items"] */
-        if (jinja_method(r, obj, name, &v)) return v;
-        if (jinja_dict_get_str(obj.dict, name, &v)) return v;
-        return jinja_undefined(hint(r, "'dict object' has no attribute '%s'", name));
-    default:
-        if (jinja_method(r, obj, name, &v)) return v;
-        return jinja_undefined(hint(r, "'%s object' has no attribute '%s'", jinja_type_name(obj), name));
-    }
-}
-
-/* a Python index (negative from the end) into n items: the position, or -1 when out of range */
-static int64_t py_index(jv key, size_t n) {
-    int64_t i = key.type == JV_BOOL ? key.b : key.i;
-    if (i < 0) i += (int64_t)n;
-    return i < 0 || i >= (int64_t)n ? -1 : i;
-}
-
-jv jinja_getitem(jinja_run *r, jv obj, jv key) {
-    jv v;
-    bool int_key = key.type == JV_INT || key.type == JV_BOOL;
-    if (obj.type == JV_UNDEFINED) fail_undefined(r, obj);
-    if (obj.type == JV_LIST && obj.list->iterator) return jinja_undefined("'generator object' is not subscriptable");
-    if (obj.type == JV_DICT && jinja_dict_get(obj.dict, key, &v)) return v;
-    if (obj.type == JV_LIST && int_key) {
-        int64_t i = py_index(key, obj.list->n);
-        if (i >= 0) return obj.list->items[i];
-    }
-    if (obj.type == JV_STR && int_key) {
-        int64_t i = py_index(key, jinja_str_length(obj.s.p, obj.s.n));
-        if (i >= 0) {
-            size_t at = jinja_str_offset(obj.s.p, obj.s.n, (size_t)i), end = jinja_str_offset(obj.s.p, obj.s.n, (size_t)i + 1);
-            return jinja_str(r, obj.s.p + at, end - at);
-        }
-    }
-    if (key.type == JV_STR) {
-        /* obj["name"] falls back to the attribute, as Jinja's getitem does */
-        if (obj.type == JV_NAMESPACE || obj.type == JV_LOOP) return jinja_getattr(r, obj, jinja_cstr(r, key));
-        if (jinja_method(r, obj, jinja_cstr(r, key), &v)) return v;
-        return jinja_undefined(hint(r, "'%s object' has no attribute '%.*s'", jinja_type_name(obj), QS(key.s.p, key.s.n)));
-    }
-    jbuf b = {0};
-    jinja_write_repr(r, &b, key);
-    return jinja_undefined(hint(r, "'%s object' has no element %.*s", jinja_type_name(obj), QS(b.p, b.n)));
-}
 
 /* ---- slicing ---- */
 
@@ -198,7 +69,7 @@ static int64_t slice_bound(jinja_run *r, jv v, int64_t def, int64_t len, bool ne
 }
 
 static jv slice(jinja_run *r, jv obj, jv vstart, jv vstop, jv vstep) {
-    if (obj.type == JV_UNDEFINED) fail_undefined(r, obj);
+    if (obj.type == JV_UNDEFINED) jinja_fail_undefined(r, obj);
     /* Jinja slices with a plain Python subscript (not its forgiving getitem): errors are errors */
     if (obj.type == JV_DICT) jinja_fail(r, "unhashable type: 'slice'");
     if ((obj.type != JV_LIST && obj.type != JV_STR) || (obj.type == JV_LIST && obj.list->iterator))
@@ -261,8 +132,8 @@ static const char *op_name(int op) {
 }
 
 static _Noreturn void fail_operands(jinja_run *r, int op, jv a, jv b) {
-    if (a.type == JV_UNDEFINED) fail_undefined(r, a);
-    if (b.type == JV_UNDEFINED) fail_undefined(r, b);
+    if (a.type == JV_UNDEFINED) jinja_fail_undefined(r, a);
+    if (b.type == JV_UNDEFINED) jinja_fail_undefined(r, b);
     jinja_fail(r, "unsupported operand type(s) for %s: '%s' and '%s'", op_name(op), jinja_type_name(a), jinja_type_name(b));
 }
 
@@ -438,7 +309,7 @@ static jv call_macro(jinja_run *r, const jmacro *m, const jargs *a) {
     for (int i = 0; i < np; i++) {
         if (bound[i]) continue;
         jv v = def->kids[i] ? eval(r, def->kids[i], sc)
-                            : jinja_undefined(hint(r, "parameter '%s' was not provided", def->names[i]));
+                            : jinja_undefined(jinja_hint(r, "parameter '%s' was not provided", def->names[i]));
         scope_set(r, sc, def->names[i], v);
     }
     scope_set(r, sc, "varargs", varargs);
@@ -455,7 +326,7 @@ jv jinja_call(jinja_run *r, jv fn, const jargs *a) {
     switch (fn.type) {
     case JV_MACRO: return call_macro(r, fn.macro, a);
     case JV_FUNC: return fn.func->fn(r, fn.func->self, a);
-    case JV_UNDEFINED: fail_undefined(r, fn);
+    case JV_UNDEFINED: jinja_fail_undefined(r, fn);
     default: jinja_fail(r, "'%s' object is not callable", jinja_type_name(fn));
     }
 }
@@ -469,7 +340,7 @@ static jv eval_node(jinja_run *r, const node *x, jscope *sc) {
     case N_NAME:
         if (scope_lookup(sc, x->name, &v)) return v;
         if (jinja_global(r, x->name, &v)) return v;
-        return jinja_undefined(hint(r, "'%s' is undefined", x->name));
+        return jinja_undefined(jinja_hint(r, "'%s' is undefined", x->name));
     case N_LIST:
     case N_TUPLE:
         v = jinja_list_new(r, (size_t)x->n, x->kind == N_TUPLE);
@@ -518,7 +389,7 @@ static jv eval_node(jinja_run *r, const node *x, jscope *sc) {
     case N_UNARY:
         a = eval(r, x->a, sc);
         if (x->op == '!') return jinja_bool(!jinja_truthy(a));
-        if (a.type == JV_UNDEFINED) fail_undefined(r, a);
+        if (a.type == JV_UNDEFINED) jinja_fail_undefined(r, a);
         if (a.type == JV_FLOAT) return jinja_float(x->op == '-' ? -a.f : a.f);
         if (a.type == JV_INT || a.type == JV_BOOL) {
             int64_t i = ival(a);

@@ -230,8 +230,12 @@ jv jinja_str_case(jinja_run *r, jv s, jcase mode);                       /* str(
 jv jinja_str_strip(jinja_run *r, jv s, jv chars, bool lead, bool trail); /* chars none: whitespace */
 jv jinja_str_replace(jinja_run *r, jv s, jv old, jv rep, int64_t count); /* count < 0: all */
 
-/* an argument: positional index i, else keyword name, else def */
+/* an argument: positional index i, else keyword name, else def (jinja_value.c) */
 jv   jinja_arg(const jargs *a, int i, const char *name, jv def);
+/* fails with the message an undefined value carries (using it further than printing or testing) */
+_Noreturn void jinja_fail_undefined(jinja_run *r, jv u);
+/* a message for an undefined value, formatted into the run's arena (jinja_value.c) */
+const char *jinja_hint(jinja_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* filters, tests, methods and globals (jinja_filters.c, jinja_methods.c) */
 jv   jinja_apply_filter(jinja_run *r, const char *name, jv v, const jargs *a);
@@ -240,7 +244,8 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a);
 bool jinja_method(jinja_run *r, jv obj, const char *name, jv *out);
 /* the global functions: range, namespace, dict, raise_exception, strftime_now */
 bool jinja_global(jinja_run *r, const char *name, jv *out);
-/* attribute / item access the way Jinja's sandbox does it (undefined for missing ones) */
+/* attribute / item access the way Jinja's sandbox does it (undefined for missing ones;
+ * jinja_methods.c, beside the methods they find) */
 jv   jinja_getattr(jinja_run *r, jv obj, const char *name);
 jv   jinja_getitem(jinja_run *r, jv obj, jv key);
 /* calls a macro or function value */

@@ -619,3 +619,80 @@ bool jinja_global(jinja_run *r, const char *name, jv *out) {
     }
     return false;
 }
+
+/* 'name' quoted for messages, shortened */
+#define QS(p, n) (int)((n) < 60 ? (n) : 60), (p)
+
+/* ---- attribute and item access ---- */
+
+static jv loop_attr(jinja_run *r, const jloop *l, const char *name) {
+    size_t n = l->items->n, i = l->index0;
+    if (!strcmp(name, "index")) return jinja_int((int64_t)i + 1);
+    if (!strcmp(name, "index0")) return jinja_int((int64_t)i);
+    if (!strcmp(name, "revindex")) return jinja_int((int64_t)(n - i));
+    if (!strcmp(name, "revindex0")) return jinja_int((int64_t)(n - i - 1));
+    if (!strcmp(name, "first")) return jinja_bool(i == 0);
+    if (!strcmp(name, "last")) return jinja_bool(i + 1 == n);
+    if (!strcmp(name, "length")) return jinja_int((int64_t)n);
+    if (!strcmp(name, "depth")) return jinja_int(l->depth);
+    if (!strcmp(name, "depth0")) return jinja_int(l->depth - 1);
+    if (!strcmp(name, "previtem")) return i > 0 ? l->items->items[i - 1] : jinja_undefined("there is no previous item");
+    if (!strcmp(name, "nextitem")) return i + 1 < n ? l->items->items[i + 1] : jinja_undefined("there is no next item");
+    return jinja_undefined(jinja_hint(r, "'LoopContext object' has no attribute '%s'", name));
+}
+
+jv jinja_getattr(jinja_run *r, jv obj, const char *name) {
+    jv v;
+    switch (obj.type) {
+    case JV_UNDEFINED: jinja_fail_undefined(r, obj);
+    case JV_NAMESPACE:
+        if (jinja_dict_get_str(obj.dict, name, &v)) return v;
+        return jinja_undefined(jinja_hint(r, "'Namespace object' has no attribute '%s'", name));
+    case JV_LOOP:
+        if (jinja_method(r, obj, name, &v)) return v;
+        return loop_attr(r, obj.loop, name);
+    case JV_DICT:
+        /* Python attribute lookup first: d.items is the method, not d["items"] */
+        if (jinja_method(r, obj, name, &v)) return v;
+        if (jinja_dict_get_str(obj.dict, name, &v)) return v;
+        return jinja_undefined(jinja_hint(r, "'dict object' has no attribute '%s'", name));
+    default:
+        if (jinja_method(r, obj, name, &v)) return v;
+        return jinja_undefined(jinja_hint(r, "'%s object' has no attribute '%s'", jinja_type_name(obj), name));
+    }
+}
+
+/* a Python index (negative from the end) into n items: the position, or -1 when out of range */
+static int64_t py_index(jv key, size_t n) {
+    int64_t i = key.type == JV_BOOL ? key.b : key.i;
+    if (i < 0) i += (int64_t)n;
+    return i < 0 || i >= (int64_t)n ? -1 : i;
+}
+
+jv jinja_getitem(jinja_run *r, jv obj, jv key) {
+    jv v;
+    bool int_key = key.type == JV_INT || key.type == JV_BOOL;
+    if (obj.type == JV_UNDEFINED) jinja_fail_undefined(r, obj);
+    if (obj.type == JV_LIST && obj.list->iterator) return jinja_undefined("'generator object' is not subscriptable");
+    if (obj.type == JV_DICT && jinja_dict_get(obj.dict, key, &v)) return v;
+    if (obj.type == JV_LIST && int_key) {
+        int64_t i = py_index(key, obj.list->n);
+        if (i >= 0) return obj.list->items[i];
+    }
+    if (obj.type == JV_STR && int_key) {
+        int64_t i = py_index(key, jinja_str_length(obj.s.p, obj.s.n));
+        if (i >= 0) {
+            size_t at = jinja_str_offset(obj.s.p, obj.s.n, (size_t)i), end = jinja_str_offset(obj.s.p, obj.s.n, (size_t)i + 1);
+            return jinja_str(r, obj.s.p + at, end - at);
+        }
+    }
+    if (key.type == JV_STR) {
+        /* obj["name"] falls back to the attribute, as Jinja's getitem does */
+        if (obj.type == JV_NAMESPACE || obj.type == JV_LOOP) return jinja_getattr(r, obj, jinja_cstr(r, key));
+        if (jinja_method(r, obj, jinja_cstr(r, key), &v)) return v;
+        return jinja_undefined(jinja_hint(r, "'%s object' has no attribute '%.*s'", jinja_type_name(obj), QS(key.s.p, key.s.n)));
+    }
+    jbuf b = {0};
+    jinja_write_repr(r, &b, key);
+    return jinja_undefined(jinja_hint(r, "'%s object' has no element %.*s", jinja_type_name(obj), QS(b.p, b.n)));
+}

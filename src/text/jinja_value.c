@@ -661,3 +661,59 @@ void jinja_write_json(jinja_run *r, jbuf *b, jv v, bool ensure_ascii, const char
     json_style st = { ensure_ascii, sort_keys, indent, item_sep, key_sep };
     json_value_out(r, b, v, &st, 0);
 }
+
+/* ---- arguments, iteration, messages ---- */
+
+const char *jinja_hint(jinja_run *r, const char *fmt, ...) {
+    char buf[300];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    if (n < 0) n = 0;
+    if ((size_t)n >= sizeof buf) n = sizeof buf - 1;
+    char *s = jinja_alloc(r, (size_t)n + 1);
+    memcpy(s, buf, (size_t)n);
+    return s;
+}
+
+jv jinja_arg(const jargs *a, int i, const char *name, jv def) {
+    if (i >= 0 && i < a->npos) return a->pos[i];
+    for (int k = 0; name && k < a->nkw; k++) if (strcmp(a->kw[k], name) == 0) return a->kwv[k];
+    return def;
+}
+
+jlist *jinja_iterate(jinja_run *r, jv v) {
+    jv out;
+    switch (v.type) {
+    case JV_LIST: {
+        if (!v.list->iterator) return v.list;
+        /* a generator is used up by iterating it */
+        jlist *items = jinja_alloc(r, sizeof *items);
+        *items = *v.list;
+        items->iterator = false;
+        v.list->n = 0;
+        return items;
+    }
+    case JV_UNDEFINED: return jinja_list_new(r, 0, false).list;
+    case JV_DICT:
+        out = jinja_list_new(r, v.dict->n, false);
+        for (size_t i = 0; i < v.dict->n; i++) jinja_list_push(r, out.list, v.dict->keys[i]);
+        return out.list;
+    case JV_STR:
+        out = jinja_list_new(r, v.s.n, false);
+        for (size_t i = 0; i < v.s.n;) {
+            uint32_t cp;
+            int k = jinja_decode(v.s.p + i, v.s.n - i, &cp);
+            jinja_list_push(r, out.list, jinja_str(r, v.s.p + i, (size_t)k));
+            i += (size_t)k;
+        }
+        return out.list;
+    default:
+        jinja_fail(r, "'%s' object is not iterable", jinja_type_name(v));
+    }
+}
+
+_Noreturn void jinja_fail_undefined(jinja_run *r, jv u) {
+    jinja_fail(r, "%s", u.s.p ? u.s.p : "undefined value");
+}

@@ -17,8 +17,6 @@ verify() {   # binary, description, model, options...
 # Fixture models the engine does not run yet must be refused: exit 1, one line naming the file and
 # what is missing, never an answer. Each line: a glob of fixture paths, and the reason's pattern.
 REFUSED=(
-    "gpt-oss-tiny/model-mxfp4_moe.gguf|type id 39"
-    "iq4-tiny/model-iq4_*|type id 2[03]"
 )
 refused_reason() {   # prints the reason pattern when the model is expected to be refused
     local rel=$1 entry

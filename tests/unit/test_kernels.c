@@ -8,7 +8,10 @@
  * - dot_f32 against dequant_row + a double dot;
  * - quantize -> dequantize round trips with per-type error bounds;
  * - real data: every tensor of the llama-tiny GGUF files (quantized by llama.cpp from the same
- *   weights) dequantized and compared with model-f32.gguf; a deliberately mis-ordered read must fail. */
+ *   weights) dequantized and compared with model-f32.gguf; a deliberately mis-ordered read must fail;
+ *   the same for iq4-tiny's IQ4_NL / IQ4_XS files;
+ * - iq4-tiny's decoder unit-test files (gguf-py's dequantization) reproduced bit for bit; MXFP4 at
+ *   extreme exponents, and gpt-oss-tiny's MXFP4 experts equal to the F32 file's tensors exactly. */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -218,6 +221,53 @@ static void build_q8_k(rng *r, uint8_t *b, double *want, double *mag) {
     }
 }
 
+/* The non-linear 4-bit tables, as ggml-common.h and README-moe give them. */
+static const int IQ4NL_VALUES[16] = { -127, -104, -83, -65, -49, -35, -22, -10, 1, 13, 25, 38, 53, 69, 89, 113 };
+static const int MXFP4_VALUES[16] = { 0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12 };
+
+/* IQ4_NL: d @0, qs[16] @2; element e: nibble e / 16 of byte 2 + e % 16; value d * table[q]. */
+static void build_iq4_nl(rng *r, uint8_t *b, double *want, double *mag) {
+    uint16_t d = rand_half(r, 0);
+    put_u16(b, d);
+    for (int e = 0; e < 32; e++) {
+        int q = rng_int(r, 0, 15);
+        put_bits(b + 2 + e % 16, 4 * (e / 16), 4, q);
+        want[e] = half_value(d) * IQ4NL_VALUES[q]; mag[e] = fabs(want[e]);
+    }
+}
+
+/* IQ4_XS: d @0, scales_h (LE u16) @2, scales_l[4] @4, qs[128] @8. Sub-block ib = e / 32 has a
+ * 6-bit ls: low 4 bits at nibble ib % 2 of scales_l[ib / 2], high 2 bits at bit 2ib of
+ * scales_h; element j = e % 32 of it: nibble j / 16 of qs[16ib + j % 16]; value
+ * d * (ls - 32) * table[q]. */
+static void build_iq4_xs(rng *r, uint8_t *b, double *want, double *mag) {
+    uint16_t d = rand_half(r, 0), sh = 0;
+    put_u16(b, d);
+    for (int ib = 0; ib < 8; ib++) {
+        int ls = rng_int(r, 0, 63);
+        put_bits(b + 4 + ib / 2, 4 * (ib % 2), 4, ls & 15);
+        sh |= (uint16_t)((ls >> 4) << (2 * ib));
+        for (int j = 0; j < 32; j++) {
+            int q = rng_int(r, 0, 15), e = 32 * ib + j;
+            put_bits(b + 8 + 16 * ib + j % 16, 4 * (j / 16), 4, q);
+            want[e] = half_value(d) * (ls - 32) * IQ4NL_VALUES[q]; mag[e] = fabs(want[e]);
+        }
+    }
+    put_u16(b + 2, sh);
+}
+
+/* MXFP4 (README-moe): E8M0 byte e @0, qs[16] @1; element e: nibble e / 16 of byte 1 + e % 16;
+ * value table[q] * 2^(e - 128). */
+static void build_mxfp4(rng *r, uint8_t *b, double *want, double *mag) {
+    int ex = rng_int(r, 100, 140);
+    b[0] = (uint8_t)ex;
+    for (int e = 0; e < 32; e++) {
+        int q = rng_int(r, 0, 15);
+        put_bits(b + 1 + e % 16, 4 * (e / 16), 4, q);
+        want[e] = ldexp(MXFP4_VALUES[q], ex - 128); mag[e] = fabs(want[e]);
+    }
+}
+
 /* Float types: one element per "block". */
 static void build_f32(rng *r, uint8_t *b, double *want, double *mag) {
     float v = rng_gauss(r);
@@ -246,7 +296,7 @@ typedef struct {
 /* Bounds calibrated from measurement (the test prints the measured values): round trips (gaussian
  * data with block-varying scale and a few 6x outliers) measured F16 2.1e-4, BF16 1.6e-3, Q8_0 7.2e-3,
  * Q4_0 0.107, Q4_1 0.077, Q5_0 0.051, Q5_1 0.039, Q2_K 0.295, Q3_K 0.160, Q4_K 0.074, Q5_K 0.037,
- * Q6_K 0.017, Q8_K 0.011; real llama.cpp tensors: see test_real_gguf's printout. A mis-ordered read
+ * Q6_K 0.017, Q8_K 0.011, IQ4_NL 0.081, IQ4_XS 0.079, MXFP4 0.117; real llama.cpp tensors: see test_real_gguf's printout. A mis-ordered read
  * of the real tensors gives about 1.4. */
 static const type_case cases[] = {
     { TS_F32,  1,   4,   build_f32,  0,       0       },
@@ -263,6 +313,9 @@ static const type_case cases[] = {
     { TS_Q5_K, 256, 176, build_q5_k, 0.05,    0.05    },
     { TS_Q6_K, 256, 210, build_q6_k, 0.025,   0.025   },
     { TS_Q8_K, 256, 292, build_q8_k, 0.015,   0       },
+    { TS_IQ4_NL, 32, 18, build_iq4_nl, 0.10,  0.10    },
+    { TS_IQ4_XS, 256, 136, build_iq4_xs, 0.10, 0.10   },
+    { TS_MXFP4, 32,  17,  build_mxfp4, 0.15,   0       },
 };
 #define N_CASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -277,7 +330,7 @@ static void test_type_table(void) {
     for (int i = 0; i < N_CASES; i++) {
         const type_case *c = &cases[i];
         const type_traits *t = type_get(c->type);
-        CHECK(t && t->block_size == c->block_size && t->block_bytes == c->block_bytes &&
+        CHECK(t && type_block_size(c->type) == c->block_size && type_block_bytes(c->type) == c->block_bytes &&
               t->dequant_row && t->dot_f32,
               "%s: block of %d weights in %zu bytes", type_name(c->type), c->block_size, c->block_bytes);
         int64_t k = 7 * (int64_t)c->block_size;
@@ -311,16 +364,16 @@ static void test_type_table(void) {
 static void test_half_conversions(void) {
     int decode_bad = 0, trip_bad = 0, nan_bad = 0, round_bad = 0;
     for (uint32_t h = 0; h < 65536; h++) {
-        float f = fp16_to_f32((uint16_t)h);
+        float f = f16_to_f32((uint16_t)h);
         double want = half_value((uint16_t)h);
         if (isnan(want)) {
             nan_bad += !isnan(f);
-            uint16_t back = f32_to_fp16(f);
+            uint16_t back = f16_from_f32(f);
             nan_bad += !((back & 0x7c00) == 0x7c00 && (back & 0x3ff) != 0);
             continue;
         }
         if ((double)f != want || !signbit(f) != !signbit(want)) decode_bad++;
-        if (f32_to_fp16(f) != h) trip_bad++;
+        if (f16_from_f32(f) != h) trip_bad++;
         /* rounding: between this finite half and the next larger-magnitude one the exact midpoint
          * goes to the even code, anything just off it to the nearer one. */
         if ((h & 0x7fff) < 0x7c00) {
@@ -329,30 +382,30 @@ static void test_half_conversions(void) {
             uint16_t even = (h & 1) ? (uint16_t)(h + 1) : (uint16_t)h;
             float fm = (float)mid;   /* exact: a midpoint of halves needs 12 significant bits */
             if ((double)fm != mid) round_bad++;
-            if (f32_to_fp16(fm) != even) round_bad++;
-            if (f32_to_fp16(nextafterf(fm, 0.0f)) != h) round_bad++;
-            if (f32_to_fp16(nextafterf(fm, fm * 2)) != (uint16_t)(h + 1)) round_bad++;
+            if (f16_from_f32(fm) != even) round_bad++;
+            if (f16_from_f32(nextafterf(fm, 0.0f)) != h) round_bad++;
+            if (f16_from_f32(nextafterf(fm, fm * 2)) != (uint16_t)(h + 1)) round_bad++;
         }
     }
-    CHECK(decode_bad == 0, "fp16_to_f32 matches the IEEE definition for all 63488 finite/inf halves (%d bad)", decode_bad);
+    CHECK(decode_bad == 0, "f16_to_f32 matches the IEEE definition for all 63488 finite/inf halves (%d bad)", decode_bad);
     CHECK(trip_bad == 0, "f16 -> f32 -> f16 round trip is exact for every non-NaN half (%d bad)", trip_bad);
     CHECK(nan_bad == 0, "every f16 NaN stays NaN through f32 and back (%d bad)", nan_bad);
-    CHECK(round_bad == 0, "f32_to_fp16 rounds to nearest, ties to even, at every half boundary (%d bad)", round_bad);
-    CHECK(f32_to_fp16(1.0f) == 0x3c00 && f32_to_fp16(-2.0f) == 0xc000 && f32_to_fp16(65504.0f) == 0x7bff &&
-          f32_to_fp16(65520.0f) == 0x7c00 && f32_to_fp16(1e6f) == 0x7c00 && f32_to_fp16(-INFINITY) == 0xfc00 &&
-          f32_to_fp16(0x1p-24f) == 0x0001 && f32_to_fp16(0x1p-25f) == 0 && f32_to_fp16(0x1.8p-25f) == 0x0001 &&
-          f32_to_fp16(-0x1p-30f) == 0x8000 && f32_to_fp16(0x1p-14f) == 0x0400 && f32_to_fp16(0.1f) == 0x2e66 &&
-          f32_to_fp16(-0.0f) == 0x8000 && f32_to_fp16(FLT_MIN / 2) == 0,
-          "f32_to_fp16 known values (1, -2, max, overflow, inf, subnormals, 0.1, -0)");
-    CHECK(fp16_to_f32(0x3555) == 0x1.554p-2f && fp16_to_f32(0x0001) == 0x1p-24f && isinf(fp16_to_f32(0x7c00)),
-          "fp16_to_f32 known values");
+    CHECK(round_bad == 0, "f16_from_f32 rounds to nearest, ties to even, at every half boundary (%d bad)", round_bad);
+    CHECK(f16_from_f32(1.0f) == 0x3c00 && f16_from_f32(-2.0f) == 0xc000 && f16_from_f32(65504.0f) == 0x7bff &&
+          f16_from_f32(65520.0f) == 0x7c00 && f16_from_f32(1e6f) == 0x7c00 && f16_from_f32(-INFINITY) == 0xfc00 &&
+          f16_from_f32(0x1p-24f) == 0x0001 && f16_from_f32(0x1p-25f) == 0 && f16_from_f32(0x1.8p-25f) == 0x0001 &&
+          f16_from_f32(-0x1p-30f) == 0x8000 && f16_from_f32(0x1p-14f) == 0x0400 && f16_from_f32(0.1f) == 0x2e66 &&
+          f16_from_f32(-0.0f) == 0x8000 && f16_from_f32(FLT_MIN / 2) == 0,
+          "f16_from_f32 known values (1, -2, max, overflow, inf, subnormals, 0.1, -0)");
+    CHECK(f16_to_f32(0x3555) == 0x1.554p-2f && f16_to_f32(0x0001) == 0x1p-24f && isinf(f16_to_f32(0x7c00)),
+          "f16_to_f32 known values");
 
     int bf_bad = 0, bf_nan_bad = 0;
     for (uint32_t h = 0; h < 65536; h++) {
         float f = bf16_to_f32((uint16_t)h);
         double want = bf16_value((uint16_t)h);
-        if (isnan(want)) { bf_nan_bad += !isnan(f) || !isnan(bf16_to_f32(f32_to_bf16(f))); continue; }
-        bf_bad += (double)f != want || !signbit(f) != !signbit(want) || f32_to_bf16(f) != h;
+        if (isnan(want)) { bf_nan_bad += !isnan(f) || !isnan(bf16_to_f32(bf16_from_f32(f))); continue; }
+        bf_bad += (double)f != want || !signbit(f) != !signbit(want) || bf16_from_f32(f) != h;
     }
     CHECK(bf_bad == 0, "bf16 decode matches the definition and round-trips for every non-NaN value (%d bad)", bf_bad);
     CHECK(bf_nan_bad == 0, "every bf16 NaN stays NaN (%d bad)", bf_nan_bad);
@@ -361,10 +414,10 @@ static void test_half_conversions(void) {
     int ok = 1;
     for (int i = 0; i < 7; i++) {
         float f; memcpy(&f, &bits[i], 4);
-        uint16_t got = f32_to_bf16(f);
+        uint16_t got = bf16_from_f32(f);
         ok &= i == 5 ? ((got & 0x7f80) == 0x7f80 && (got & 0x7f) != 0) : got == want[i];
     }
-    CHECK(ok, "f32_to_bf16 rounds to nearest even, overflows to inf, keeps a low-payload NaN a NaN");
+    CHECK(ok, "bf16_from_f32 rounds to nearest even, overflows to inf, keeps a low-payload NaN a NaN");
 }
 
 /* ---------------------------------------------------------------- hand-built blocks and dot */
@@ -388,14 +441,14 @@ static void test_hand_built(const type_case *c, rng *r) {
         worst = fmax(worst, err / (mag[e] + 1e-30));
     }
     CHECK(bad == 0, "%s: %lld hand-built weights dequantize to the format's formula (%d bad, worst rel %.2g)",
-          t->name, (long long)k, bad, worst);
+          type_name(c->type), (long long)k, bad, worst);
 
     for (int64_t e = 0; e < k; e++) x[e] = rng_gauss(r);
     double ref = 0, abs_sum = 0;
     for (int64_t e = 0; e < k; e++) { ref += (double)got[e] * x[e]; abs_sum += fabs((double)got[e] * x[e]); }
     float dot = t->dot_f32(row, x, k);
     CHECK(fabs(dot - ref) <= 1e-5 * abs_sum + 1e-30,
-          "%s: dot_f32 over %lld weights equals dequant + dot (%.9g vs %.9g)", t->name, (long long)k, dot, ref);
+          "%s: dot_f32 over %lld weights equals dequant + dot (%.9g vs %.9g)", type_name(c->type), (long long)k, dot, ref);
     free(row); free(want); free(mag); free(got); free(x);
 }
 
@@ -409,7 +462,7 @@ static double rel_rms(const float *a, const float *ref, int64_t n) {
 
 static void test_roundtrip(const type_case *c, rng *r) {
     const type_traits *t = type_get(c->type);
-    if (!t->quantize_row) { printf("# %s: no quantizer\n", t->name); return; }
+    if (!t->quantize_row) { printf("# %s: no quantizer\n", type_name(c->type)); return; }
     const int64_t k = 4096;
     size_t bytes = type_row_bytes(c->type, k);
     uint8_t *row = malloc(bytes);
@@ -424,7 +477,7 @@ static void test_roundtrip(const type_case *c, rng *r) {
     t->dequant_row(row, back, k);
     double err = rel_rms(back, src, k);
     CHECK(err <= c->roundtrip_bound, "%s: quantize -> dequantize rel. RMS error %.4g <= %.3g",
-          t->name, err, c->roundtrip_bound);
+          type_name(c->type), err, c->roundtrip_bound);
 
     if (c->type == TS_Q8_0 || c->type == TS_Q8_K || c->type == TS_F16 || c->type == TS_BF16 ||
         c->type == TS_F32) {
@@ -439,7 +492,7 @@ static void test_roundtrip(const type_case *c, rng *r) {
             else lim = 0;
             if (!(fabs((double)back[i] - src[i]) <= lim * (1 + 1e-6))) bad++;
         }
-        CHECK(bad == 0, "%s: every weight within half a quantization step (%d bad)", t->name, bad);
+        CHECK(bad == 0, "%s: every weight within half a quantization step (%d bad)", type_name(c->type), bad);
     }
 
     /* all-zero and constant rows */
@@ -452,7 +505,7 @@ static void test_roundtrip(const type_case *c, rng *r) {
     t->quantize_row(src, row, k);
     t->dequant_row(row, back, k);
     double cerr = rel_rms(back, src, k);
-    CHECK(ok && cerr <= c->roundtrip_bound, "%s: zero row stays zero, constant row error %.3g", t->name, cerr);
+    CHECK(ok && cerr <= c->roundtrip_bound, "%s: zero row stays zero, constant row error %.3g", type_name(c->type), cerr);
     free(row); free(src); free(back);
 }
 
@@ -467,9 +520,9 @@ static void shuffle_block(const float *in, float *out, int n, int kind) {
         out[i] = kind == 0 ? in[(i + n / 2) % n] : in[(i % 2) * (n / 2) + i / 2];
 }
 
-static void compare_file(const char *file, const gguf_file *ref, type_stats *stats) {
+static void compare_file(const char *folder, const char *file, const gguf_file *ref, type_stats *stats) {
     char path[1024];
-    snprintf(path, sizeof path, "%s/llama-tiny/%s", fixtures_dir(), file);
+    snprintf(path, sizeof path, "%s/%s/%s", fixtures_dir(), folder, file);
     gguf_file *g = NULL;
     ts_error err = { { 0 } };
     if (gguf_open(path, &g, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); return; }
@@ -503,7 +556,7 @@ static void compare_file(const char *file, const gguf_file *ref, type_stats *sta
                 ok &= es > 3 * c->real_bound;
             }
         }
-        if (!ok) CHECK(0, "%s %s (%s): rel. RMS %.4g, bound %.3g", file, te->name, t->name, e, c->real_bound);
+        if (!ok) CHECK(0, "%s %s (%s): rel. RMS %.4g, bound %.3g", file, te->name, type_name(c->type), e, c->real_bound);
         if (t->quantize_row && e > 0) {
             /* our round-to-nearest quantizer on the same F32 weights, relative to llama-quantize */
             uint8_t *q = malloc(rb * (size_t)rows);
@@ -533,7 +586,13 @@ static void test_real_gguf(void) {
     ts_error err = { { 0 } };
     if (gguf_open(path, &ref, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); return; }
     type_stats stats[TS_TYPE_COUNT] = { { 0, 0, 0, 0 } };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) compare_file(files[i], ref, stats);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) compare_file("llama-tiny", files[i], ref, stats);
+    gguf_close(ref);
+    /* IQ4_NL and IQ4_XS (with Q5_K, Q6_K and an IQ4_NL fallback), quantized by llama.cpp from iq4-tiny's F32 */
+    snprintf(path, sizeof path, "%s/iq4-tiny/model-f32.gguf", fixtures_dir());
+    if (gguf_open(path, &ref, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); return; }
+    compare_file("iq4-tiny", "model-iq4_nl.gguf", ref, stats);
+    compare_file("iq4-tiny", "model-iq4_xs.gguf", ref, stats);
     for (int i = 0; i < N_CASES; i++) {
         const type_case *c = &cases[i];
         const type_stats *s = &stats[c->type];
@@ -549,11 +608,112 @@ static void test_real_gguf(void) {
                   "every real tensor (ratio %.3g)", type_name(c->type), s->worst_ours_ratio);
     }
     static const int must_see[] = { TS_F16, TS_BF16, TS_Q8_0, TS_Q4_0, TS_Q4_1, TS_Q5_0, TS_Q5_1,
-                                    TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K };
+                                    TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K, TS_IQ4_NL, TS_IQ4_XS };
     int all = 1;
     for (size_t i = 0; i < sizeof must_see / sizeof must_see[0]; i++) all &= stats[must_see[i]].tensors > 0;
     CHECK(all, "the fixtures exercised every GGUF weight type");
     gguf_close(ref);
+}
+
+/* ---------------------------------------------------------------- IQ4 and MXFP4 fixtures */
+
+static void *read_whole(const char *path, size_t *n) {
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long len = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    void *buf = malloc(len > 0 ? (size_t)len : 1);
+    if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) { free(buf); buf = NULL; }
+    fclose(f);
+    *n = (size_t)len;
+    return buf;
+}
+
+/* README-phi3-iq's decoder unit tests: rows 0..3 of three tensors, dequantized by gguf-py; ours
+ * must give the same bits. */
+static void test_iq4_dequant_files(void) {
+    static const struct { const char *gguf, *tensor, *expect; int type; } u[] = {
+        { "model-iq4_nl.gguf", "token_embd.weight", "dequant-iq4_nl-token_embd-rows0-3.f32", TS_IQ4_NL },
+        { "model-iq4_xs.gguf", "token_embd.weight", "dequant-iq4_xs-token_embd-rows0-3.f32", TS_IQ4_XS },
+        { "model-iq4_xs.gguf", "blk.0.ffn_down.weight", "dequant-iq4_xs-blk.0.ffn_down-rows0-3.f32", TS_IQ4_NL },
+    };
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/iq4-tiny/%s", fixtures_dir(), u[i].expect);
+        size_t n = 0;
+        float *want = read_whole(path, &n);
+        snprintf(path, sizeof path, "%s/iq4-tiny/%s", fixtures_dir(), u[i].gguf);
+        gguf_file *g = NULL;
+        ts_error err = { { 0 } };
+        if (!want || gguf_open(path, &g, &err) != 0) { CHECK(0, "open %s (%s)", u[i].expect, err.msg); free(want); continue; }
+        const tensor_entry *te = tensor_dir_find(gguf_tensors(g), u[i].tensor);
+        int64_t k = te ? te->ne[0] : 0;
+        int ok = te && te->type == u[i].type && n == (size_t)(4 * k) * sizeof(float);
+        int diff = -1;
+        if (ok) {
+            float *got = malloc(n);
+            size_t rb = type_row_bytes(te->type, k);
+            for (int r = 0; r < 4; r++) type_get(te->type)->dequant_row(te->data + r * rb, got + r * k, k);
+            diff = 0;
+            for (int64_t e = 0; e < 4 * k; e++) diff += memcmp(&got[e], &want[e], 4) != 0;
+            free(got);
+        }
+        CHECK(ok && diff == 0, "%s %s (%s): rows 0-3 equal %s bit for bit (%d differ)", u[i].gguf, u[i].tensor,
+              type_name(u[i].type), u[i].expect, diff);
+        gguf_close(g);
+        free(want);
+    }
+}
+
+/* MXFP4 at the extreme exponents (e = 0 and 1 give subnormal scales): every code of the table,
+ * dequantized exactly to table[q] * 2^(e - 128). */
+static void test_mxfp4_exponents(void) {
+    static const int exps[] = { 0, 1, 2, 100, 127, 128, 200, 252 };
+    int bad = 0;
+    for (size_t i = 0; i < sizeof exps / sizeof exps[0]; i++) {
+        uint8_t blk[17];
+        float got[32];
+        blk[0] = (uint8_t)exps[i];
+        for (int j = 0; j < 16; j++) blk[1 + j] = (uint8_t)(j | (15 - j) << 4);   /* element j: code j; j + 16: code 15 - j */
+        type_get(TS_MXFP4)->dequant_row(blk, got, 32);
+        for (int e = 0; e < 32; e++) {
+            int q = e < 16 ? e : 31 - e;
+            if ((double)got[e] != ldexp(MXFP4_VALUES[q], exps[i] - 128)) bad++;
+        }
+    }
+    CHECK(bad == 0, "MXFP4: every code at exponents 0 .. 252 dequantizes exactly to table[q] * 2^(e - 128) (%d bad)", bad);
+}
+
+/* gpt-oss-tiny's MXFP4 experts hold exactly the F32 file's values (README-moe). */
+static void test_mxfp4_gpt_oss(void) {
+    char path[1024];
+    gguf_file *q = NULL, *f = NULL;
+    ts_error err = { { 0 } };
+    snprintf(path, sizeof path, "%s/gpt-oss-tiny/model-mxfp4_moe.gguf", fixtures_dir());
+    if (gguf_open(path, &q, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); return; }
+    snprintf(path, sizeof path, "%s/gpt-oss-tiny/model-f32.gguf", fixtures_dir());
+    if (gguf_open(path, &f, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); gguf_close(q); return; }
+    const tensor_dir *qd = gguf_tensors(q), *fd = gguf_tensors(f);
+    int n_mxfp4 = 0, n_equal = 0;
+    for (int i = 0; i < qd->n; i++) {
+        const tensor_entry *te = &qd->t[i];
+        if (te->type != TS_MXFP4) continue;
+        n_mxfp4++;
+        const tensor_entry *re = tensor_dir_find(fd, te->name);
+        if (!re || re->type != TS_F32 || memcmp(re->ne, te->ne, sizeof te->ne) != 0) continue;
+        int64_t k = te->ne[0], n = 1;
+        for (int d = 0; d < TS_MAX_DIMS; d++) n *= te->ne[d];
+        size_t rb = type_row_bytes(TS_MXFP4, k);
+        float *deq = malloc(sizeof(float) * n);
+        for (int64_t r = 0; r < n / k; r++) type_get(TS_MXFP4)->dequant_row(te->data + r * rb, deq + r * k, k);
+        n_equal += memcmp(deq, re->data, sizeof(float) * n) == 0;
+        free(deq);
+    }
+    CHECK(n_mxfp4 == 6 && n_equal == n_mxfp4, "gpt-oss-tiny: %d/%d MXFP4 expert tensors dequantize to the F32 "
+          "file's values exactly (6 expected)", n_equal, n_mxfp4);
+    gguf_close(q);
+    gguf_close(f);
 }
 
 int main(void) {
@@ -563,5 +723,8 @@ int main(void) {
     for (int i = 0; i < N_CASES; i++) test_hand_built(&cases[i], &r);
     for (int i = 0; i < N_CASES; i++) test_roundtrip(&cases[i], &r);
     test_real_gguf();
+    test_iq4_dequant_files();
+    test_mxfp4_exponents();
+    test_mxfp4_gpt_oss();
     CHECK_EXIT();
 }

@@ -59,6 +59,15 @@ static const ref_case CASES[] = {
     { "llama2-tiny-random/llama-2-tiny-random.gguf", "llama2-tiny-random/ref/f16.tokens.i32", "llama2-tiny-random/ref/f16.logits.f32", GATE_LLAMACPP_F16, 8 },
     { "qwen3-tiny/model-q8_0.gguf", "qwen3-tiny/ref/q8_0.tokens.i32", "qwen3-tiny/ref/numpy-dequant-q8_0.logits.f32", GATE_DEQUANT, 0 },
     { "qwen3-tiny/model-q8_0.gguf", "qwen3-tiny/ref/q8_0.tokens.i32", "qwen3-tiny/ref/q8_0.logits.f32", GATE_LLAMACPP_Q, 0 },
+    /* IQ4_NL / IQ4_XS (README-phi3-iq): the scalar reference against numpy on the dequantized
+     * weights, the SIMD sets (Q8_0 / Q8_K activations, as llama.cpp) against llama.cpp and against
+     * numpy with llama.cpp's activation rounding emulated; greedy tokens reproduce llama.cpp's. */
+    { "iq4-tiny/model-iq4_nl.gguf", "iq4-tiny/ref-numpy-dequant-iq4_nl.tokens.i32", "iq4-tiny/ref-numpy-dequant-iq4_nl.logits.f32", GATE_DEQUANT, 0 },
+    { "iq4-tiny/model-iq4_nl.gguf", "iq4-tiny/ref-llamacpp-iq4_nl.tokens.i32", "iq4-tiny/ref-llamacpp-iq4_nl.logits.f32", GATE_LLAMACPP_Q, 24 },
+    { "iq4-tiny/model-iq4_nl.gguf", "iq4-tiny/ref-numpy-dequant-actq-iq4_nl.tokens.i32", "iq4-tiny/ref-numpy-dequant-actq-iq4_nl.logits.f32", GATE_LLAMACPP_Q, 0 },
+    { "iq4-tiny/model-iq4_xs.gguf", "iq4-tiny/ref-numpy-dequant-iq4_xs.tokens.i32", "iq4-tiny/ref-numpy-dequant-iq4_xs.logits.f32", GATE_DEQUANT, 0 },
+    { "iq4-tiny/model-iq4_xs.gguf", "iq4-tiny/ref-llamacpp-iq4_xs.tokens.i32", "iq4-tiny/ref-llamacpp-iq4_xs.logits.f32", GATE_LLAMACPP_Q, 24 },
+    { "iq4-tiny/model-iq4_xs.gguf", "iq4-tiny/ref-numpy-dequant-actq-iq4_xs.tokens.i32", "iq4-tiny/ref-numpy-dequant-actq-iq4_xs.logits.f32", GATE_LLAMACPP_Q, 0 },
     /* Gemma: GGUF follows llama.cpp's semantics (attention scale 1/sqrt(head_dim)), see README-gemma */
     { "gemma3-tiny/model-f32.gguf", "gemma3-tiny/ref-llamacpp-f32.tokens.i32", "gemma3-tiny/ref-llamacpp-f32.logits.f32", GATE_ABS, 28, 5e-3f },
     { "gemma3-tiny/model-f32.gguf", "gemma3-tiny/ref-numpy-gguf-semantics.tokens.i32", "gemma3-tiny/ref-numpy-gguf-semantics.logits.f32", GATE_F32, 0 },

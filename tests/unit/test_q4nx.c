@@ -21,8 +21,8 @@ static const kind_desc QUARTER = { "quarter tiles", 16, 128, 1280, 1280 };
 
 /* Known, varied values per (row, column) of the whole matrix. */
 static int code_at(int64_t r, int64_t c) { return (int)((r * 7 + c * 3 + (r * c) / 5) % 16); }
-static uint16_t scale_at(int64_t r, int g) { return f32_to_bf16(0.03125f + 0.0071f * (float)(r % 13) + 0.013f * (float)g); }
-static uint16_t min_at(int64_t r, int g) { return f32_to_bf16(-0.4f + 0.037f * (float)((r * 3 + g) % 11)); }
+static uint16_t scale_at(int64_t r, int g) { return bf16_from_f32(0.03125f + 0.0071f * (float)(r % 13) + 0.013f * (float)g); }
+static uint16_t min_at(int64_t r, int g) { return bf16_from_f32(-0.4f + 0.037f * (float)((r * 3 + g) % 11)); }
 
 static void put_bf16(uint8_t *p, uint16_t v) { p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); }
 

@@ -34,14 +34,13 @@ static float rng_gauss(rng *r) {
 }
 
 static const int TYPES[] = { TS_F32, TS_F16, TS_BF16, TS_Q8_0, TS_Q4_0, TS_Q4_1, TS_Q5_0, TS_Q5_1,
-                             TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K };
+                             TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K, TS_IQ4_NL, TS_IQ4_XS, TS_MXFP4 };
 #define N_TYPES (int)(sizeof TYPES / sizeof TYPES[0])
 
 /* Odd sizes: k not a multiple of the vector width where the format allows it. */
 static int64_t test_k(int type) {
-    const type_traits *tt = type_get(type);
-    if (tt->block_size == 1) return 203;
-    if (tt->block_size == 32) return 32 * 7;
+    if (type_block_size(type) == 1) return 203;
+    if (type_block_size(type) == 32) return 32 * 7;
     return 256 * 3;
 }
 
@@ -56,6 +55,8 @@ static uint8_t *random_weights(rng *r, int type, int rows, int64_t k, size_t *ro
         float scale = 0.02f * (1 + i % 3), shift = (i % 2) ? 0.01f : 0.0f;
         for (int64_t j = 0; j < k; j++) src[j] = scale * rng_gauss(r) + shift;
         tt->quantize_row(src, w + (size_t)i * *row_bytes, k);
+        /* MXFP4: some blocks with the extreme exponents (0 and 1 give subnormal scales) */
+        if (type == TS_MXFP4) w[(size_t)i * *row_bytes + 17 * (i % 7)] = (uint8_t)(int[]){ 0, 1, 2, 150 }[i % 4];
     }
     free(src);
     return w;
@@ -76,23 +77,25 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
     struct { int type; quantize_act_fn q; } fmt[2] = { { TS_Q8_0, ks->quantize_q8_0 }, { TS_Q8_K, ks->quantize_q8_k } };
     for (int f = 0; f < 2; f++) {
         const type_traits *tt = type_get(fmt[f].type);
+        const int bsize = type_block_size(fmt[f].type);
+        const size_t bbytes = type_block_bytes(fmt[f].type);
         size_t bytes = type_row_bytes(fmt[f].type, k);
         uint8_t *a = malloc(bytes), *ref = malloc(bytes);
         fmt[f].q(x, a, k);
         tt->quantize_row(x, ref, k);
         tt->dequant_row(a, deq, k);
         int bad = 0, code_diff = 0, scale_diff = 0, bsum_bad = 0;
-        for (int64_t b = 0; b < k / tt->block_size; b++) {
+        for (int64_t b = 0; b < k / bsize; b++) {
             float amax = 0;
-            for (int j = 0; j < tt->block_size; j++) amax = fmaxf(amax, fabsf(x[b * tt->block_size + j]));
-            const uint8_t *blk = a + b * tt->block_bytes, *rblk = ref + b * tt->block_bytes;
-            float step = fmt[f].type == TS_Q8_0 ? fp16_to_f32((uint16_t)(blk[0] | blk[1] << 8))
+            for (int j = 0; j < bsize; j++) amax = fmaxf(amax, fabsf(x[b * bsize + j]));
+            const uint8_t *blk = a + b * bbytes, *rblk = ref + b * bbytes;
+            float step = fmt[f].type == TS_Q8_0 ? f16_to_f32((uint16_t)(blk[0] | blk[1] << 8))
                                                 : (float)(amax / 127.0f);
             if (memcmp(blk, rblk, fmt[f].type == TS_Q8_0 ? 2 : 4) != 0) scale_diff++;
             const int8_t *qs = (const int8_t *)blk + (fmt[f].type == TS_Q8_0 ? 2 : 4);
             const int8_t *rqs = (const int8_t *)rblk + (fmt[f].type == TS_Q8_0 ? 2 : 4);
-            for (int j = 0; j < tt->block_size; j++) {
-                int64_t e = b * tt->block_size + j;
+            for (int j = 0; j < bsize; j++) {
+                int64_t e = b * bsize + j;
                 /* Q8_0 codes may be chosen against the unrounded scale amax / 127 */
                 float slack = 127.0f * fabsf(step - amax / 127.0f);
                 if (fabsf(x[e] - deq[e]) > (0.5f * step + slack) * 1.0001f + 1e-30f) bad++;
@@ -107,7 +110,7 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
         }
         CHECK(bad == 0 && code_diff == 0 && scale_diff == 0 && bsum_bad == 0,
               "%s: %s activation quantizer: within half a step (%d off), codes within 1 of the reference "
-              "(%d off), same scales (%d differ), block sums (%d wrong)", isa, tt->name, bad, code_diff,
+              "(%d off), same scales (%d differ), block sums (%d wrong)", isa, type_name(fmt[f].type), bad, code_diff,
               scale_diff, bsum_bad);
         free(a); free(ref);
     }
@@ -119,7 +122,7 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
         ks->quantize_q8_0(x, q, k7);
         ks->quantize_q8_0x2(x, pairs, k7);
         type_get(TS_Q8_0)->dequant_row(q, v1, k7);
-        dequant_act_q8_0x2(pairs, v2, k7);
+        act_dequant_q8_0x2(pairs, v2, k7);
         int pad_ok = 1;
         for (int j = 32; j < 64; j++) pad_ok &= pairs[3 * 128 + j] == 128;
         for (int j = 96; j < 128; j++) pad_ok &= pairs[3 * 128 + j] == 0;
@@ -132,7 +135,8 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
 static void check_type(const kernel_set *ks, int type, rng *r) {
     const char *isa = ISA_NAMES[ks->level];
     const type_traits *tt = type_get(type);
-    const type_kernels *tk = &ks->types[type];
+    const type_kernels *tk = ks->types[type];
+    const char *tname = type_name(type);
     const int rows = 9, cols = 6;
     const int64_t k = test_k(type);
     size_t rb;
@@ -154,7 +158,7 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
         for (int c = 0; c < cols; c++) {
             const float *xc = x + c * k;
             if (tk->act_type == TS_F32) memcpy(ad, xc, k * sizeof(float));
-            else if (tk->act_type == ACT_Q8_0X2) dequant_act_q8_0x2(act + c * as, ad, k);
+            else if (tk->act_type == ACT_Q8_0X2) act_dequant_q8_0x2(act + c * as, ad, k);
             else type_get(tk->act_type)->dequant_row(act + c * as, ad, k);
             double exact = 0, mag = 0, qerr = 0;
             for (int64_t j = 0; j < k; j++) {
@@ -172,9 +176,9 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
         }
     }
     CHECK(worst_exact <= 2e-6, "%s: %s dot (k=%lld) equals the double dot of the dequantized operands "
-          "(worst error %.3g of sum|w a|)", isa, tt->name, (long long)k, worst_exact);
+          "(worst error %.3g of sum|w a|)", isa, tname, (long long)k, worst_exact);
     CHECK(worst_ref <= 1.0, "%s: %s dot is within the activation rounding of the scalar reference "
-          "(worst %.3g of the bound)", isa, tt->name, worst_ref);
+          "(worst %.3g of the bound)", isa, tname, worst_ref);
     if (tk->tile) {
         /* two tiles at odd offsets, compared with the row kernel's outputs in y */
         float t[6][9];
@@ -187,7 +191,7 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
             for (int c = c0; c < c0 + C; c++)
                 for (int i = r0; i < r0 + R; i++) if (memcmp(&t[c][i], &y[c][i], 4)) diff++;
         }
-        CHECK(diff == 0, "%s: %s %dx%d tiles equal the row kernel bit for bit (%d differ)", isa, tt->name, R, C, diff);
+        CHECK(diff == 0, "%s: %s %dx%d tiles equal the row kernel bit for bit (%d differ)", isa, tname, R, C, diff);
     }
     free(w); free(x); free(wd); free(ad); free(act);
 }
@@ -298,16 +302,17 @@ int main(void) {
         check_attention(level, &r);
     }
     /* the portable kernels (the NEON set's, and the reference for every ISA) on this machine */
-    kernel_set portable = { .level = SIMD_COUNT,   /* labelled "portable" */ .quantize_q8_0 = quantize_act_q8_0_generic,
-                            .quantize_q8_k = quantize_act_q8_k_generic };
-    vec_dot_fn gen[] = { vec_dot_f32_generic, vec_dot_f16_generic, vec_dot_bf16_generic, vec_dot_q8_0_generic,
-                         vec_dot_q4_0_generic, vec_dot_q4_1_generic, vec_dot_q5_0_generic, vec_dot_q5_1_generic,
-                         vec_dot_q2_k_generic, vec_dot_q3_k_generic, vec_dot_q4_k_generic, vec_dot_q5_k_generic,
-                         vec_dot_q6_k_generic };
-    for (int i = 0; i < N_TYPES; i++) {
-        int bs = type_get(TYPES[i])->block_size;
-        portable.types[TYPES[i]] = (type_kernels){ bs == 1 ? TS_F32 : bs == 32 ? TS_Q8_0 : TS_Q8_K, gen[i], NULL, 0, 0 };
-    }
+    const kernel_set portable = {
+        .level = SIMD_COUNT,   /* labelled "portable" */
+        .quantize_q8_0 = act_quantize_q8_0_generic, .quantize_q8_k = act_quantize_q8_k_generic,
+        .types = {
+            [TS_F32] = &f32_kernels_generic, [TS_F16] = &f16_kernels_generic, [TS_BF16] = &bf16_kernels_generic,
+            [TS_Q8_0] = &q8_0_kernels_generic, [TS_Q4_0] = &q4_0_kernels_generic, [TS_Q4_1] = &q4_1_kernels_generic,
+            [TS_Q5_0] = &q5_0_kernels_generic, [TS_Q5_1] = &q5_1_kernels_generic, [TS_Q2_K] = &q2_k_kernels_generic,
+            [TS_Q3_K] = &q3_k_kernels_generic, [TS_Q4_K] = &q4_k_kernels_generic, [TS_Q5_K] = &q5_k_kernels_generic,
+            [TS_Q6_K] = &q6_k_kernels_generic, [TS_IQ4_NL] = &iq4_nl_kernels_generic,
+            [TS_IQ4_XS] = &iq4_xs_kernels_generic, [TS_MXFP4] = &mxfp4_kernels_generic,
+        } };
     for (int i = 0; i < N_TYPES; i++) check_type(&portable, TYPES[i], &r);
     CHECK_EXIT();
 }

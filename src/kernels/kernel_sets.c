@@ -1,0 +1,102 @@
+/* The kernel sets: per SIMD level, each weight type's kernels (exported by the type's file) and
+ * the activation quantizers they read. */
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+/* The reference: every type through type_traits.dot_f32 on f32 activations. */
+static const kernel_set scalar_set = { .level = SIMD_SCALAR };
+
+#if defined(TS_X86)
+/* Quantized types: 4 rows x 4 positions per tile. Float types: 1 x 2 (AVX2) or 2 x 4 (AVX-512)
+ * tiles, because their row dot keeps several accumulators (a float FMA chain is otherwise
+ * latency-bound: 4 with AVX2, 2 with AVX-512) and the tile must repeat the row dot's operations
+ * exactly. */
+static const kernel_set avx2_set = {
+    .level = SIMD_AVX2,
+    .quantize_q8_0 = act_quantize_q8_0_avx2, .quantize_q8_k = act_quantize_q8_k_avx2,
+    .types = {
+        [TS_F32]  = &f32_kernels_avx2,
+        [TS_F16]  = &f16_kernels_avx2,
+        [TS_BF16] = &bf16_kernels_avx2,
+        [TS_Q8_0] = &q8_0_kernels_avx2,
+        [TS_Q4_0] = &q4_0_kernels_avx2,
+        [TS_Q4_1] = &q4_1_kernels_avx2,
+        [TS_Q5_0] = &q5_0_kernels_avx2,
+        [TS_Q5_1] = &q5_1_kernels_avx2,
+        [TS_Q2_K] = &q2_k_kernels_avx2,
+        [TS_Q3_K] = &q3_k_kernels_avx2,
+        [TS_Q4_K] = &q4_k_kernels_avx2,
+        [TS_Q5_K] = &q5_k_kernels_avx2,
+        [TS_Q6_K] = &q6_k_kernels_avx2,
+        [TS_Q4NX] = &q4nx_kernels_avx2,
+        [TS_IQ4_NL] = &iq4_nl_kernels_avx2,
+        [TS_IQ4_XS] = &iq4_xs_kernels_avx2,
+        [TS_MXFP4] = &mxfp4_kernels_avx2,
+    } };
+
+/* AVX-512: the Q8_0, Q5_0, Q4_0, IQ4_NL and MXFP4 kernels take their activations in pairs of blocks
+ * (block_q8_0x2); the other quantized types share the AVX2 quantizers' formats. */
+static const kernel_set avx512_set = {
+    .level = SIMD_AVX512,
+    .quantize_q8_0 = act_quantize_q8_0_avx2, .quantize_q8_k = act_quantize_q8_k_avx2,
+    .quantize_q8_0x2 = act_quantize_q8_0x2_avx512,
+    .types = {
+        [TS_F32]  = &f32_kernels_avx512,
+        [TS_F16]  = &f16_kernels_avx512,
+        [TS_BF16] = &bf16_kernels_avx512,
+        [TS_Q8_0] = &q8_0_kernels_avx512,
+        [TS_Q4_0] = &q4_0_kernels_avx512,
+        [TS_Q4_1] = &q4_1_kernels_avx512,
+        [TS_Q5_0] = &q5_0_kernels_avx512,
+        [TS_Q5_1] = &q5_1_kernels_avx512,
+        [TS_Q2_K] = &q2_k_kernels_avx512,
+        [TS_Q3_K] = &q3_k_kernels_avx512,
+        [TS_Q4_K] = &q4_k_kernels_avx512,
+        [TS_Q5_K] = &q5_k_kernels_avx512,
+        [TS_Q6_K] = &q6_k_kernels_avx512,
+        [TS_Q4NX] = &q4nx_kernels_avx512,
+        [TS_IQ4_NL] = &iq4_nl_kernels_avx512,
+        [TS_IQ4_XS] = &iq4_xs_kernels_avx512,
+        [TS_MXFP4] = &mxfp4_kernels_avx512,
+    } };
+#endif
+
+#if defined(__aarch64__)
+/* NEON: the portable kernels (the compiler vectorizes their integer loops with Advanced SIMD,
+ * which every aarch64 CPU has) plus a hand-written Q8_0 dot; Q4NX uses the scalar reference. */
+static const kernel_set neon_set = {
+    .level = SIMD_NEON,
+    .quantize_q8_0 = act_quantize_q8_0_generic, .quantize_q8_k = act_quantize_q8_k_generic,
+    .types = {
+        [TS_F32]  = &f32_kernels_generic,
+        [TS_F16]  = &f16_kernels_generic,
+        [TS_BF16] = &bf16_kernels_generic,
+        [TS_Q8_0] = &q8_0_kernels_neon,
+        [TS_Q4_0] = &q4_0_kernels_generic,
+        [TS_Q4_1] = &q4_1_kernels_generic,
+        [TS_Q5_0] = &q5_0_kernels_generic,
+        [TS_Q5_1] = &q5_1_kernels_generic,
+        [TS_Q2_K] = &q2_k_kernels_generic,
+        [TS_Q3_K] = &q3_k_kernels_generic,
+        [TS_Q4_K] = &q4_k_kernels_generic,
+        [TS_Q5_K] = &q5_k_kernels_generic,
+        [TS_Q6_K] = &q6_k_kernels_generic,
+        [TS_IQ4_NL] = &iq4_nl_kernels_generic,
+        [TS_IQ4_XS] = &iq4_xs_kernels_generic,
+        [TS_MXFP4] = &mxfp4_kernels_generic,
+    } };
+#endif
+
+const kernel_set *kernel_set_for(int level) {
+    switch (level) {
+    case SIMD_SCALAR: return &scalar_set;
+#if defined(TS_X86)
+    case SIMD_AVX2: return &avx2_set;
+    case SIMD_AVX512: return &avx512_set;
+#endif
+#if defined(__aarch64__)
+    case SIMD_NEON: return &neon_set;
+#endif
+    default: return NULL;
+    }
+}
