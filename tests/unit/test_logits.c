@@ -133,6 +133,9 @@ static const ref_case CASES[] = {
     /* gpt-oss: the GGUF with llama.cpp's truncated YaRN correction range, the folder with HF's */
     F32_PAIR("gpt-oss-tiny", 30),
     { "gpt-oss-tiny/model-f32.gguf", "gpt-oss-tiny/ref-llamacpp-f32.tokens.i32", "gpt-oss-tiny/ref-numpy-gguf-semantics.logits.f32", GATE_F32, 0 },
+    /* MXFP4 experts (README-moe: cosine >= 0.995, rel L2 <= 0.1 against llama.cpp) */
+    { "gpt-oss-tiny/model-mxfp4_moe.gguf", "gpt-oss-tiny/ref-llamacpp-mxfp4_moe.tokens.i32", "gpt-oss-tiny/ref-numpy-dequant-mxfp4_moe.logits.f32", GATE_DEQUANT, 0 },
+    { "gpt-oss-tiny/model-mxfp4_moe.gguf", "gpt-oss-tiny/ref-llamacpp-mxfp4_moe.tokens.i32", "gpt-oss-tiny/ref-llamacpp-mxfp4_moe.logits.f32", GATE_LLAMACPP_Q, 0, 0, 0, 0.995f, 0.1f },
     /* Gemma 4 with experts: llama.cpp's f16 GELU table puts it <= 0.02 from an exact-GELU engine */
     { "gemma4-moe-tiny/model-f32.gguf", "gemma4-moe-tiny/ref-llamacpp-f32.tokens.i32", "gemma4-moe-tiny/ref-llamacpp-f32.logits.f32", GATE_ABS, 28, 0.02f },
     { "gemma4-moe-tiny/hf", "gemma4-moe-tiny/ref-numpy-hf.tokens.i32", "gemma4-moe-tiny/ref-numpy-hf.logits.f32", GATE_ABS, 28, 5e-4f },

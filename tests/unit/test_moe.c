@@ -112,7 +112,7 @@ int main(void) {
     static const char *const files[][2] = {
         { "qwen3moe-tiny", "model-f32.gguf" }, { "qwen3moe-tiny", "hf" }, { "qwen3moe-tiny", "model-q8_0.gguf" },
         { "mixtral-tiny", "model-f32.gguf" }, { "mixtral-tiny", "hf" }, { "mixtral-tiny", "model-q8_0.gguf" },
-        { "gpt-oss-tiny", "model-f32.gguf" }, { "gpt-oss-tiny", "hf" },
+        { "gpt-oss-tiny", "model-f32.gguf" }, { "gpt-oss-tiny", "hf" }, { "gpt-oss-tiny", "model-mxfp4_moe.gguf" },
         { "gemma4-moe-tiny", "model-f32.gguf" }, { "gemma4-moe-tiny", "hf" },
     };
     for (size_t s = 0; s < sizeof sets / sizeof sets[0]; s++) {
