@@ -5,8 +5,11 @@
  *
  *   bench_gen OUT.gguf SHAPE TYPE
  *   SHAPE: smollm2-360m (hidden 960, 32 layers, 15 heads, 5 KV heads, ffn 2560, vocab 50257,
- *          tied output, rope base 1e5) or llama-1b (hidden 2048, 16 layers, 32 heads, 8 KV
- *          heads, ffn 8192, vocab 128256, tied output, rope base 5e5)
+ *          tied output, rope base 1e5), llama-1b (hidden 2048, 16 layers, 32 heads, 8 KV
+ *          heads, ffn 8192, vocab 128256, tied output, rope base 5e5), or qwen3moe-a3b: Qwen3-30B-A3B's
+ *          layout scaled to this machine (arch qwen3moe, hidden 2048, 24 of its 48 layers, 32 heads
+ *          and 4 KV heads of 128 with q/k norms, 64 of its 128 experts of width 768, 8 per
+ *          token, vocab 151936, untied output, rope base 1e6; routers F32 as llama.cpp keeps them)
  *   TYPE:  Q8_0, Q4_K_M, Q6_K, F16 or BF16. Q4_K_M follows llama.cpp's mix: Q4_K everywhere,
  *          Q6_K for the (tied) output/embedding and for attn_v and ffn_down of the first and
  *          last eighth of the layers and every third layer between. As in llama.cpp, a matrix
@@ -20,6 +23,7 @@
  *   The read bandwidth roofline: THREADS (default 2) threads each stream over their share of a
  *   1 GiB buffer, read-only, best of 5 passes; prints "probe: N.N GB/s". */
 #include <math.h>
+#include <stdbool.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,11 +37,16 @@ typedef struct shape {
     const char *name;
     int hidden, layers, heads, kv_heads, ffn, vocab;
     float rope_base;
+    const char *arch;            /* NULL: llama */
+    int head_dim;                /* 0: hidden / heads */
+    int experts, experts_used, expert_ffn;   /* 0: a dense MLP */
+    bool untied;
 } shape;
 
 static const shape SHAPES[] = {
     { "smollm2-360m", 960, 32, 15, 5, 2560, 50257, 1e5f },
     { "llama-1b", 2048, 16, 32, 8, 8192, 128256, 5e5f },
+    { "qwen3moe-a3b", 2048, 24, 32, 4, 6144, 151936, 1e6f, "qwen3moe", 128, 64, 8, 768, true },
 };
 
 typedef struct { uint64_t s; } rng;
@@ -182,7 +191,7 @@ static int probe(int n_threads) {
 int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "probe")) return probe(argc > 2 ? atoi(argv[2]) : 2);
     if (argc != 4) {
-        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b Q8_0|Q4_K_M|Q6_K|F16|BF16|IQ4_XS\n");
+        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b|qwen3moe-a3b Q8_0|Q4_K_M|Q6_K|F16|BF16|IQ4_XS\n");
         return 1;
     }
     const shape *sh = NULL;
@@ -190,66 +199,96 @@ int main(int argc, char **argv) {
     int base = type_by_name(argv[3]);
     if (!sh || base < 0) { fprintf(stderr, "error: unknown shape '%s' or type '%s'\n", argv[2], argv[3]); return 1; }
     const int mix = !strcmp(argv[3], "Q4_K_M"), iq4_mix = base == TS_IQ4_XS;
-    const int H = sh->hidden, hd = H / sh->heads, kv = sh->kv_heads * hd;
+    const char *arch = sh->arch ? sh->arch : "llama";
+    const int H = sh->hidden, hd = sh->head_dim ? sh->head_dim : H / sh->heads, q = sh->heads * hd, kv = sh->kv_heads * hd;
+    const int E = sh->experts, F = sh->experts ? sh->expert_ffn : sh->ffn;
+    char key[128];
+#define KEY(suffix) (snprintf(key, sizeof key, "%s.%s", arch, suffix), key)
 
     gguf_writer *w = gguf_writer_new();
-    gguf_writer_add_str(w, "general.architecture", "llama");
+    gguf_writer_add_str(w, "general.architecture", arch);
     gguf_writer_add_str(w, "general.name", sh->name);
-    gguf_writer_add_u32(w, "llama.context_length", 8192);
-    gguf_writer_add_u32(w, "llama.embedding_length", (uint32_t)H);
-    gguf_writer_add_u32(w, "llama.block_count", (uint32_t)sh->layers);
-    gguf_writer_add_u32(w, "llama.feed_forward_length", (uint32_t)sh->ffn);
-    gguf_writer_add_u32(w, "llama.attention.head_count", (uint32_t)sh->heads);
-    gguf_writer_add_u32(w, "llama.attention.head_count_kv", (uint32_t)sh->kv_heads);
-    gguf_writer_add_u32(w, "llama.rope.dimension_count", (uint32_t)hd);
-    gguf_writer_add_f32(w, "llama.rope.freq_base", sh->rope_base);
-    gguf_writer_add_f32(w, "llama.attention.layer_norm_rms_epsilon", 1e-5f);
+    gguf_writer_add_u32(w, KEY("context_length"), 8192);
+    gguf_writer_add_u32(w, KEY("embedding_length"), (uint32_t)H);
+    gguf_writer_add_u32(w, KEY("block_count"), (uint32_t)sh->layers);
+    gguf_writer_add_u32(w, KEY("feed_forward_length"), (uint32_t)sh->ffn);
+    gguf_writer_add_u32(w, KEY("attention.head_count"), (uint32_t)sh->heads);
+    gguf_writer_add_u32(w, KEY("attention.head_count_kv"), (uint32_t)sh->kv_heads);
+    gguf_writer_add_u32(w, KEY("attention.key_length"), (uint32_t)hd);
+    gguf_writer_add_u32(w, KEY("attention.value_length"), (uint32_t)hd);
+    gguf_writer_add_u32(w, KEY("rope.dimension_count"), (uint32_t)hd);
+    gguf_writer_add_f32(w, KEY("rope.freq_base"), sh->rope_base);
+    gguf_writer_add_f32(w, KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
+    if (E) {
+        gguf_writer_add_u32(w, KEY("expert_count"), (uint32_t)E);
+        gguf_writer_add_u32(w, KEY("expert_used_count"), (uint32_t)sh->experts_used);
+        gguf_writer_add_u32(w, KEY("expert_feed_forward_length"), (uint32_t)F);
+    }
     add_placeholder_vocab(w, sh->vocab);
 
     /* every buffer stays alive until the write */
     void **keep = calloc((size_t)sh->layers * 16 + 8, sizeof *keep);
     int n_keep = 0;
-    float *ones = malloc((size_t)(H > sh->ffn ? H : sh->ffn) * sizeof(float));
-    for (int i = 0; i < (H > sh->ffn ? H : sh->ffn); i++) ones[i] = 1.0f;
+    int n_ones = H > F ? H : F;
+    float *ones = malloc((size_t)n_ones * sizeof(float));
+    for (int i = 0; i < n_ones; i++) ones[i] = 1.0f;
     keep[n_keep++] = ones;
     uint64_t seed = 1;
-    size_t bytes, total = 0;
+    size_t bytes, total = 0, active = 0;   /* active: what a decoded token reads */
 
-#define MATRIX(name, type, rows, cols) do {                                                   \
-        int t_ = type;                                                                        \
-        uint8_t *m_ = random_matrix(&t_, rows, cols, seed++, &bytes);                         \
+    /* a matrix of rows x cols, or (experts > 0) a stack of that many, of which a token reads `used` */
+#define MATRIX_OF(name, type, rows, cols, experts, used) do {                                 \
+        int t_ = type, n_ = (experts) ? (experts) : 1;                                        \
+        uint8_t *m_ = random_matrix(&t_, (int64_t)(rows) * n_, cols, seed++, &bytes);         \
         if (!m_) { fprintf(stderr, "error: out of memory\n"); return 1; }                     \
         keep[n_keep++] = m_;                                                                  \
-        gguf_writer_add_tensor(w, name, t_, 2, (int64_t[]){ cols, rows }, m_, bytes);         \
+        if (experts) gguf_writer_add_tensor(w, name, t_, 3, (int64_t[]){ cols, rows, n_ }, m_, bytes); \
+        else gguf_writer_add_tensor(w, name, t_, 2, (int64_t[]){ cols, rows }, m_, bytes);    \
         total += bytes;                                                                       \
+        active += (experts) ? bytes / (size_t)n_ * (size_t)(used) : bytes;                    \
     } while (0)
+#define MATRIX(name, type, rows, cols) MATRIX_OF(name, type, rows, cols, 0, 0)
+#define VECTOR(name, n) do { gguf_writer_add_tensor(w, name, TS_F32, 1, (int64_t[]){ n }, ones, (size_t)(n) * 4); } while (0)
 
-    int embd_type = mix || iq4_mix ? TS_Q6_K : base;
+    int embd_type = mix || iq4_mix ? (sh->untied ? base : TS_Q6_K) : base;
     MATRIX("token_embd.weight", embd_type, sh->vocab, H);
-    gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){ H }, ones, (size_t)H * 4);
+    if (sh->untied) { active -= bytes; active += bytes / (size_t)sh->vocab; }   /* one row per token */
+    if (sh->untied) MATRIX("output.weight", mix || iq4_mix ? TS_Q6_K : base, sh->vocab, H);
+    VECTOR("output_norm.weight", H);
     char name[96];
     for (int l = 0; l < sh->layers; l++) {
         int vd_type = mix && more_bits(l, sh->layers) ? TS_Q6_K : base;
         int v_type = iq4_mix && sh->heads >= 4 * sh->kv_heads ? TS_Q5_K : vd_type;
-        snprintf(name, sizeof name, "blk.%d.attn_norm.weight", l);
-        gguf_writer_add_tensor(w, name, TS_F32, 1, (int64_t[]){ H }, ones, (size_t)H * 4);
-        snprintf(name, sizeof name, "blk.%d.ffn_norm.weight", l);
-        gguf_writer_add_tensor(w, name, TS_F32, 1, (int64_t[]){ H }, ones, (size_t)H * 4);
-        snprintf(name, sizeof name, "blk.%d.attn_q.weight", l);      MATRIX(name, base, H, H);
+        snprintf(name, sizeof name, "blk.%d.attn_norm.weight", l); VECTOR(name, H);
+        snprintf(name, sizeof name, "blk.%d.ffn_norm.weight", l);  VECTOR(name, H);
+        snprintf(name, sizeof name, "blk.%d.attn_q.weight", l);      MATRIX(name, base, q, H);
         snprintf(name, sizeof name, "blk.%d.attn_k.weight", l);      MATRIX(name, base, kv, H);
         snprintf(name, sizeof name, "blk.%d.attn_v.weight", l);      MATRIX(name, v_type, kv, H);
-        snprintf(name, sizeof name, "blk.%d.attn_output.weight", l); MATRIX(name, base, H, H);
-        snprintf(name, sizeof name, "blk.%d.ffn_gate.weight", l);    MATRIX(name, base, sh->ffn, H);
-        snprintf(name, sizeof name, "blk.%d.ffn_up.weight", l);      MATRIX(name, base, sh->ffn, H);
-        snprintf(name, sizeof name, "blk.%d.ffn_down.weight", l);    MATRIX(name, vd_type, H, sh->ffn);
+        snprintf(name, sizeof name, "blk.%d.attn_output.weight", l); MATRIX(name, base, H, q);
+        if (E) {
+            snprintf(name, sizeof name, "blk.%d.attn_q_norm.weight", l); VECTOR(name, hd);
+            snprintf(name, sizeof name, "blk.%d.attn_k_norm.weight", l); VECTOR(name, hd);
+            snprintf(name, sizeof name, "blk.%d.ffn_gate_inp.weight", l); MATRIX(name, TS_F32, E, H);
+            snprintf(name, sizeof name, "blk.%d.ffn_gate_exps.weight", l); MATRIX_OF(name, base, F, H, E, sh->experts_used);
+            snprintf(name, sizeof name, "blk.%d.ffn_up_exps.weight", l);   MATRIX_OF(name, base, F, H, E, sh->experts_used);
+            snprintf(name, sizeof name, "blk.%d.ffn_down_exps.weight", l); MATRIX_OF(name, vd_type, H, F, E, sh->experts_used);
+        } else {
+            snprintf(name, sizeof name, "blk.%d.ffn_gate.weight", l);    MATRIX(name, base, F, H);
+            snprintf(name, sizeof name, "blk.%d.ffn_up.weight", l);      MATRIX(name, base, F, H);
+            snprintf(name, sizeof name, "blk.%d.ffn_down.weight", l);    MATRIX(name, vd_type, H, F);
+        }
     }
+#undef MATRIX_OF
+#undef VECTOR
+#undef KEY
 #undef MATRIX
     ts_error err = {{0}};
     int rc = gguf_writer_write(w, argv[1], &err);
     if (rc != 0) fprintf(stderr, "error: %s\n", err.msg);
-    /* the embedding is the (tied) output matrix, so a decoded token reads every matrix */
+    /* a tied embedding is the output matrix, so a decoded token reads every matrix of a dense
+     * model; of a mixture of experts only the chosen experts' */
     else printf("%s: %s %s, %.1f MB of matrices, bytes read per token %zu\n", argv[1], sh->name,
-                argv[3], total / 1e6, total);
+                argv[3], total / 1e6, active);
     gguf_writer_free(w);
     for (int i = 0; i < n_keep; i++) free(keep[i]);
     free(keep);
