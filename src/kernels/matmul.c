@@ -136,6 +136,7 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
         j.in[j.count] = in;
         j.rows_before[j.count + 1] = j.rows_before[j.count] + ws[i]->rows;
         j.count++;
+        if (mc->weight_bytes) *mc->weight_bytes += (uint64_t)ws[i]->rows * ws[i]->row_bytes;
         in->act[TS_F32] = (const uint8_t *)in->x;
         in->act_stride[TS_F32] = (size_t)in->x_stride * sizeof(float);
         const type_kernels *tk = ks->types[ws[i]->type];

@@ -23,6 +23,7 @@ typedef struct matmul_ctx {
     const struct kernel_set *ks;
     uint8_t *act;          /* scratch for the quantized activations */
     size_t act_bytes;
+    uint64_t *weight_bytes;   /* NULL, or a counter of the weight bytes the products read */
 } matmul_ctx;
 
 /* Scratch bytes for inputs of up to max_n positions of up to max_k values. */

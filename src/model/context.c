@@ -64,7 +64,7 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
     if (max_q > max_in) max_in = max_q;
     if (g->ple_dim > max_in) max_in = g->ple_dim;
     if (max_eff > max_in) max_in = max_eff;
-    c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_in) };
+    c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_in), &c->weight_bytes };
     c->mm.act = malloc(c->mm.act_bytes);
     bool ple_ok = true;
     if (g->ple_dim > 0) {

@@ -24,6 +24,7 @@ struct ts_context {
     float *scores;           /* per thread: n_ctx + 1 attention weights (the last for a sink) */
     moe_scratch moe;         /* the experts' scratch, when a layer has experts */
     int *expert_usage;       /* NULL, or n_layers x MOE_MAX_EXPERTS counts of chosen experts (tests) */
+    uint64_t weight_bytes;   /* weight bytes the matrix products have read (mm.weight_bytes counts here) */
     float *pli, *ple_tmp, *ple_row;   /* per-layer embeddings (Gemma 4), NULL when unused */
 };
 

@@ -163,7 +163,14 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
             if (ly->attn_temp_beta > 0) fprintf(f, " temp %g/%d", (double)ly->attn_temp_beta, ly->attn_temp_len);
             fprintf(f, " window %d scale %.4g", ly->window, (double)ly->attn_scale);
             if (ly->attn_softcap > 0) fprintf(f, " softcap %g", (double)ly->attn_softcap);
-            fprintf(f, " ffn %d %s", ly->ffn_dim, ly->activation == ACT_GELU_TANH ? "gelu_tanh" : "silu");
+            static const char *const acts[] = { "silu", "gelu_tanh", "swiglu_oai" };
+            if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, acts[ly->activation]);
+            if (ly->moe.n_experts > 0)
+                fprintf(f, " experts %d/%d x%d %s %s%s%s", ly->moe.n_used, ly->moe.n_experts, ly->moe.ffn_dim,
+                        acts[ly->moe.activation], ly->moe.gating == GATING_TOPK_SOFTMAX ? "topk-softmax" : "softmax-topk",
+                        ly->moe.gating == GATING_SOFTMAX_TOPK && ly->moe.renorm ? "-renorm" : "",
+                        ly->moe.router_bias ? " router-bias" : "");
+            if (ly->attn_sinks) fprintf(f, " sinks");
             if (ly->kv_source != il) fprintf(f, " kv_from %d", ly->kv_source);
             if (ly->v_from_k) fprintf(f, " v=k");
             if (ly->v_norm) fprintf(f, " v_norm");
@@ -179,6 +186,11 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
             print_weight_type(f, "gate", &ly->w_gate);
             print_weight_type(f, "up", &ly->w_up);
             print_weight_type(f, "down", &ly->w_down);
+            if (ly->moe.n_experts > 0) {
+                print_weight_type(f, "exp_gate", &ly->moe.gate[0]);
+                print_weight_type(f, "exp_up", &ly->moe.up[0]);
+                print_weight_type(f, "exp_down", &ly->moe.down[0]);
+            }
             fprintf(f, " norms:%s%s%s%s%s%s%s\n", ly->attn_norm ? " attn" : "",
                     ly->q_norm ? " q" : "", ly->k_norm ? " k" : "", ly->qk_norm_whole ? "(whole)" : "",
                     ly->post_attn_norm ? " post_attn" : "", ly->ffn_norm ? " ffn" : "",

@@ -106,8 +106,49 @@ out:
     free(tok_bytes);
 }
 
+static uint64_t matrix_bytes(const weight *w) { return w->data ? (uint64_t)w->rows * w->row_bytes : 0; }
+
+/* A decoded token reads its attention, the routers, exactly its chosen experts and the head: the
+ * bytes the products read equal that sum, and the unchosen experts are never touched. */
+static void decode_reads_only_chosen_experts(const char *model) {
+    const char *fx = getenv("TS_FIXTURES") ? getenv("TS_FIXTURES") : "../shared/fixtures";
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", fx, model);
+    ts_model *m = NULL;
+    ts_context *c = NULL;
+    ts_error err = {{0}};
+    if (ts_model_load(path, NULL, &m, &err) != 0 || ts_context_new(m, 64, 2, &c, &err) != 0) { CHECK(0, "%s: %s", model, err.msg); goto out; }
+    int32_t prompt[6] = { 1, 50, 100, 7, 30, 60 }, next = 90;
+    if (ts_eval(c, prompt, 6, NULL, false, &err) != 0) { CHECK(0, "%s: %s", model, err.msg); goto out; }
+    c->weight_bytes = 0;
+    float *logits = malloc((size_t)ts_model_n_vocab(m) * sizeof(float));
+    int rc = ts_eval(c, &next, 1, logits, false, &err);
+    free(logits);
+    if (rc != 0) { CHECK(0, "%s: %s", model, err.msg); goto out; }
+    const model_geometry *g = &m->g;
+    uint64_t want = 0, all_experts = 0, chosen = 0;
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        want += matrix_bytes(&ly->wq) + matrix_bytes(&ly->wk) + matrix_bytes(&ly->wv) + matrix_bytes(&ly->wo);
+        want += matrix_bytes(&ly->w_gate) + matrix_bytes(&ly->w_up) + matrix_bytes(&ly->w_down);
+        if (ly->moe.n_experts == 0) continue;
+        want += matrix_bytes(&ly->moe.router);
+        uint64_t per_expert = matrix_bytes(&ly->moe.gate[0]) + matrix_bytes(&ly->moe.up[0]) + matrix_bytes(&ly->moe.down[0]);
+        chosen += (uint64_t)ly->moe.n_used * per_expert;
+        all_experts += (uint64_t)ly->moe.n_experts * per_expert;
+    }
+    want += chosen + matrix_bytes(&g->output);
+    CHECK(c->weight_bytes == want, "%s: one decoded token reads %llu weight bytes = attention + routers + its %llu bytes of chosen experts (of %llu) + head: %llu",
+          model, (unsigned long long)c->weight_bytes, (unsigned long long)chosen, (unsigned long long)all_experts, (unsigned long long)want);
+out:
+    ts_context_free(c);
+    ts_model_free(m);
+}
+
 int main(void) {
     routing_rule();
+    decode_reads_only_chosen_experts("qwen3moe-tiny/model-q4_k_m.gguf");
+    decode_reads_only_chosen_experts("gemma4-moe-tiny/model-f32.gguf");
     static const char *const sets[] = { "scalar", "avx2", "avx512" };
     static const char *const files[][2] = {
         { "qwen3moe-tiny", "model-f32.gguf" }, { "qwen3moe-tiny", "hf" }, { "qwen3moe-tiny", "model-q8_0.gguf" },
