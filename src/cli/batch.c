@@ -8,6 +8,7 @@
 #include "io/json.h"
 #include "core/error.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -382,13 +383,19 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
     struct stat st;
 
     if (check_output_path(o, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
-    if (!(in = fopen(o->input_path, "r"))) {
-        fprintf(stderr, "error: %s: cannot open: %s\n", o->input_path, strerror(errno));
+    /* O_NONBLOCK: a FIFO without a writer is refused below instead of waited on */
+    int fd = open(o->input_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) { fprintf(stderr, "error: %s: cannot open: %s\n", o->input_path, strerror(errno)); return 1; }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "error: %s: not a regular file (a batch file is read twice: its ids first)\n", o->input_path);
+        close(fd);
         return 1;
     }
-    if (fstat(fileno(in), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "error: %s: not a regular file (the batch file is read twice: ids first)\n", o->input_path);
-        goto done;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (!(in = fdopen(fd, "r"))) {
+        fprintf(stderr, "error: %s: %s\n", o->input_path, strerror(errno));
+        close(fd);
+        return 1;
     }
     /* first pass: every line's key; duplicates refused before anything is written */
     if (scan_input(in, o->input_path, line_limit(s), &lines, &n_lines, &err) != 0 ||
