@@ -33,6 +33,10 @@ cp "$M" "$TMP/model.gguf"
 expect_error "-o naming the model file is refused" "is the model file" "$RUN_OPT" "$TMP/model.gguf" --batch "$TMP/in.jsonl" -o "$TMP/model.gguf"
 check "... and the model is intact" cmp -s "$M" "$TMP/model.gguf"
 
+mkfifo "$TMP/fifo.jsonl"
+expect_error "a FIFO as the batch file is refused, not waited on" "fifo.jsonl: not a regular file" \
+    timeout 20 "$RUN_OPT" "$M" --batch "$TMP/fifo.jsonl"
+
 # duplicate ids, refused before anything is answered: 1 and 1.0 are the same number, "a" twice
 cat >"$TMP/dup.jsonl" <<'EOF'
 {"id": 1, "prompt": "Once upon a time", "max_tokens": 4}
