@@ -60,7 +60,7 @@ if not ok: print(stats, ids, gen)
 sys.exit(0 if ok else 1)
 EOF
 
-# /clear forgets the conversation and the cache; /system sets the system prompt; /help; // escapes
+# /clear forgets the conversation and the cache; /system sets the system prompt; /help
 q1=$(sed -n 1p "$TMP/turns.txt")
 printf '/help\n/nonsense\n%s\n/clear\n/system %s\n%s\n' "$q1" "$SYS" "$q1" >"$TMP/cmds.txt"
 "$RUN_SAN" "$Q" -i -v -t 1 <"$TMP/cmds.txt" >"$TMP/cmds.out" 2>"$TMP/cmds.err"
