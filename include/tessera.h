@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <signal.h>
+
+#define TESSERA_VERSION "0.1.0"
 
 #ifdef __cplusplus
 extern "C" {
@@ -105,19 +108,79 @@ int  ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool al
 typedef struct ts_sampler_params {
     float temp;            /* <= 0: greedy (argmax, lowest id wins ties) */
     int   top_k;           /* <= 0: off */
-    float top_p;           /* >= 1: off */
-    float min_p;           /* <= 0: off */
-    float repeat_penalty;  /* 1: off */
-    int   repeat_last_n;   /* how many recent tokens the penalty looks at */
+    float top_p;           /* in [0, 1]; 1: off, 0: only the most likely token */
+    float min_p;           /* in [0, 1]; 0: off */
+    float repeat_penalty;  /* > 0; 1: off */
+    int   repeat_last_n;   /* how many recent tokens the penalty looks at; -1: all of them */
     uint64_t seed;
 } ts_sampler_params;
 
 typedef struct ts_sampler ts_sampler;
 ts_sampler_params ts_sampler_default_params(void);
+/* Fails, naming the field, when a parameter is out of its range or not a finite number. */
 int  ts_sampler_new(const ts_sampler_params *p, int n_vocab, ts_sampler **out, ts_error *err);
 void ts_sampler_free(ts_sampler *s);
 /* Picks the next token from logits (which it may modify); recent = the tokens so far. */
 int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_recent);
+
+/* ---- generation sessions ---- */
+/* A session is one context whose KV cache is kept from one request to the next: a request whose
+ * prompt shares a prefix with what the cache holds (a chat's earlier turns and answers, a batch's
+ * system prompt) evaluates only the tokens after it. The chat, one-shot, batch and check modes of
+ * the CLI all generate through it. */
+typedef struct ts_session ts_session;
+
+/* n_ctx 0: the model's context, capped by memory. The weights are read once here (one evaluation,
+ * then forgotten), so the first prompt does not pay the first touch of the mapped file. */
+int  ts_session_new(ts_model *m, int n_ctx, int n_threads, ts_session **out, ts_error *err);
+void ts_session_free(ts_session *s);
+int  ts_session_n_ctx(const ts_session *s);
+/* Forgets the cache (the next request is evaluated whole). */
+void ts_session_reset(ts_session *s);
+/* Text (a prompt, rendered or plain) longer than this many bytes cannot fit the context, whatever
+ * it says: callers may refuse it before reading or tokenizing more of it. */
+size_t ts_session_text_limit(const ts_session *s);
+
+typedef struct ts_gen_request {
+    const int32_t *prompt;
+    int n_prompt;
+    int max_tokens;              /* < 0: until the end of the answer or a full context */
+    ts_sampler_params sampling;
+    const char *const *stop;     /* stop strings (not part of the answer) */
+    int n_stop;
+    bool heal;                   /* token healing: see ts_session_generate */
+    /* Streaming: each piece of answer text once it is final (whole UTF-8 characters, nothing a
+     * stop string could still claim). Returning non-zero stops the answer ("cancelled"). */
+    int (*on_text)(void *user, const char *text, size_t len);
+    /* NULL, or every evaluated position's logits (prompt rows, then one per generated token but
+     * the last); the prefix cache is not used. Returning non-zero fails the request. */
+    int (*on_logits)(void *user, const float *rows, int n_rows, int n_vocab);
+    void *user;
+    /* NULL, or a flag a signal handler sets: the answer stops ("cancelled") before the next token. */
+    const volatile sig_atomic_t *cancel;
+} ts_gen_request;
+
+typedef struct ts_gen_result {
+    char *text;                  /* the answer (malloc'd, NUL-terminated) */
+    size_t len;
+    int n_prompt;                /* the prompt tokens the answer follows (fewer than given when
+                                    healing backed some up) */
+    int n_reused;                /* how many of them came from the cache */
+    int n_generated;
+    int n_healed;                /* bytes of prompt text generated again by healing (the answer
+                                    starts after them) */
+    const char *finish_reason;   /* "stop" (end of generation or a stop string), "length",
+                                    "context" (the context is full) or "cancelled" */
+    double prompt_seconds, gen_seconds;
+    double first_token_seconds;  /* from the call to the first sampled token */
+} ts_gen_result;
+
+/* Evaluates the prompt (reusing what the cache shares with it) and generates. Token healing: a
+ * prompt ending inside a word ("Once upon a ti") has the tokens of that word (at most 8) backed up;
+ * generation must first spell the removed text again (each token's text starting with what is
+ * left of it, or being a beginning of it), then goes on freely. */
+int  ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *res, ts_error *err);
+void ts_gen_result_free(ts_gen_result *r);
 
 #ifdef __cplusplus
 }

@@ -1,17 +1,22 @@
 /* --batch and --check: one model load, a JSONL file of requests, one session (prefix cache) for
  * all of them. A line that cannot be answered gets an error of its own; the file goes on. */
 #include "cli/batch.h"
-#include "cli/generate.h"
+#include "cli/answers.h"
+#include "cli/ids.h"
+#include "cli/lines.h"
+#include "cli/prompt.h"
 #include "io/json.h"
-#include "io/file.h"
 #include "core/error.h"
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define MAX_STOP 16
@@ -21,41 +26,6 @@ int parse_match_mode(const char *name, match_mode *out) {
     else if (!strcmp(name, "exact")) *out = MATCH_EXACT;
     else if (!strcmp(name, "contains")) *out = MATCH_CONTAINS;
     else return -1;
-    return 0;
-}
-
-/* ---- input lines ---- */
-
-typedef struct text_line { const char *text; size_t len; int number; } text_line;
-
-/* Splits data into its non-blank lines (numbered from 1 as in the file; a trailing '\r' dropped). */
-static int split_lines(const char *data, size_t len, text_line **out, int *n_out) {
-    size_t cap = 64;
-    int n = 0, number = 0;
-    text_line *lines = malloc(cap * sizeof *lines);
-    if (!lines) return -1;
-    size_t pos = 0;
-    while (pos < len) {
-        const char *nl = memchr(data + pos, '\n', len - pos);
-        size_t end = nl ? (size_t)(nl - data) : len;
-        size_t l = end - pos;
-        number++;
-        if (l > 0 && data[pos + l - 1] == '\r') l--;
-        bool blank = true;
-        for (size_t i = 0; i < l && blank; i++) blank = strchr(" \t\r", data[pos + i]) != NULL;
-        if (!blank) {
-            if ((size_t)n == cap) {
-                cap *= 2;
-                text_line *t = realloc(lines, cap * sizeof *lines);
-                if (!t) { free(lines); return -1; }
-                lines = t;
-            }
-            lines[n++] = (text_line){ data + pos, l, number };
-        }
-        pos = end + 1;
-    }
-    *out = lines;
-    *n_out = n;
     return 0;
 }
 
@@ -79,16 +49,6 @@ static void line_request_free(line_request *r) {
     json_buf_free(&r->id);
     free(r->msgs);
     memset(r, 0, sizeof *r);
-}
-
-/* Writes a JSON id (string, integer or other number) to b. */
-static int put_id(json_buf *b, const json_value *id) {
-    char num[64];
-    if (!id || id->type == JSON_NULL) return json_buf_put(b, "null", 4);
-    if (id->type == JSON_STRING) return json_buf_put_string(b, id->str, id->len);
-    if (id->is_integer) snprintf(num, sizeof num, "%" PRId64, id->integer);
-    else snprintf(num, sizeof num, "%.17g", id->number);
-    return json_buf_put(b, num, strlen(num));
 }
 
 /* A string member without NUL bytes: 1 found, 0 absent, -1 (err) of another type. */
@@ -151,6 +111,12 @@ static int parse_messages(line_request *r, const batch_options *o, ts_error *err
     return 0;
 }
 
+/* The id of a parsed line: a string, a number, or NULL (none, JSON null, or another type). */
+static const json_value *line_id(const json_value *root) {
+    const json_value *id = json_get(root, "id");
+    return id && (id->type == JSON_STRING || id->type == JSON_NUMBER) ? id : NULL;
+}
+
 /* Parses one line. The id is filled in as far as the line allows even when -1 is returned. */
 static int parse_line(const char *text, size_t len, const batch_options *o, bool check, line_request *r, ts_error *err) {
     memset(r, 0, sizeof *r);
@@ -159,15 +125,14 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
     r->match = o->match;
     ts_error jerr = {{0}};
     if (json_parse(text, len, &r->root, &jerr) != 0) {
-        put_id(&r->id, NULL);
+        ids_put(&r->id, NULL);
         return ts_fail(err, "invalid JSON: %s", jerr.msg);
     }
-    const json_value *root = r->root, *id = json_get(root, "id");
-    if (id && id->type != JSON_STRING && id->type != JSON_NUMBER && id->type != JSON_NULL) id = NULL;
-    if (put_id(&r->id, id) != 0) return ts_fail(err, "out of memory");
-    r->has_id = id && id->type != JSON_NULL;
+    const json_value *root = r->root, *id = line_id(root), *given = json_get(root, "id");
+    if (ids_put(&r->id, id) != 0) return ts_fail(err, "out of memory");
+    r->has_id = id != NULL;
     if (root->type != JSON_OBJECT) return ts_fail(err, "the line is not a JSON object");
-    if (json_get(root, "id") && !id) return ts_fail(err, "\"id\" must be a string or a number");
+    if (given && !id && given->type != JSON_NULL) return ts_fail(err, "\"id\" must be a string or a number");
     if (parse_messages(r, o, err) != 0) return -1;
 
     const json_value *v;
@@ -211,14 +176,6 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
     return 0;
 }
 
-/* The key --resume knows a line by: its id, or for lines without one, the line number. */
-static char *line_key(const json_buf *id, bool has_id, int line_number) {
-    char buf[64];
-    const char *text = has_id ? id->data : buf;
-    if (!has_id) snprintf(buf, sizeof buf, "null@%d", line_number);
-    return strdup(text);
-}
-
 /* ---- answering ---- */
 
 typedef struct totals {
@@ -226,113 +183,45 @@ typedef struct totals {
     int answered, errors;
 } totals;
 
+static double now_seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
 /* Tokenizes and answers one parsed request. */
-static int answer(session *s, const batch_options *o, const line_request *r, bool *warned,
-                  gen_result *res, ts_error *err) {
+static int answer(ts_model *m, ts_session *s, const batch_options *o, const line_request *r, bool *warned,
+                  ts_gen_result *res, ts_error *err) {
     int32_t *ids = NULL;
     bool chat, unknown_template;
-    int n = prompt_to_tokens(s->m, r->msgs, r->n_msgs, o->raw, o->chat, &ids, &chat, &unknown_template, err);
+    int n = prompt_to_tokens(m, r->msgs, r->n_msgs, o->raw, o->chat, ts_session_text_limit(s), NULL, NULL,
+                             &ids, &chat, &unknown_template, err);
     if (unknown_template && !*warned && !o->quiet) {
         fprintf(stderr, "warning: %s: the chat template does not parse; sending the prompts as plain text (--chat-template FILE gives another)\n", o->model_path);
         *warned = true;
     }
     if (n < 0) return -1;
-    gen_request rq = { .prompt = ids, .n_prompt = n, .max_tokens = r->max_tokens, .sampling = r->sampling,
-                       .stop = r->stop, .n_stop = r->n_stop, .heal = o->heal };
-    int rc = generate(s, &rq, res, err);
+    ts_gen_request rq = { .prompt = ids, .n_prompt = n, .max_tokens = r->max_tokens, .sampling = r->sampling,
+                          .stop = r->stop, .n_stop = r->n_stop, .heal = o->heal };
+    int rc = ts_session_generate(s, &rq, res, err);
     free(ids);
     return rc;
 }
 
-static void count(totals *t, const gen_result *res) {
+static void count(totals *t, const ts_gen_result *res) {
     t->prompt_tokens += res->n_prompt;
     t->reused_tokens += res->n_reused;
     t->generated_tokens += res->n_generated;
 }
 
-static void print_totals(const char *mode, const totals *t, double seconds) {
+static void print_totals(const char *mode, const totals *t, double seconds, uint64_t seed) {
     fprintf(stderr, "%s: %d answered, %d errors | prompt: %ld tokens, %ld reused from the prefix cache | "
-            "generation: %ld tokens, %.1f tok/s | %.1f s\n", mode, t->answered, t->errors, t->prompt_tokens,
-            t->reused_tokens, t->generated_tokens, t->generated_tokens / (seconds + 1e-9), seconds);
+            "generation: %ld tokens, %.1f tok/s | %.1f s | seed %" PRIu64 "\n", mode, t->answered, t->errors,
+            t->prompt_tokens, t->reused_tokens, t->generated_tokens, t->generated_tokens / (seconds + 1e-9), seconds,
+            seed);
 }
 
 /* ---- --batch ---- */
-
-static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-typedef struct key_set { char **keys; size_t n, cap; } key_set;
-
-static int key_set_add(key_set *k, char *key) {
-    if (!key) return -1;
-    if (k->n == k->cap) {
-        size_t nc = k->cap ? k->cap * 2 : 64;
-        char **t = realloc(k->keys, nc * sizeof *t);
-        if (!t) { free(key); return -1; }
-        k->keys = t;
-        k->cap = nc;
-    }
-    k->keys[k->n++] = key;
-    return 0;
-}
-
-static bool key_set_has(const key_set *k, const char *key) {
-    return k->n && bsearch(&key, k->keys, k->n, sizeof *k->keys, cmp_str) != NULL;
-}
-
-static void key_set_free(key_set *k) {
-    for (size_t i = 0; i < k->n; i++) free(k->keys[i]);
-    free(k->keys);
-    memset(k, 0, sizeof *k);
-}
-
-/* --resume: the keys of the lines the output file already answers. A partial last line (a run
- * killed while writing) is cut off the file so that its line is answered again. */
-static int load_answered(const char *path, bool quiet, key_set *done, ts_error *err) {
-    if (access(path, F_OK) != 0) return 0;   /* nothing answered yet */
-    char *data;
-    size_t len;
-    if (file_read(path, &data, &len, err) != 0) return -1;
-    size_t pos = 0;
-    int number = 0, rc = 0;
-    while (pos < len) {
-        const char *nl = memchr(data + pos, '\n', len - pos);
-        size_t end = nl ? (size_t)(nl - data) : len;
-        number++;
-        json_value *v = NULL;
-        ts_error jerr = {{0}};
-        bool parsed = json_parse(data + pos, end - pos, &v, &jerr) == 0 && v->type == JSON_OBJECT;
-        if (!nl || (!parsed && end + 1 >= len)) {
-            /* the partial last line: drop it */
-            json_free(v);
-            if (truncate(path, (off_t)pos) != 0) {
-                ts_fail(err, "%s: cannot cut the partial last line: %s", path, strerror(errno));
-                rc = -1;
-            } else if (!quiet) {
-                fprintf(stderr, "resume: %s: dropped a partial last line (line %d)\n", path, number);
-            }
-            break;
-        }
-        if (!parsed) {
-            json_free(v);
-            ts_fail(err, "%s: line %d is not a batch answer (%.200s)", path, number,
-                    jerr.msg[0] ? jerr.msg : "not a JSON object");
-            rc = -1;
-            break;
-        }
-        const json_value *id = json_get(v, "id");
-        if (id && id->type != JSON_STRING && id->type != JSON_NUMBER) id = NULL;
-        json_buf idb = {0};
-        int add = put_id(&idb, id) != 0 ? -1
-                : key_set_add(done, line_key(&idb, id != NULL, (int)json_get_int(v, "line", 0)));
-        json_buf_free(&idb);
-        json_free(v);
-        if (add != 0) { ts_fail(err, "out of memory"); rc = -1; break; }
-        pos = end + 1;
-    }
-    free(data);
-    if (rc == 0 && done->n) qsort(done->keys, done->n, sizeof *done->keys, cmp_str);
-    return rc;
-}
 
 static int write_line(FILE *f, json_buf *b) {
     if (json_buf_put(b, "\n", 1) != 0) return -1;
@@ -351,7 +240,7 @@ static int put_fmt(json_buf *b, const char *fmt, ...) {
 
 /* {"line": N, "id": ..., "answer": ..., ...} or {"line": N, "id": ..., "error": ...}. The line
  * number comes first so that shard outputs merge back with `sort -t: -k2,2n -s`. */
-static int format_answer(json_buf *b, int line, const json_buf *id, const gen_result *res, const char *error,
+static int format_answer(json_buf *b, int line, const json_buf *id, const ts_gen_result *res, const char *error,
                          double ms) {
     b->len = 0;
     if (put_fmt(b, "{\"line\": %d, \"id\": ", line) || json_buf_put(b, id->data, id->len)) return -1;
@@ -370,81 +259,232 @@ static void print_progress(int done, int total, const totals *t, double elapsed)
     fflush(stderr);
 }
 
-int run_batch(ts_model *m, const batch_options *o) {
+
+/* ---- reading the input ---- */
+
+/* The longest input line kept: any prompt the context can take, with every byte JSON-escaped
+ * (\u00XX: 6 bytes), plus room for the other fields. */
+static size_t line_limit(const ts_session *s) {
+    return ts_session_text_limit(s) * 6 + 65536;
+}
+
+static bool blank(const char *text, size_t len) {
+    for (size_t i = 0; i < len; i++) if (!strchr(" \t\r", text[i])) return false;
+    return true;
+}
+
+static int too_long_error(ts_error *err, const ts_session *s) {
+    return ts_fail(err, "the line is longer than %zu bytes, more than any prompt for a context of %d tokens",
+                   line_limit(s), ts_session_n_ctx(s));
+}
+
+/* A line of the input: its number and key (id, or line number). */
+typedef struct input_line { int number; char *key; } input_line;
+
+static int by_key_then_number(const void *a, const void *b) {
+    const input_line *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : x->number - y->number;
+}
+
+/* Reads every non-blank line's key (bounded: a too long line is known by its number). */
+static int scan_input(FILE *f, const char *path, size_t limit, input_line **out, int *n_out, ts_error *err) {
+    line_reader lr;
+    input_line *lines = NULL;
+    size_t n = 0, cap = 0;
+    int got, rc = -1;
+    *out = NULL;
+    *n_out = 0;
+    if (lines_open(&lr, f, limit) != 0) return ts_fail(err, "out of memory");
+    while ((got = lines_next(&lr)) == 1) {
+        if (!lr.too_long && blank(lr.text, lr.len)) continue;
+        json_value *root = NULL;
+        ts_error jerr;
+        const json_value *id = NULL;
+        if (!lr.too_long && json_parse(lr.text, lr.len, &root, &jerr) == 0) id = line_id(root);
+        char *key = ids_key(id, lr.number);
+        json_free(root);
+        if (n == cap) {
+            cap = cap ? cap * 2 : 256;
+            input_line *t = realloc(lines, cap * sizeof *t);
+            if (!t) { free(key); key = NULL; } else lines = t;
+        }
+        if (!key) { ts_fail(err, "out of memory"); goto done; }
+        lines[n++] = (input_line){ lr.number, key };
+    }
+    if (got < 0) { ts_fail(err, "%s: read error: %s", path, strerror(errno)); goto done; }
+    rc = 0;
+done:
+    lines_close(&lr);
+    if (rc != 0) { for (size_t i = 0; i < n; i++) free(lines[i].key); free(lines); return -1; }
+    *out = lines;
+    *n_out = (int)n;
+    return 0;
+}
+
+/* Two lines with one id would be one line to --resume and to whoever reads the answers: refused,
+ * naming the first duplicate in file order and counting the others. */
+static int check_unique(const input_line *lines, int n, const char *path, ts_error *err) {
+    input_line *sorted = malloc(((size_t)n + 1) * sizeof *sorted);
+    if (!sorted) return ts_fail(err, "out of memory");
+    memcpy(sorted, lines, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, by_key_then_number);
+    int dups = 0, first = -1, second = INT_MAX;
+    const char *key = NULL;
+    for (int i = 1; i < n; i++) {
+        if (strcmp(sorted[i].key, sorted[i - 1].key) != 0) continue;
+        dups++;
+        if (sorted[i].number < second && (i < 2 || strcmp(sorted[i - 2].key, sorted[i].key) != 0)) {
+            first = sorted[i - 1].number;
+            second = sorted[i].number;
+            key = sorted[i].key;
+        }
+    }
+    int rc = 0;
+    if (dups) {
+        if (dups > 1)
+            rc = ts_fail(err, "%s: id %.200s is on lines %d and %d (and %d more duplicate%s): ids must be unique "
+                         "(lines without an id are known by their line number)", path, key, first, second,
+                         dups - 1, dups > 2 ? "s" : "");
+        else
+            rc = ts_fail(err, "%s: id %.200s is on lines %d and %d: ids must be unique (lines without an id are "
+                         "known by their line number)", path, key, first, second);
+    }
+    free(sorted);
+    return rc;
+}
+
+/* -o must not name the input or the model (through any link): the answers would overwrite them. */
+static int check_output_path(const batch_options *o, ts_error *err) {
+    struct stat out, in, model;
+    if (!o->output_path || stat(o->output_path, &out) != 0) return 0;   /* not there yet */
+    if (stat(o->input_path, &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+        return ts_fail(err, "%s: is the input file (%s): the answers would overwrite the prompts", o->output_path, o->input_path);
+    if (o->model_path && stat(o->model_path, &model) == 0 && S_ISREG(model.st_mode) &&
+        model.st_dev == out.st_dev && model.st_ino == out.st_ino)
+        return ts_fail(err, "%s: is the model file (%s)", o->output_path, o->model_path);
+    return 0;
+}
+
+/* ---- --batch ---- */
+
+int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
     ts_error err = {{0}};
-    char *data = NULL;
-    size_t len;
-    text_line *lines = NULL;
+    FILE *in = NULL;
+    input_line *lines = NULL;
     int n_lines = 0, *todo = NULL, n_todo = 0, n_skipped = 0, rc = 1;
-    key_set done = {0};
-    FILE *out = NULL;
-    session s = {0};
+    key_set inputs = {0};
+    answers_resume previous = {0};
+    answers_file out = {0};
+    line_reader lr = {0};
     json_buf b = {0};
     totals t = {0};
+    const char *out_name = o->output_path ? o->output_path : "stdout";
+    struct stat st;
 
-    if (file_read(o->input_path, &data, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
-    if (split_lines(data, len, &lines, &n_lines) != 0 || !(todo = malloc(((size_t)n_lines + 1) * sizeof *todo))) {
-        fprintf(stderr, "error: out of memory\n");
-        goto done;
+    if (check_output_path(o, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
+    /* O_NONBLOCK: a FIFO without a writer is refused below instead of waited on */
+    int fd = open(o->input_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) { fprintf(stderr, "error: %s: cannot open: %s\n", o->input_path, strerror(errno)); return 1; }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "error: %s: not a regular file (a batch file is read twice: its ids first)\n", o->input_path);
+        close(fd);
+        return 1;
     }
-    if (o->resume && load_answered(o->output_path, o->quiet, &done, &err) != 0) {
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    if (!(in = fdopen(fd, "r"))) {
+        fprintf(stderr, "error: %s: %s\n", o->input_path, strerror(errno));
+        close(fd);
+        return 1;
+    }
+    /* first pass: every line's key; duplicates refused before anything is written */
+    if (scan_input(in, o->input_path, line_limit(s), &lines, &n_lines, &err) != 0 ||
+        check_unique(lines, n_lines, o->input_path, &err) != 0) {
         fprintf(stderr, "error: %s\n", err.msg);
         goto done;
     }
-    /* this shard's lines, minus those already answered */
+    /* this shard's lines */
+    if (!(todo = malloc(((size_t)n_lines + 1) * sizeof *todo))) { fprintf(stderr, "error: out of memory\n"); goto done; }
     for (int i = 0; i < n_lines; i++) {
         if (o->shard_n > 1 && (lines[i].number - 1) % o->shard_n != o->shard_k) continue;
-        if (done.n) {
-            line_request r;
-            parse_line(lines[i].text, lines[i].len, o, false, &r, &err);
-            char *key = line_key(&r.id, r.has_id, lines[i].number);
-            bool answered = key && key_set_has(&done, key);
-            free(key);
-            line_request_free(&r);
-            if (answered) { n_skipped++; continue; }
-        }
+        char *key = strdup(lines[i].key);
+        if (key_set_add(&inputs, key) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
         todo[n_todo++] = i;
     }
-    if (o->output_path) {
-        out = fopen(o->output_path, o->resume ? "a" : "w");
-        if (!out) { fprintf(stderr, "error: %s: cannot open for writing: %s\n", o->output_path, strerror(errno)); goto done; }
+    key_set_sort(&inputs);
+    if (o->output_path &&
+        answers_open(&out, o->output_path, o->wait_lock, o->quiet, &inputs, o->resume ? &previous : NULL, &err) != 0) {
+        fprintf(stderr, "error: %s\n", err.msg);
+        goto done;
     }
-    FILE *dst = out ? out : stdout;
-    if (session_init(&s, m, o->n_ctx, o->n_threads, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
-    if (n_skipped && !o->quiet) fprintf(stderr, "resume: %d lines already answered in %s\n", n_skipped, o->output_path);
+    FILE *dst = out.f ? out.f : stdout;
+    if (o->resume) {
+        /* minus the lines already answered */
+        int k = 0;
+        for (int j = 0; j < n_todo; j++) {
+            if (key_set_has(&previous.answered, lines[todo[j]].key)) n_skipped++;
+            else todo[k++] = todo[j];
+        }
+        n_todo = k;
+        if (!o->quiet) {
+            if (previous.dropped_partial) fprintf(stderr, "resume: %s: dropped a partial last line\n", o->output_path);
+            if (n_skipped) fprintf(stderr, "resume: %d lines already answered in %s\n", n_skipped, o->output_path);
+            if (previous.n_redo) fprintf(stderr, "resume: %d error lines taken out to be answered again\n", previous.n_redo);
+            if (previous.n_kept_errors)
+                fprintf(stderr, "resume: %s keeps %d error lines of lines this run does not answer\n", o->output_path,
+                        previous.n_kept_errors);
+        }
+    }
 
+    /* second pass: answer this run's lines in file order */
+    rewind(in);
+    if (lines_open(&lr, in, line_limit(s)) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
     bool progress = !o->quiet && isatty(STDERR_FILENO), warned = false;
     double t0 = now_seconds();
     for (int k = 0; k < n_todo; k++) {
-        const text_line *ln = &lines[todo[k]];
-        line_request r;
-        gen_result res = {0};
+        int number = lines[todo[k]].number, got;
+        while ((got = lines_next(&lr)) == 1 && lr.number < number) {}
+        if (got != 1) {
+            if (progress) fputc('\n', stderr);
+            fprintf(stderr, "error: %s: %s\n", o->input_path, got < 0 ? strerror(errno) : "the file changed while it was answered");
+            goto done;
+        }
+        line_request r = {0};
+        ts_gen_result res = {0};
         double t1 = now_seconds();
-        int ok = parse_line(ln->text, ln->len, o, false, &r, &err) == 0
-              && answer(&s, o, &r, &warned, &res, &err) == 0;
+        int ok;
+        if (lr.too_long) {
+            ids_put(&r.id, NULL);
+            ok = too_long_error(&err, s) == 0;
+        } else {
+            ok = parse_line(lr.text, lr.len, o, false, &r, &err) == 0 && answer(m, s, o, &r, &warned, &res, &err) == 0;
+        }
         double ms = (now_seconds() - t1) * 1e3;
         if (ok) { t.answered++; count(&t, &res); } else t.errors++;
-        int wrc = format_answer(&b, ln->number, &r.id, &res, ok ? NULL : err.msg, ms);
-        gen_result_free(&res);
+        int wrc = format_answer(&b, number, &r.id, &res, ok ? NULL : err.msg, ms);
+        ts_gen_result_free(&res);
         line_request_free(&r);
         if (wrc != 0 || write_line(dst, &b) != 0) {
             if (progress) fputc('\n', stderr);
-            fprintf(stderr, "error: %s: write failed: %s\n", o->output_path ? o->output_path : "stdout", strerror(errno));
+            fprintf(stderr, "error: %s: write failed: %s\n", out_name, strerror(errno));
             goto done;
         }
         if (progress) print_progress(k + 1, n_todo, &t, now_seconds() - t0);
     }
     if (progress && n_todo) fputc('\n', stderr);
-    if (!o->quiet) print_totals("batch", &t, now_seconds() - t0);
-    rc = t.errors ? 2 : 0;
+    if (!o->quiet) print_totals("batch", &t, now_seconds() - t0, o->sampling.seed);
+    /* the status says what the output holds: this run's errors and the ones it kept */
+    rc = t.errors || previous.n_kept_errors ? 2 : 0;
 done:
-    if (out && fclose(out) != 0 && rc != 1) { fprintf(stderr, "error: %s: write failed\n", o->output_path); rc = 1; }
-    session_free(&s);
-    json_buf_free(&b);
-    key_set_free(&done);
-    free(todo);
+    if (answers_close(&out, &err) != 0 && rc != 1) { fprintf(stderr, "error: %s\n", err.msg); rc = 1; }
+    lines_close(&lr);
+    if (in) fclose(in);
+    for (int i = 0; i < n_lines; i++) free(lines[i].key);
     free(lines);
-    free(data);
+    free(todo);
+    key_set_free(&inputs);
+    answers_resume_free(&previous);
+    json_buf_free(&b);
     return rc;
 }
 
@@ -469,33 +509,30 @@ static bool matches(match_mode mode, const char *answer, size_t alen, const char
     return false;
 }
 
-int run_check(ts_model *m, const batch_options *o) {
+int run_check(ts_model *m, ts_session *s, const batch_options *o) {
     ts_error err = {{0}};
-    char *data = NULL;
-    size_t len;
-    text_line *lines = NULL;
-    int n_lines = 0, passed = 0, failed = 0, rc = 1;
-    session s = {0};
+    FILE *in = fopen(o->input_path, "r");
+    line_reader lr = {0};
+    int passed = 0, failed = 0, rc = 1, got;
     json_buf b = {0};
     totals t = {0};
 
-    if (file_read(o->input_path, &data, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
-    if (split_lines(data, len, &lines, &n_lines) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
-    if (n_lines == 0) { fprintf(stderr, "error: %s: no cases\n", o->input_path); goto done; }
-    if (session_init(&s, m, o->n_ctx, o->n_threads, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
+    if (!in) { fprintf(stderr, "error: %s: cannot open: %s\n", o->input_path, strerror(errno)); return 1; }
+    if (lines_open(&lr, in, line_limit(s)) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
     bool warned = false;
     double t0 = now_seconds();
-    for (int i = 0; i < n_lines; i++) {
-        line_request r;
-        gen_result res = {0};
-        bool ok = parse_line(lines[i].text, lines[i].len, o, true, &r, &err) == 0
-               && answer(&s, o, &r, &warned, &res, &err) == 0;
+    while ((got = lines_next(&lr)) == 1) {
+        if (!lr.too_long && blank(lr.text, lr.len)) continue;
+        line_request r = {0};
+        ts_gen_result res = {0};
+        bool ok = lr.too_long ? too_long_error(&err, s) == 0
+                : parse_line(lr.text, lr.len, o, true, &r, &err) == 0 && answer(m, s, o, &r, &warned, &res, &err) == 0;
         if (ok) { t.answered++; count(&t, &res); } else t.errors++;
         bool pass = ok && matches(r.match, res.text, res.len, r.expected);
         pass ? passed++ : failed++;
         /* the case's label: its id, else its line number */
         if (r.has_id) printf("%s %s: ", pass ? "PASS" : "FAIL", r.id.data);
-        else printf("%s line %d: ", pass ? "PASS" : "FAIL", lines[i].number);
+        else printf("%s line %d: ", pass ? "PASS" : "FAIL", lr.number);
         b.len = 0;
         if (!ok) {
             printf("error: %s\n", err.msg);
@@ -506,16 +543,18 @@ int run_check(ts_model *m, const batch_options *o) {
                 printf("expected %.*s, got %s\n", (int)exp_len, b.data, b.data + exp_len);
         }
         fflush(stdout);
-        gen_result_free(&res);
+        ts_gen_result_free(&res);
         line_request_free(&r);
     }
+    if (got < 0) { fprintf(stderr, "error: %s: read error: %s\n", o->input_path, strerror(errno)); goto done; }
+    if (passed + failed == 0) { fprintf(stderr, "error: %s: no cases\n", o->input_path); goto done; }
     printf("%d passed, %d failed\n", passed, failed);
-    if (!o->quiet) print_totals("check", &t, now_seconds() - t0);
+    if (fflush(stdout) != 0 || ferror(stdout)) { fprintf(stderr, "error: stdout: write failed: %s\n", strerror(errno)); goto done; }
+    if (!o->quiet) print_totals("check", &t, now_seconds() - t0, o->sampling.seed);
     rc = failed ? 1 : 0;
 done:
-    session_free(&s);
+    lines_close(&lr);
+    fclose(in);
     json_buf_free(&b);
-    free(lines);
-    free(data);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* Scripted use of one loaded model: --batch answers a JSONL file of prompts, --check answers a
- * JSONL file of cases with known answers and says which match. Both keep one session for the whole
- * file, so prompts sharing a prefix (a system prompt) reuse its KV cache. */
+ * JSONL file of cases with known answers and says which match. Both go through one session for the
+ * whole file, so prompts sharing a prefix (a system prompt) reuse its KV cache. Input lines are
+ * read with a bound: a line longer than any prompt the context can take is refused unread. */
 #ifndef TS_CLI_BATCH_H
 #define TS_CLI_BATCH_H
 #include "tessera.h"
@@ -8,10 +9,11 @@
 typedef enum match_mode { MATCH_PREFIX, MATCH_EXACT, MATCH_CONTAINS } match_mode;
 
 typedef struct batch_options {
-    const char *model_path;      /* for messages */
+    const char *model_path;      /* for messages, and -o may not name it */
     const char *input_path;      /* the JSONL file */
     const char *output_path;     /* --batch: -o FILE, NULL = stdout */
-    bool resume;                 /* --batch: skip ids already answered in output_path */
+    bool resume;                 /* --batch: keep the answers already in output_path */
+    bool wait_lock;              /* --batch: wait while another process writes output_path */
     int shard_k, shard_n;        /* --batch: answer only lines with (line - 1) % shard_n == shard_k */
     int max_tokens;              /* default per line */
     ts_sampler_params sampling;  /* defaults per line (--check: always greedy) */
@@ -19,14 +21,14 @@ typedef struct batch_options {
     const char *system;          /* --system: a system turn for lines that give a plain prompt */
     bool raw, heal, quiet;
     const ts_chat_options *chat; /* --chat-template, --chat-template-kwargs, --tools, --date (or NULL) */
-    int n_ctx, n_threads;
 } batch_options;
 
-/* Both return the process exit status. --batch: 0 when every line was answered, 2 when the batch
- * ran to the end but some lines carry an error, 1 when it could not run (unreadable files, ...).
- * --check: 0 only when every case passes. */
-int run_batch(ts_model *m, const batch_options *o);
-int run_check(ts_model *m, const batch_options *o);
+/* Both return the process exit status. --batch: 0 when every line this run is responsible for is
+ * answered in the output, 2 when the batch ran to the end but the output holds errors, 1 when it
+ * could not run (unreadable files, duplicate ids, a locked output, ...). --check: 0 only when
+ * every case passes. */
+int run_batch(ts_model *m, ts_session *s, const batch_options *o);
+int run_check(ts_model *m, ts_session *s, const batch_options *o);
 
 /* "exact" / "prefix" / "contains" -> mode; -1 for anything else. */
 int parse_match_mode(const char *name, match_mode *out);

@@ -21,6 +21,13 @@ ts_sampler_params ts_sampler_default_params(void) {
 int ts_sampler_new(const ts_sampler_params *p, int n_vocab, ts_sampler **out, ts_error *err) {
     *out = NULL;
     if (n_vocab <= 0) return ts_fail(err, "a sampler needs a vocabulary (got %d tokens)", n_vocab);
+    /* written so that NaN fails every range */
+    if (!isfinite(p->temp)) return ts_fail(err, "sampler: temp must be a finite number (got %g)", p->temp);
+    if (!(p->top_p >= 0.0f && p->top_p <= 1.0f)) return ts_fail(err, "sampler: top_p must be in [0, 1] (got %g)", p->top_p);
+    if (!(p->min_p >= 0.0f && p->min_p <= 1.0f)) return ts_fail(err, "sampler: min_p must be in [0, 1] (got %g)", p->min_p);
+    if (!(p->repeat_penalty > 0.0f) || !isfinite(p->repeat_penalty))
+        return ts_fail(err, "sampler: repeat_penalty must be a finite number > 0 (got %g)", p->repeat_penalty);
+    if (p->repeat_last_n < -1) return ts_fail(err, "sampler: repeat_last_n must be -1 (all) or >= 0 (got %d)", p->repeat_last_n);
     ts_sampler *s = calloc(1, sizeof *s);
     if (!s) return ts_fail(err, "out of memory for a sampler");
     s->p = *p;
@@ -55,7 +62,7 @@ static int by_logit_desc(const void *a, const void *b) {
 
 int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_recent) {
     const ts_sampler_params *p = &s->p;
-    if (p->repeat_penalty != 1.0f && p->repeat_penalty > 0.0f && recent) {
+    if (p->repeat_penalty != 1.0f && recent) {
         int from = n_recent - p->repeat_last_n;
         if (from < 0 || p->repeat_last_n < 0) from = 0;
         /* each distinct token is penalized once */
@@ -84,7 +91,7 @@ int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_rec
         sum += s->cand[i].prob;
     }
     for (int i = 0; i < n; i++) s->cand[i].prob = (float)(s->cand[i].prob / sum);
-    if (p->top_p > 0.0f && p->top_p < 1.0f) {
+    if (p->top_p < 1.0f) {   /* 0 keeps the most likely token */
         double cum = 0.0;
         for (int i = 0; i < n; i++) {
             cum += s->cand[i].prob;

@@ -88,7 +88,9 @@ printf '{"id": "a", "prompt": "Once upon a time", "max_tokens": 20}\n' >"$TMP/go
 check "all lines answered: exit 0, answers on stdout, --quiet silences stderr" \
     bash -c "[ $? -eq 0 ] && grep -q '\"id\": \"a\", \"answer\": \", there was a little girl' '$TMP/stdout.jsonl' && test ! -s '$TMP/err2.txt'"
 
-# --resume after a run killed mid-write: 4 whole lines and half of the 5th
+# --resume after a run killed mid-write: 4 whole lines (one of them an error) and half of the 5th.
+# The answers are kept, the error line and the partial line are taken out and answered again (they
+# come after the others: sorted by line number, the file equals the full run).
 strip_ms() { python3 -c "
 import json, sys
 for l in open(sys.argv[1]):
@@ -96,12 +98,16 @@ for l in open(sys.argv[1]):
 head -4 "$TMP/out.jsonl" >"$TMP/resumed.jsonl"
 sed -n 5p "$TMP/out.jsonl" | head -c 40 >>"$TMP/resumed.jsonl"
 "$RUN_SAN" "$M" --batch "$TMP/in.jsonl" -o "$TMP/resumed.jsonl" --resume -c 24 -t 1 2>"$TMP/err3.txt"
-strip_ms "$TMP/out.jsonl" >"$TMP/a.txt"; strip_ms "$TMP/resumed.jsonl" >"$TMP/b.txt"
-check "--resume completes a truncated output: equal to the full run, nothing duplicated" cmp -s "$TMP/a.txt" "$TMP/b.txt"
-check "--resume says what it skipped and dropped" bash -c "grep -q 'dropped a partial last line' '$TMP/err3.txt' && grep -q '4 lines already answered' '$TMP/err3.txt'"
+rc=$?
+strip_ms "$TMP/out.jsonl" >"$TMP/a.txt"; sort -t: -k2,2n -s "$TMP/resumed.jsonl" >"$TMP/sorted.jsonl"; strip_ms "$TMP/sorted.jsonl" >"$TMP/b.txt"
+check "--resume completes a truncated output: sorted by line, equal to the full run, nothing duplicated" cmp -s "$TMP/a.txt" "$TMP/b.txt"
+check "--resume says what it kept, took out and dropped" bash -c "grep -q 'dropped a partial last line' '$TMP/err3.txt' && grep -q '3 lines already answered' '$TMP/err3.txt' && grep -q '1 error lines taken out to be answered again' '$TMP/err3.txt'"
+check "--resume exits 2: the output still holds errors" test "$rc" -eq 2
 "$RUN_SAN" "$M" --batch "$TMP/in.jsonl" -o "$TMP/resumed.jsonl" --resume -c 24 -t 1 2>"$TMP/err4.txt"
-strip_ms "$TMP/resumed.jsonl" >"$TMP/b.txt"
-check "--resume on a complete output answers nothing again" bash -c "cmp -s '$TMP/a.txt' '$TMP/b.txt' && grep -q 'batch: 0 answered, 0 errors' '$TMP/err4.txt'"
+rc=$?
+sort -t: -k2,2n -s "$TMP/resumed.jsonl" >"$TMP/sorted.jsonl"; strip_ms "$TMP/sorted.jsonl" >"$TMP/b.txt"
+check "--resume on a complete output answers no line again but the 5 errors, and exits 2" \
+    bash -c "[ $rc -eq 2 ] && cmp -s '$TMP/a.txt' '$TMP/b.txt' && grep -q 'batch: 0 answered, 5 errors' '$TMP/err4.txt'"
 
 # --shard K/N: three shards, merged by line number, equal the unsharded output
 for k in 0 1 2; do

@@ -1,0 +1,349 @@
+/* Option parsing: every option by its names, --name=value for any option that takes a value,
+ * each number checked against its range with the option named in the refusal. */
+#include "cli/options.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+void options_usage(FILE *f) {
+    fprintf(f,
+        "usage: run MODEL [PROMPT] [options]      (or: run -m MODEL [options])\n"
+        "  MODEL is a GGUF file or a Hugging Face model folder (config.json + safetensors).\n"
+        "  With no prompt on a terminal: an interactive chat (/help inside). With no prompt and\n"
+        "  stdin not a terminal: the prompt is read from stdin.\n"
+        "  Options that take a value may also be written --name=value.\n"
+        "  -p, --prompt TEXT       the prompt (or give it as the second argument); '-' reads stdin\n"
+        "  -f, --file FILE         read the prompt from FILE (one trailing newline dropped)\n"
+        "  -n, --n-predict N       tokens to generate (default 256; chat: -1); -1: until the end of\n"
+        "                          the answer or a full context\n"
+        "  -t, --threads N         threads (default: all cores)\n"
+        "  -c, --ctx-size N        context length (default: the model's, capped by memory)\n"
+        "  --temp T                sampling temperature >= 0 (default 0: greedy)\n"
+        "  --top-k K               >= 0, 0: off (default 40)\n"
+        "  --top-p P               in [0, 1], 1: off (default 0.95)\n"
+        "  --min-p P               in [0, 1], 0: off (default 0.05)\n"
+        "  --repeat-penalty R      > 0, 1: off (default 1)\n"
+        "  --repeat-last-n N       tokens the penalty looks at, -1: all (default 64)\n"
+        "  -s, --seed S            sampling seed (default, or -1: drawn from the OS; printed in the\n"
+        "                          statistics line, so any sampled run can be repeated)\n"
+        "  -r, --reverse-prompt, --stop TEXT   stop the answer where TEXT appears (up to 16)\n"
+        "  --tokens 1,2,3          feed these token ids instead of a text prompt\n"
+        "  --dump-logits FILE      write float32 logits, one row of n_vocab per evaluated position\n"
+        "  --simd SET              kernels: auto (default), scalar, avx2, avx512, neon\n"
+        "  -sys, --system TEXT     a system turn before the prompt (chat models)\n"
+        "  --raw                   send the prompt as plain text, without the chat template\n"
+        "  --no-display-prompt     do not echo the prompt before the answer\n"
+        "  --tokenize              print the prompt's token ids and exit (MODEL may be a tokenizer)\n"
+        "  --tokenizer FILE        use this tokenizer.json / tokenizer.model / GGUF vocabulary\n"
+        "  --quant q8_0|q4_0       Hugging Face folders: quantize the matrices at load\n"
+        "  --info                  print the geometry table and layout decisions\n"
+        "  --quiet                 no statistics line on stderr\n"
+        "  --heal                  token healing: a prompt ending inside a word is completed as the\n"
+        "                          whole word would be (the last token is backed up and re-generated)\n"
+        "  --version               print the version and exit\n"
+        "\n"
+        "chat (interactive):\n"
+        "  -i, --interactive, -cnv, --conversation   chat even when stdin is not a terminal (one\n"
+        "                          turn per line; a line ending in \\ continues); a PROMPT is the\n"
+        "                          first turn\n"
+        "  -no-cnv, --no-conversation   never chat: with no prompt, read it from stdin\n"
+        "  -v, --verbose           a statistics line per turn (prompt tokens, how many came from the\n"
+        "                          cache, speed)\n"
+        "  In the chat: Ctrl-C stops the answer, Ctrl-C twice at the prompt or Ctrl-D exits;\n"
+        "  /clear, /system TEXT, /help, /exit.\n"
+        "\n"
+        "chat templates (the model's Jinja template, run by tessera's sandboxed interpreter):\n"
+        "  --chat-template FILE    use this template instead of the model's: a .jinja file, or a\n"
+        "                          tokenizer_config.json holding \"chat_template\"\n"
+        "  --chat-template-kwargs JSON   extra template variables, e.g. '{\"enable_thinking\": false}'\n"
+        "  --tools FILE.json       a JSON array of tools handed to the template as `tools`\n"
+        "  --date YYYY-MM-DD       the date strftime_now() gives templates (default: today)\n"
+        "  --render CONV.json      print the rendered conversation and nothing else (no generation):\n"
+        "                          CONV.json is {\"messages\", \"add_generation_prompt\", \"bos_token\",\n"
+        "                          \"eos_token\", \"tools\"?}; MODEL may be left out with --chat-template\n"
+        "                          (with a MODEL, its template and BOS/EOS text are used)\n"
+        "\n"
+        "batch answering (one model load, prompts sharing a prefix reuse its KV cache):\n"
+        "  --batch FILE.jsonl      answer each line {\"id\", \"prompt\" | \"messages\": [{\"role\",\"content\"}]}\n"
+        "                          (optional per line: max_tokens, temperature, seed, stop); output lines\n"
+        "                          {\"line\",\"id\",\"answer\",\"tokens_prompt\",\"tokens_generated\",\n"
+        "                          \"finish_reason\",\"ms\"} or {\"line\",\"id\",\"error\"}, in input order.\n"
+        "                          Ids must be unique (1 and 1.0 are the same id); lines without one\n"
+        "                          are known by their line number. Exit 0: all answered; 2: some lines\n"
+        "                          have errors; 1: could not run\n"
+        "  -o, --output FILE       write the answers there (default stdout), flushed line by line; the\n"
+        "                          file is locked while written, and may not be the input or the model\n"
+        "  --resume                keep the answers already in the -o file and answer the rest; lines\n"
+        "                          whose answer was an error are answered again (a partial last line too)\n"
+        "  --wait-lock             when another process writes the -o file, wait for it (default: fail)\n"
+        "  --shard K/N             answer only lines whose (line number - 1) %% N == K, K in 0..N-1;\n"
+        "                          merge the shards' outputs with: cat OUT-* | sort -t: -k2,2n -s\n"
+        "\n"
+        "known-answer checks:\n"
+        "  --check FILE.jsonl      cases {\"id\", \"prompt\" | \"messages\" | \"system\"+\"user\", \"expected\",\n"
+        "                          \"match\"?}; greedy; prints PASS/FAIL per case and \"N passed, N failed\";\n"
+        "                          exit 0 only when all pass. -n defaults to 64\n"
+        "  --match MODE            the default match: prefix (the trimmed answer starts with the expected\n"
+        "                          text; default), exact (equals it, trimmed) or contains\n"
+        "  --verify                self-check on the prompt (or --tokens): prefill + cached decode vs a full\n"
+        "                          re-forward, batched vs sequential prefill, truncate + re-evaluate;\n"
+        "                          -n defaults to 8. Exit 0 only when all pass\n");
+}
+
+static int parse_int(const char *opt, const char *s, long lo, long hi, int *out) {
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end || v < lo || v > hi) {
+        if (hi == INT_MAX) fprintf(stderr, "error: %s expects an integer >= %ld, got '%s'\n", opt, lo, s);
+        else fprintf(stderr, "error: %s expects an integer in [%ld, %ld], got '%s'\n", opt, lo, hi, s);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
+}
+
+/* A finite number in [lo, hi] (lo_open: > lo); range says it in words for the message. */
+static int parse_float(const char *opt, const char *s, double lo, bool lo_open, double hi, const char *range,
+                       float *out) {
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !isfinite(v) || v < lo || (lo_open && v == lo) || v > hi) {
+        fprintf(stderr, "error: %s expects a number %s, got '%s'\n", opt, range, s);
+        return -1;
+    }
+    *out = (float)v;
+    return 0;
+}
+
+/* "K/N" with 0 <= K < N. */
+static int parse_shard(const char *s, int *k, int *n) {
+    char *end;
+    errno = 0;
+    long kk = strtol(s, &end, 10), nn = -1;
+    if (!errno && end != s && *end == '/') {
+        const char *p = end + 1;
+        nn = strtol(p, &end, 10);
+        if (errno || end == p || *end) nn = -1;
+    }
+    if (nn < 1 || nn > 1000000 || kk < 0 || kk >= nn) {
+        fprintf(stderr, "error: --shard expects K/N with 0 <= K < N (e.g. 0/4), got '%s'\n", s);
+        return -1;
+    }
+    *k = (int)kk;
+    *n = (int)nn;
+    return 0;
+}
+
+/* -1 or an unsigned 64-bit integer. */
+static int parse_seed(const char *opt, const char *s, cli_options *o) {
+    if (!strcmp(s, "-1")) { o->seed_given = false; return 0; }
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s || *end || strchr(s, '-')) {
+        fprintf(stderr, "error: %s expects an integer in [0, 18446744073709551615] or -1 (random), got '%s'\n", opt, s);
+        return -1;
+    }
+    o->sampling.seed = v;
+    o->seed_given = true;
+    return 0;
+}
+
+/* A seed from the OS, so runs started together differ; 32 bits keep it short to type back. */
+static uint64_t random_seed(void) {
+    uint32_t v;
+    if (getrandom(&v, sizeof v, GRND_NONBLOCK) == (ssize_t)sizeof v) return v;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        ssize_t r = read(fd, &v, sizeof v);
+        close(fd);
+        if (r == (ssize_t)sizeof v) return v;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint32_t)(ts.tv_nsec ^ ts.tv_sec * 2654435761u ^ (unsigned)getpid() * 40503u);
+}
+
+static void print_version(void) {
+    printf("tessera %s (C11", TESSERA_VERSION);
+#ifdef __VERSION__
+    printf("; built with %s", __VERSION__);
+#endif
+    printf("; kernels:");
+    const char *sets[] = { "scalar", "avx2", "avx512", "neon" };
+    for (int i = 0; i < 4; i++) if (ts_simd_available(sets[i])) printf(" %s", sets[i]);
+    printf(")\n");
+}
+
+static bool is(const char *name, const char *a, const char *b, const char *c) {
+    return !strcmp(name, a) || (b && !strcmp(name, b)) || (c && !strcmp(name, c));
+}
+
+int options_parse(int argc, char **argv, cli_options *o) {
+    memset(o, 0, sizeof *o);
+    o->n_predict = 256;
+    o->sampling = ts_sampler_default_params();
+    int positional = 0;
+    bool options_done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (options_done || a[0] != '-' || a[1] == 0) {   /* "-" alone is a value, not an option */
+            if (positional == 0 && !o->model_path) o->model_path = a;
+            else if (!o->prompt && !o->prompt_file) o->prompt = a;
+            else { fprintf(stderr, "error: unexpected argument '%s' (the prompt is already given)\n", a); return -1; }
+            positional++;
+            continue;
+        }
+        if (!strcmp(a, "--")) { options_done = true; continue; }
+        /* --name=value */
+        char name[64];
+        const char *inline_val = NULL;
+        const char *eq = a[1] == '-' ? strchr(a, '=') : NULL;
+        if (eq) {
+            size_t nl = (size_t)(eq - a);
+            if (nl >= sizeof name) { fprintf(stderr, "error: unknown option '%.60s' (see --help)\n", a); return -1; }
+            memcpy(name, a, nl);
+            name[nl] = 0;
+            inline_val = eq + 1;
+        } else {
+            snprintf(name, sizeof name, "%s", a);
+            if (strlen(a) >= sizeof name) { fprintf(stderr, "error: unknown option '%.60s' (see --help)\n", a); return -1; }
+        }
+        const char *val = NULL;
+        /* VALUE: the option's value, inline or the next argument. FLAG: the option takes none. */
+#define VALUE() do { \
+            if (inline_val) val = inline_val; \
+            else if (i + 1 < argc) val = argv[++i]; \
+            else { fprintf(stderr, "error: %s needs a value\n", name); return -1; } \
+        } while (0)
+#define FLAG() do { if (inline_val) { fprintf(stderr, "error: %s takes no value\n", name); return -1; } } while (0)
+        if (is(name, "-h", "--help", NULL)) { FLAG(); options_usage(stdout); return 1; }
+        else if (is(name, "--version", NULL, NULL)) { FLAG(); print_version(); return 1; }
+        else if (is(name, "-m", "--model", NULL)) {
+            VALUE();
+            if (o->model_path) { fprintf(stderr, "error: the model is given twice ('%s' and '%s')\n", o->model_path, val); return -1; }
+            o->model_path = val;
+        }
+        else if (is(name, "-p", "--prompt", NULL)) { VALUE(); o->prompt = val; }
+        else if (is(name, "-f", "--file", NULL)) { VALUE(); o->prompt_file = val; }
+        else if (is(name, "-n", "--n-predict", "--predict")) {
+            VALUE();
+            if (parse_int(name, val, -1, INT_MAX, &o->n_predict)) return -1;
+            o->n_predict_given = true;
+        }
+        else if (is(name, "-t", "--threads", NULL)) { VALUE(); if (parse_int(name, val, 1, 256, &o->n_threads)) return -1; }
+        else if (is(name, "-c", "--ctx-size", NULL)) { VALUE(); if (parse_int(name, val, 0, 1 << 24, &o->n_ctx)) return -1; }
+        else if (is(name, "--temp", "--temperature", NULL)) {
+            VALUE();
+            if (parse_float(name, val, 0, false, 1e6, ">= 0", &o->sampling.temp)) return -1;
+        }
+        else if (is(name, "--top-k", NULL, NULL)) { VALUE(); if (parse_int(name, val, 0, INT_MAX, &o->sampling.top_k)) return -1; }
+        else if (is(name, "--top-p", NULL, NULL)) {
+            VALUE();
+            if (parse_float(name, val, 0, false, 1, "in [0, 1]", &o->sampling.top_p)) return -1;
+        }
+        else if (is(name, "--min-p", NULL, NULL)) {
+            VALUE();
+            if (parse_float(name, val, 0, false, 1, "in [0, 1]", &o->sampling.min_p)) return -1;
+        }
+        else if (is(name, "--repeat-penalty", NULL, NULL)) {
+            VALUE();
+            if (parse_float(name, val, 0, true, 1e6, "> 0", &o->sampling.repeat_penalty)) return -1;
+        }
+        else if (is(name, "--repeat-last-n", NULL, NULL)) {
+            VALUE();
+            if (parse_int(name, val, -1, INT_MAX, &o->sampling.repeat_last_n)) return -1;
+        }
+        else if (is(name, "-s", "--seed", NULL)) { VALUE(); if (parse_seed(name, val, o)) return -1; }
+        else if (is(name, "-r", "--reverse-prompt", "--stop")) {
+            VALUE();
+            if (!*val) { fprintf(stderr, "error: %s expects a non-empty text\n", name); return -1; }
+            if (o->n_stop == MAX_STOP_STRINGS) { fprintf(stderr, "error: %s: at most %d stop strings\n", name, MAX_STOP_STRINGS); return -1; }
+            o->stop[o->n_stop++] = val;
+        }
+        else if (is(name, "--tokens", NULL, NULL)) { VALUE(); o->tokens_csv = val; }
+        else if (is(name, "--dump-logits", NULL, NULL)) { VALUE(); o->dump_logits = val; }
+        else if (is(name, "--simd", NULL, NULL)) { VALUE(); o->simd = val; }
+        else if (is(name, "--tokenizer", NULL, NULL)) { VALUE(); o->tokenizer = val; }
+        else if (is(name, "-sys", "--system", "--system-prompt")) { VALUE(); o->system = val; }
+        else if (is(name, "--raw", NULL, NULL)) { FLAG(); o->raw = true; }
+        else if (is(name, "--tokenize", NULL, NULL)) { FLAG(); o->tokenize_only = true; }
+        else if (is(name, "--quant", NULL, NULL)) { VALUE(); o->quant = val; }
+        else if (is(name, "--info", NULL, NULL)) { FLAG(); o->info = true; }
+        else if (is(name, "--quiet", NULL, NULL)) { FLAG(); o->quiet = true; }
+        else if (is(name, "-v", "--verbose", NULL)) { FLAG(); o->verbose = true; }
+        else if (is(name, "--no-display-prompt", NULL, NULL)) { FLAG(); o->no_display_prompt = true; }
+        else if (is(name, "-i", "--interactive", NULL) || is(name, "-cnv", "--conversation", NULL)) { FLAG(); o->interactive = true; }
+        else if (is(name, "-no-cnv", "--no-conversation", NULL)) { FLAG(); o->no_conversation = true; }
+        else if (is(name, "--heal", NULL, NULL)) { FLAG(); o->heal = true; }
+        else if (is(name, "--batch", NULL, NULL)) { VALUE(); o->batch_path = val; }
+        else if (is(name, "--check", NULL, NULL)) { VALUE(); o->check_path = val; }
+        else if (is(name, "-o", "--output", NULL)) { VALUE(); o->output_path = val; }
+        else if (is(name, "--resume", NULL, NULL)) { FLAG(); o->resume = true; }
+        else if (is(name, "--wait-lock", NULL, NULL)) { FLAG(); o->wait_lock = true; }
+        else if (is(name, "--shard", NULL, NULL)) { VALUE(); if (parse_shard(val, &o->shard_k, &o->shard_n)) return -1; }
+        else if (is(name, "--match", NULL, NULL)) {
+            VALUE();
+            if (parse_match_mode(val, &o->match_mode) != 0) {
+                fprintf(stderr, "error: --match expects exact, prefix or contains, got '%s'\n", val);
+                return -1;
+            }
+            o->match = val;
+        }
+        else if (is(name, "--verify", NULL, NULL)) { FLAG(); o->verify = true; }
+        else if (is(name, "--chat-template", NULL, NULL)) { VALUE(); o->chat_template = val; }
+        else if (is(name, "--chat-template-kwargs", NULL, NULL)) { VALUE(); o->chat_kwargs = val; }
+        else if (is(name, "--tools", NULL, NULL)) { VALUE(); o->tools = val; }
+        else if (is(name, "--date", NULL, NULL)) { VALUE(); o->date = val; }
+        else if (is(name, "--render", NULL, NULL)) { VALUE(); o->render = val; }
+        else { fprintf(stderr, "error: unknown option '%s' (see --help)\n", name); return -1; }
+#undef VALUE
+#undef FLAG
+    }
+    if (!o->seed_given) o->sampling.seed = random_seed();
+
+    /* what goes with what */
+    bool prompt_given = o->prompt || o->prompt_file || o->tokens_csv;
+    if (o->render && !o->model_path && !o->chat_template) {
+        fprintf(stderr, "error: --render needs a MODEL or --chat-template FILE\n");
+        return -1;
+    }
+    if (o->render && (prompt_given || o->batch_path || o->check_path || o->verify || o->tokenize_only || o->interactive)) {
+        fprintf(stderr, "error: --render prints a rendered conversation: it takes no prompt and no other mode\n");
+        return -1;
+    }
+    if (!o->model_path && !o->render) { options_usage(stderr); return -1; }
+    if ((o->prompt != NULL) + (o->prompt_file != NULL) + (o->tokens_csv != NULL) > 1) {
+        fprintf(stderr, "error: give the prompt one way: -p TEXT (or the second argument), -f FILE or --tokens\n");
+        return -1;
+    }
+    if ((o->batch_path != NULL) + (o->check_path != NULL) + o->verify + o->interactive + o->tokenize_only > 1) {
+        fprintf(stderr, "error: --batch, --check, --verify, --tokenize and -i are separate modes: give one\n");
+        return -1;
+    }
+    if (o->interactive && o->no_conversation) { fprintf(stderr, "error: -i and -no-cnv contradict each other\n"); return -1; }
+    if (o->interactive && (o->tokens_csv || o->prompt_file || o->dump_logits)) {
+        fprintf(stderr, "error: the chat (-i) takes its turns from the terminal: --tokens, -f and --dump-logits do not go with it\n");
+        return -1;
+    }
+    if (!o->batch_path && (o->output_path || o->resume || o->shard_n || o->wait_lock)) {
+        fprintf(stderr, "error: -o, --resume, --wait-lock and --shard go with --batch\n");
+        return -1;
+    }
+    if (o->resume && !o->output_path) { fprintf(stderr, "error: --resume needs -o FILE (the answers so far)\n"); return -1; }
+    if (o->wait_lock && !o->output_path) { fprintf(stderr, "error: --wait-lock needs -o FILE\n"); return -1; }
+    if (o->match && !o->check_path) { fprintf(stderr, "error: --match goes with --check\n"); return -1; }
+    if ((o->batch_path || o->check_path) && (prompt_given || o->dump_logits || o->n_stop)) {
+        fprintf(stderr, "error: --batch and --check take their prompts (and stop strings) from the file\n");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,158 @@
+# The interactive chat (issue 16) on qa-llama (Llama-2 template) and stories260K (no template):
+# three turns whose answers equal one-shot runs of the same rendered conversations, with every
+# turn after the first prefilling only what is new since the last answer; /clear, /system,
+# /help; a conversation that outgrows the context; and on a pseudo-terminal: the prompt, Ctrl-C
+# stopping an answer without ending the chat, Ctrl-D and a second Ctrl-C ending it.
+source "$(dirname "$0")/lib.sh"
+Q="$FIX/qa-llama/qa-llama-q8_0.gguf"
+S="$FIX/stories260K/stories260K.gguf"
+SYS="You are a helpful assistant. Answer briefly."
+
+# three questions of the eval set, one per line (stdin: -i reads turns from it)
+python3 - "$FIX/qa-llama/eval-dev.jsonl" >"$TMP/turns.txt" <<'EOF'
+import json, sys
+L = [json.loads(l) for l in open(sys.argv[1])]
+for i in (0, 1, 4): print(L[i]['user'])
+EOF
+"$RUN_SAN" "$Q" -i -v -sys "$SYS" -t 1 <"$TMP/turns.txt" >"$TMP/chat.out" 2>"$TMP/chat.err"
+rc=$?
+check "three turns on stdin (-i): exit 0, three answers" bash -c "[ $rc -eq 0 ] && [ \$(wc -l <'$TMP/chat.out') -eq 3 ]"
+
+# The references: each conversation so far (the chat's own answers as the assistant turns)
+# rendered by --render, then answered one-shot as plain text (--raw -f).
+python3 - "$TMP" "$SYS" <<'EOF'
+import json, sys
+tmp, system = sys.argv[1:]
+users = open(tmp + '/turns.txt').read().splitlines()
+answers = open(tmp + '/chat.out').read().splitlines()
+msgs = [{'role': 'system', 'content': system}]
+for k in range(3):
+    msgs.append({'role': 'user', 'content': users[k]})
+    json.dump({'messages': msgs, 'add_generation_prompt': True}, open('%s/conv%d.json' % (tmp, k + 1), 'w'))
+    msgs.append({'role': 'assistant', 'content': answers[k]})
+EOF
+for k in 1 2 3; do
+    "$RUN_OPT" "$Q" --render "$TMP/conv$k.json" >"$TMP/render$k.txt"
+    "$RUN_OPT" "$Q" --raw -f "$TMP/render$k.txt" --no-display-prompt -t 1 >"$TMP/once$k.txt" 2>"$TMP/once$k.err"
+    "$RUN_OPT" "$Q" --raw -f "$TMP/render$k.txt" --tokenize >"$TMP/ids$k.txt"
+done
+cat "$TMP/once1.txt" "$TMP/once2.txt" "$TMP/once3.txt" >"$TMP/once.txt"
+check "each answer equals a one-shot run of the rendered conversation so far" \
+    bash -c "[ \$(wc -l <'$TMP/once.txt') -eq 3 ] && cmp -s '$TMP/chat.out' '$TMP/once.txt'"
+check "the answers are the eval set's names (turn 1: Cedric Yeboah)" grep -qx " Cedric Yeboah" "$TMP/chat.out"
+
+# Prefill per turn (the -v lines: "turn K: prompt: N tokens, R reused, F new"): turn 1 evaluates its
+# whole prompt; turns 2 and 3 reuse all of the previous prompt and answer (the answer's tokens are in
+# the cache; its end-of-turn token is not) and evaluate only the rest. Prompt sizes come from
+# --tokenize of the renderings, the answers' token counts from the one-shot runs.
+check "per-turn prefill: only the new tokens after the first turn" python3 - "$TMP" <<'EOF'
+import re, sys
+tmp = sys.argv[1]
+stats = [re.search(r'^turn (\d+): prompt: (\d+) tokens, (\d+) reused, (\d+) new', l) for l in open(tmp + '/chat.err')]
+stats = [tuple(map(int, m.groups())) for m in stats if m]
+ids = [len(open('%s/ids%d.txt' % (tmp, k)).read().split()) for k in (1, 2, 3)]
+gen = [int(re.search(r'generation: (\d+) tokens', open('%s/once%d.err' % (tmp, k)).read()).group(1)) for k in (1, 2, 3)]
+ok = len(stats) == 3 and [s[1] for s in stats] == ids and stats[0][2:] == (0, ids[0])
+for k in (1, 2):
+    reused, new = stats[k][2], stats[k][3]
+    ok = ok and reused == ids[k - 1] + gen[k - 1] and new == ids[k] - reused and 0 < new < ids[k] - ids[k - 1]
+if not ok: print(stats, ids, gen)
+sys.exit(0 if ok else 1)
+EOF
+
+# /clear forgets the conversation and the cache; /system sets the system prompt; /help
+q1=$(sed -n 1p "$TMP/turns.txt")
+printf '/help\n/nonsense\n%s\n/clear\n/system %s\n%s\n' "$q1" "$SYS" "$q1" >"$TMP/cmds.txt"
+"$RUN_SAN" "$Q" -i -v -t 1 <"$TMP/cmds.txt" >"$TMP/cmds.out" 2>"$TMP/cmds.err"
+rc=$?
+"$RUN_OPT" "$Q" "$q1" --no-display-prompt -t 1 --quiet >"$TMP/nosys.txt"
+"$RUN_OPT" "$Q" "$q1" -sys "$SYS" --no-display-prompt -t 1 --quiet >"$TMP/sys.txt"
+check "/clear, then /system: the turns equal one-shot runs without and with --system" \
+    bash -c "[ $rc -eq 0 ] && cat '$TMP/nosys.txt' '$TMP/sys.txt' | cmp -s - '$TMP/cmds.out'"
+check "/clear empties the cache: the next turn reuses nothing" \
+    bash -c "grep -q '(conversation cleared)' '$TMP/cmds.err' && grep -q '^turn 2: prompt: [0-9]* tokens, 0 reused' '$TMP/cmds.err'"
+check "/help lists the commands; an unknown command is named" \
+    bash -c "grep -q '/system TEXT' '$TMP/cmds.err' && grep -q 'unknown command /nonsense' '$TMP/cmds.err'"
+
+# A model without a template chats in plain text: each turn continues the text so far
+printf 'Once upon a time\n there was\n' >"$TMP/plain.txt"
+"$RUN_SAN" "$S" -i -n 8 -t 1 <"$TMP/plain.txt" >"$TMP/plain.out" 2>/dev/null
+a1=$(sed -n 1p "$TMP/plain.out")
+"$RUN_OPT" "$S" "Once upon a time${a1} there was" -n 8 -t 1 --no-display-prompt --quiet >"$TMP/plain2.txt"
+check "no template: turn 2 continues turn 1's prompt and answer as one text" \
+    bash -c "[ \$(wc -l <'$TMP/plain.out') -eq 2 ] && [ -n '$a1' ] && sed -n 2p '$TMP/plain.out' | cmp -s - '$TMP/plain2.txt'"
+
+# A conversation the context cannot hold: the turn is refused with a message, the chat goes on
+q2=$(sed -n 2p "$TMP/turns.txt")
+printf '%s\n%s\n/clear\n%s\n' "$q1" "$q2" "$q1" >"$TMP/long.txt"
+"$RUN_SAN" "$Q" -i -c 96 -t 1 <"$TMP/long.txt" >"$TMP/long.out" 2>"$TMP/long.err"
+rc=$?
+check "a turn past the context: its error names the sizes, /clear recovers, exit 1" bash -c "
+    [ $rc -eq 1 ] && grep -Eq 'the conversation has (9[7-9]|1[0-9][0-9]) tokens, more than the context of 96: /clear starts a new one' '$TMP/long.err' &&
+    [ \$(grep -c 'Cedric Yeboah' '$TMP/long.out') -eq 2 ]"
+
+# On a pseudo-terminal: "> " prompts, Ctrl-C stops a long answer and the chat goes on, Ctrl-C twice
+# at the prompt ends it; Ctrl-D ends it too.
+python3 - "$RUN_SAN" "$S" >"$TMP/pty.txt" 2>&1 <<'EOF'
+import os, pty, select, signal, sys, time
+run, model = sys.argv[1:]
+
+def spawn():
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execv(run, [run, model, '-n', '-1', '-c', '2048', '-t', '1', '-v'])
+    return pid, fd
+
+def read_until(fd, want, timeout=60):
+    buf = b''
+    end = time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try: chunk = os.read(fd, 4096)
+            except OSError: break
+            if not chunk: break
+            buf += chunk
+            if want(buf): return buf
+    return buf
+
+def status(pid, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p: return os.waitstatus_to_exitcode(st)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    return 'hung'
+
+pid, fd = spawn()
+out = read_until(fd, lambda b: b.endswith(b'> '))
+print('banner and prompt:', b'/help for commands' in out and out.endswith(b'> '))
+os.write(fd, b'Once upon a time\n')
+out = read_until(fd, lambda b: len(b) > 200)           # the answer is streaming
+os.write(fd, b'\x03')                                   # Ctrl-C
+out += read_until(fd, lambda b: b'\r\n> ' in b[b.rfind(b'turn 1'):] if b'turn 1' in b else False)
+stopped = b'| stopped' in out and b'\r\n> ' in out[out.find(b'turn 1'):]
+gen = int(out[out.find(b'generation: ') + 12:].split()[0]) if b'generation: ' in out else -1
+print('Ctrl-C stopped the answer (%d tokens) and the chat goes on:' % gen, stopped and 0 < gen < 2000)
+os.write(fd, b' Lily\n')                               # a second turn, stopped the same way
+out = read_until(fd, lambda b: len(b) > 100)
+os.write(fd, b'\x03')
+out += read_until(fd, lambda b: b'turn 2' in b and b.endswith(b'> '))
+print('a second answer streams and stops the same way:', b'turn 2' in out and b'| stopped' in out)
+os.write(fd, b'\x03')
+out = read_until(fd, lambda b: b'again' in b)
+print('Ctrl-C at the prompt says how to end:', b'Ctrl-C again or Ctrl-D' in out)
+os.write(fd, b'\x03')
+print('a second Ctrl-C at the prompt ends the chat with status 0:', status(pid) == 0)
+
+pid, fd = spawn()
+read_until(fd, lambda b: b.endswith(b'> '))
+os.write(fd, b'\x04')                                   # Ctrl-D
+print('Ctrl-D at the prompt ends the chat with status 0:', status(pid) == 0)
+EOF
+for what in "banner and prompt" "Ctrl-C stopped the answer" "a second answer streams and stops the same way" \
+            "Ctrl-C at the prompt says how to end" \
+            "a second Ctrl-C at the prompt ends the chat" "Ctrl-D at the prompt ends the chat"; do
+    if grep -q "^$what.*: True$" "$TMP/pty.txt"; then ok "pty: $what"; else notok "pty: $what ($(grep "^$what" "$TMP/pty.txt"))"; fi
+done

@@ -1,0 +1,139 @@
+# llama-cli habits and honest refusals (issue 16): the prompt from -f, -p -, stdin (a 1 MB prompt
+# included), --opt=value, -n -1, --version, --no-display-prompt, -m; every numeric option
+# range-checked by name; a seed from the OS printed so a sampled run can be repeated; a full
+# stdout is an error; a model computing NaN is reported, not printed as empty text; error
+# messages name what is wrong once.
+source "$(dirname "$0")/lib.sh"
+S="$FIX/stories260K/stories260K.gguf"
+
+expect_error() {   # description, pattern, command...
+    local desc=$1 pat=$2; shift 2
+    "$@" >"$TMP/o.txt" 2>"$TMP/e.txt" </dev/null
+    local rc=$?
+    if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e.txt")" -eq 1 ] && grep -q -e "$pat" "$TMP/e.txt"; then ok "$desc"
+    else notok "$desc (rc=$rc: $(head -c 300 "$TMP/e.txt"))"; fi
+}
+
+# The prompt, five ways: the same text
+"$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 --quiet >"$TMP/arg.txt"
+printf 'Once upon a time\n' >"$TMP/prompt.txt"
+"$RUN_SAN" "$S" -f "$TMP/prompt.txt" -n 20 -t 1 --quiet >"$TMP/f.txt"
+check "-f FILE (its trailing newline dropped) prints what the argument prints" cmp -s "$TMP/arg.txt" "$TMP/f.txt"
+"$RUN_OPT" "$S" --file="$TMP/prompt.txt" --n-predict=20 --threads=1 --quiet >"$TMP/eq.txt"
+check "--file=FILE --n-predict=20 --threads=1 (--opt=value spellings)" cmp -s "$TMP/arg.txt" "$TMP/eq.txt"
+"$RUN_SAN" "$S" -p - -n 20 -t 1 --quiet <"$TMP/prompt.txt" >"$TMP/dash.txt"
+check "-p - reads the prompt from stdin" cmp -s "$TMP/arg.txt" "$TMP/dash.txt"
+printf 'Once upon a time\n' | "$RUN_SAN" "$S" -n 20 -t 1 --quiet >"$TMP/pipe.txt"
+check "no prompt and stdin not a terminal: the prompt is read from stdin" cmp -s "$TMP/arg.txt" "$TMP/pipe.txt"
+"$RUN_OPT" -m "$S" -n 20 -t 1 --quiet -- "Once upon a time" >"$TMP/m.txt"
+check "-m MODEL, and -- before the prompt" cmp -s "$TMP/arg.txt" "$TMP/m.txt"
+"$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 --quiet --no-display-prompt >"$TMP/nd.txt"
+check "--no-display-prompt: the answer alone" bash -c "printf 'Once upon a time' | cat - '$TMP/nd.txt' | cmp -s - '$TMP/arg.txt'"
+
+# A 1 MB prompt: tokenized from a file (an argument that long is refused by the OS); past the
+# context it is refused, naming the file, before it is tokenized
+python3 -c "import sys; sys.stdout.write('Once upon a time there was a girl. ' * 30000)" >"$TMP/big.txt"
+"$RUN_OPT" "$S" -f "$TMP/big.txt" --tokenize >"$TMP/big-ids.txt" 2>"$TMP/big.err"
+check "a 1 MB prompt from -f: $(wc -w <"$TMP/big-ids.txt") tokens" test "$(wc -w <"$TMP/big-ids.txt")" -gt 200000
+expect_error "a prompt longer than the context can hold is refused, naming the file" \
+    "big.txt: the prompt is longer than [0-9]* bytes, more than the context can hold" "$RUN_SAN" "$S" -f "$TMP/big.txt" -c 256
+expect_error "... and so is one on stdin" "stdin: the prompt is longer than" \
+    bash -c "'$RUN_OPT' '$S' -c 256 <'$TMP/big.txt'"
+expect_error "a missing -f file" "no/such.txt: cannot open" "$RUN_OPT" "$S" -f no/such.txt
+
+# -n -1: until the end of the answer or a full context
+"$RUN_OPT" "$S" "Once upon a time" -n -1 -c 64 -t 1 >"$TMP/all.txt" 2>"$TMP/all.err"
+check "-n -1 generates until the context is full (59 tokens after 5 in 64)" \
+    bash -c "grep -q 'generation: 60 tokens' '$TMP/all.err' && grep -q 'the context is full' '$TMP/all.err'"
+
+# --version, --help
+"$RUN_OPT" --version >"$TMP/v.txt"
+check "--version: exit 0, names the version and the kernels" bash -c "[ $? -eq 0 ] && grep -q '^tessera [0-9][0-9.]* (C11.*kernels: scalar' '$TMP/v.txt'"
+"$RUN_OPT" --help >"$TMP/h.txt"
+check "--help lists the new options" bash -c "grep -q -- '--no-display-prompt' '$TMP/h.txt' && grep -q -- '-f, --file' '$TMP/h.txt' && grep -q -- '--wait-lock' '$TMP/h.txt'"
+
+# Every numeric option range-checked, the option named
+expect_error "--top-p -1" "--top-p expects a number in \[0, 1\], got '-1'" "$RUN_OPT" "$S" x --top-p -1
+expect_error "--min-p 5" "--min-p expects a number in \[0, 1\], got '5'" "$RUN_OPT" "$S" x --min-p 5
+expect_error "--repeat-penalty -1" "--repeat-penalty expects a number > 0, got '-1'" "$RUN_OPT" "$S" x --repeat-penalty -1
+expect_error "--repeat-penalty 0" "--repeat-penalty expects a number > 0" "$RUN_OPT" "$S" x --repeat-penalty=0
+expect_error "--temp -1" "--temp expects a number >= 0" "$RUN_OPT" "$S" x --temp -1
+expect_error "--temp nan" "--temp expects a number >= 0, got 'nan'" "$RUN_OPT" "$S" x --temp nan
+expect_error "--top-k -1" "--top-k expects an integer >= 0" "$RUN_OPT" "$S" x --top-k -1
+expect_error "--repeat-last-n -2" "--repeat-last-n expects an integer >= -1" "$RUN_OPT" "$S" x --repeat-last-n -2
+expect_error "-n -2" "-n expects an integer >= -1" "$RUN_OPT" "$S" x -n -2
+expect_error "-t 0" "-t expects an integer in \[1, 256\]" "$RUN_OPT" "$S" x -t 0
+expect_error "-c -1" "-c expects an integer in \[0, 16777216\]" "$RUN_OPT" "$S" x -c -1
+expect_error "--seed -5" "--seed expects an integer in \[0, 18446744073709551615\] or -1" "$RUN_OPT" "$S" x --seed -5
+expect_error "--seed=abc" "--seed expects an integer" "$RUN_OPT" "$S" x --seed=abc
+expect_error "a flag given a value" "--raw takes no value" "$RUN_OPT" "$S" x --raw=yes
+expect_error "an option without its value" "--top-p needs a value" "$RUN_OPT" "$S" x --top-p
+expect_error "two prompts" "give the prompt one way" "$RUN_OPT" "$S" x -f "$TMP/prompt.txt"
+
+# The seed: drawn from the OS and printed; runs started together differ; the printed seed repeats one
+for k in 1 2 3; do "$RUN_OPT" "$S" "Once upon a time" -n 30 --temp 1 -t 1 >"$TMP/r$k.txt" 2>"$TMP/r$k.err" & done
+wait
+check "three sampled runs started together print three texts" \
+    bash -c "! cmp -s '$TMP/r1.txt' '$TMP/r2.txt' && ! cmp -s '$TMP/r2.txt' '$TMP/r3.txt' && ! cmp -s '$TMP/r1.txt' '$TMP/r3.txt'"
+seed=$(sed -n 's/.*| seed \([0-9]*\)$/\1/p' "$TMP/r2.err")
+"$RUN_OPT" "$S" "Once upon a time" -n 30 --temp 1 -t 1 --seed "$seed" --quiet >"$TMP/again.txt"
+check "the seed in the stats line ($seed) repeats the run" cmp -s "$TMP/r2.txt" "$TMP/again.txt"
+
+# A full disk on stdout is an error, whatever the mode
+for mode in "Once upon a time" "--tokenize x" "-i" "--info"; do
+    # shellcheck disable=SC2086
+    if [ "$mode" = "Once upon a time" ]; then args=("$mode"); else args=($mode); fi
+    printf 'Once\n' | "$RUN_SAN" "$S" "${args[@]}" -n 4 -t 1 >/dev/full 2>"$TMP/full.err"
+    rc=$?
+    check "stdout on a full disk ($mode): exit 1, 'write failed'" bash -c "[ $rc -eq 1 ] && grep -q 'stdout: write failed' '$TMP/full.err'"
+done
+printf '{"id": 1, "prompt": "Once", "max_tokens": 4}\n' >"$TMP/one.jsonl"
+"$RUN_SAN" "$S" --batch "$TMP/one.jsonl" -t 1 --quiet >/dev/full 2>"$TMP/full.err"
+check "stdout on a full disk (--batch): exit 1" bash -c "[ $? -eq 1 ] && grep -q 'stdout: write failed' '$TMP/full.err'"
+
+# A model that computes NaN (every output-norm weight NaN, in a copy): an error, not empty tokens
+python3 - "$S" "$TMP/nan.gguf" <<'EOF'
+import struct, sys
+data = bytearray(open(sys.argv[1], 'rb').read())
+pos = 4
+def take(fmt):
+    global pos
+    v = struct.unpack_from('<' + fmt, data, pos); pos += struct.calcsize('<' + fmt); return v[0]
+def string():
+    global pos
+    n = take('Q'); s = bytes(data[pos:pos + n]); pos += n; return s.decode()
+sizes = {0: 'B', 1: 'b', 2: 'H', 3: 'h', 4: 'I', 5: 'i', 6: 'f', 7: '?', 10: 'Q', 11: 'q', 12: 'd'}
+def value(t):
+    if t == 8: return string()
+    if t == 9:
+        et, n = take('I'), take('Q')
+        return [value(et) for _ in range(n)]
+    return take(sizes[t])
+version, n_tensors, n_kv = take('I'), take('Q'), take('Q')
+align = 32
+for _ in range(n_kv):
+    k = string(); v = value(take('I'))
+    if k == 'general.alignment': align = v
+infos = {}
+for _ in range(n_tensors):
+    name = string(); dims = [take('Q') for _ in range(take('I'))]; typ = take('I'); off = take('Q')
+    infos[name] = (dims, typ, off)
+base = (pos + align - 1) // align * align
+dims, typ, off = infos['output_norm.weight']
+assert typ == 0
+for i in range(dims[0]): struct.pack_into('<f', data, base + off + 4 * i, float('nan'))
+open(sys.argv[2], 'wb').write(data)
+EOF
+expect_error "a model computing NaN: one error naming the model, nothing printed as an answer" \
+    "nan.gguf: the model computed a non-finite logit" "$RUN_SAN" "$TMP/nan.gguf" "Once" -n 4 --no-display-prompt
+check "... and stdout holds no text" test "$(tr -d '\n' <"$TMP/o.txt" | wc -c)" -eq 0
+
+# Messages blame the right thing, once
+expect_error "invalid UTF-8 in the prompt blames the prompt, not the model" "^error: the prompt: invalid UTF-8 at byte" \
+    "$RUN_OPT" "$S" "$(printf 'abc\377')"
+check "... and does not name the model file" bash -c "! grep -q stories260K '$TMP/e.txt'"
+expect_error "a missing model is named once" "^error: no/such.gguf: [^/]*$" "$RUN_OPT" no/such.gguf x
+expect_error "a prompt past the context names the prompt and the sizes" "^error: the prompt: [0-9]* tokens, longer than the context of 4" \
+    "$RUN_OPT" "$S" "Once upon a time there was a little girl" -c 4
+mkfifo "$TMP/fifo.gguf"
+expect_error "a FIFO as the model is refused, not waited on" "fifo.gguf" timeout 10 "$RUN_OPT" "$TMP/fifo.gguf" x
