@@ -15,7 +15,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     char path[PATH_MAX];
     fuzz_write("model.gguf", data, size, path);
-    ts_load_options opt = { .n_threads = 1, .simd = "scalar" };
+    ts_load_options opt = { .simd = "scalar" };
     ts_model *m;
     ts_error err;
     if (ts_model_load(path, &opt, &m, &err) != 0) {

@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (i < n) fuzz_write(names[i], parts[i].data, parts[i].len, path);
         else fuzz_remove(names[i]);
     }
-    ts_load_options opt = { .n_threads = 1, .simd = "scalar" };
+    ts_load_options opt = { .simd = "scalar" };
     ts_model *m;
     ts_error err;
     if (ts_model_load(fuzz_scratch(), &opt, &m, &err) != 0) {
