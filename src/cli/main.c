@@ -47,6 +47,7 @@ typedef struct cli_options {
     const char *tools;           /* --tools FILE */
     const char *date;            /* --date YYYY-MM-DD */
     const char *render;          /* --render CONVERSATION.json */
+    int cache_type_k, cache_type_v;   /* --cache-type-k/-v (-ctk/-ctv): enum ts_kv_type */
 } cli_options;
 
 static void usage(FILE *f) {
@@ -62,6 +63,8 @@ static void usage(FILE *f) {
         "  --tokens 1,2,3          feed these token ids instead of a text prompt\n"
         "  --dump-logits FILE      write float32 logits, one row of n_vocab per evaluated position\n"
         "  --simd SET              kernels: auto (default), scalar, avx2, avx512, neon\n"
+        "  -ctk, --cache-type-k T  KV cache type of the keys: f16 (default), f32 or q8_0\n"
+        "  -ctv, --cache-type-v T  KV cache type of the values: f16 (default), f32 or q8_0\n"
         "  --system TEXT           a system turn before the prompt (chat models)\n"
         "  --raw                   send the prompt as plain text, without the chat template\n"
         "  --tokenize              print the prompt's token ids and exit (MODEL may be a tokenizer)\n"
@@ -180,6 +183,13 @@ static int parse_args(int argc, char **argv, cli_options *o) {
         else if (!strcmp(a, "--tokens")) { NEED_VALUE(); o->tokens_csv = val; }
         else if (!strcmp(a, "--dump-logits")) { NEED_VALUE(); o->dump_logits = val; }
         else if (!strcmp(a, "--simd")) { NEED_VALUE(); o->simd = val; }
+        else if (!strcmp(a, "-ctk") || !strcmp(a, "--cache-type-k") || !strcmp(a, "-ctv") || !strcmp(a, "--cache-type-v")) {
+            NEED_VALUE();
+            int t = ts_kv_type_from_name(val);
+            if (t < 0) { fprintf(stderr, "error: %s expects a KV cache type: f32, f16 or q8_0, got '%s'\n", a, val); return -1; }
+            if (!strcmp(a, "-ctk") || !strcmp(a, "--cache-type-k")) o->cache_type_k = t;
+            else o->cache_type_v = t;
+        }
         else if (!strcmp(a, "--tokenizer")) { NEED_VALUE(); o->tokenizer = val; }
         else if (!strcmp(a, "--system")) { NEED_VALUE(); o->system = val; }
         else if (!strcmp(a, "--raw")) o->raw = true;
@@ -325,7 +335,8 @@ static int run_render(const cli_options *o, const chat_setup *c) {
     int rc = 1;
     if (file_read(o->render, &conv, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
     if (o->model_path) {
-        ts_load_options lo = { .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant };
+        ts_load_options lo = { .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant,
+                               .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v };
         if (ts_model_load(o->model_path, &lo, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); free(conv); return 1; }
     }
     if (ts_chat_render_json(m, conv, len, &c->opt, &out, &err) != 0) fprintf(stderr, "error: %s: %s\n", o->render, err.msg);
@@ -398,7 +409,7 @@ int main(int argc, char **argv) {
     ts_error err = {{0}};
     ts_model *m = NULL;
     ts_load_options lo = { .tokenizer_path = o.tokenizer, .simd = o.simd,
-                           .quant = o.quant };
+                           .quant = o.quant, .cache_type_k = o.cache_type_k, .cache_type_v = o.cache_type_v };
     if (ts_model_load(o.model_path, &lo, &m, &err) != 0) {
         fprintf(stderr, "error: %s\n", err.msg);
         chat_setup_free(&chat_cfg);
