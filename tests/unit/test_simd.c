@@ -195,6 +195,18 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
         }
         CHECK(diff == 0, "%s: %s %dx%d tiles equal the row kernel bit for bit (%d differ)", isa, tname, R, C, diff);
     }
+    if (tk->rows4) {
+        /* 4 rows x 1 position at odd offsets, against the row kernel's outputs */
+        float t[6][9];
+        memset(t, 0, sizeof t);
+        int diff = 0;
+        for (int c = 0; c < cols; c++)
+            for (int r0 = c % 2; r0 + 4 <= rows; r0 += 5) {
+                tk->rows4(w + r0 * rb, rb, act + c * as, as, k, &t[c][r0], 9);
+                for (int i = r0; i < r0 + 4; i++) if (memcmp(&t[c][i], &y[c][i], 4)) diff++;
+            }
+        CHECK(diff == 0, "%s: %s 4x1 row kernels equal the row kernel bit for bit (%d differ)", isa, tname, diff);
+    }
     free(w); free(x); free(wd); free(ad); free(act);
 }
 
