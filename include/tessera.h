@@ -29,7 +29,17 @@ typedef struct ts_load_options {
                                     "q4_0" to quantize the matrices at load */
     const char *simd;            /* kernel set: NULL or "auto" (the best this CPU runs), "scalar"
                                     (the reference kernels), "avx2", "avx512" or "neon" */
+    int cache_type_k, cache_type_v;   /* enum ts_kv_type: the KV cache types of this model's
+                                    contexts unless ts_context_options says otherwise (0: f16) */
 } ts_load_options;
+
+/* KV cache element types (llama.cpp's --cache-type-k/-v). f16 halves the bytes attention reads
+ * against f32 (the default, as in llama.cpp); q8_0 (32 values per f16 scale, head sizes that are
+ * multiples of 32) quarters them; f32 keeps keys and values exactly as computed. */
+typedef enum ts_kv_type { TS_KV_DEFAULT = 0, TS_KV_F32 = 1, TS_KV_F16 = 2, TS_KV_Q8_0 = 3 } ts_kv_type;
+/* "f32", "f16" or "q8_0" -> its type; anything else -> -1. */
+int ts_kv_type_from_name(const char *name);
+const char *ts_kv_type_name(int type);   /* TS_KV_DEFAULT names the default, "f16" */
 
 /* ---- model ---- */
 int  ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, ts_error *err);
@@ -91,7 +101,19 @@ int  ts_chat_render_json(const ts_model *m, const char *conversation_json, size_
                          const ts_chat_options *opt, char **out, ts_error *err);
 
 /* ---- evaluation ---- */
+/* n_ctx <= 0: the model's context, capped so the KV cache takes at most a quarter of the memory;
+ * n_threads <= 0: all cores. The cache types come from the model's load options. */
 int  ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err);
+typedef struct ts_context_options {
+    int n_ctx, n_threads;        /* as ts_context_new */
+    int cache_type_k, cache_type_v;   /* enum ts_kv_type; TS_KV_DEFAULT: the model's load option */
+} ts_context_options;
+/* ts_context_new with every option (opt NULL: all defaults). Fails, naming the problem, on an
+ * unknown cache type or one that does not fit the model's head sizes. */
+int  ts_context_new_opts(ts_model *m, const ts_context_options *opt, ts_context **out, ts_error *err);
+/* The cache types a context uses (never TS_KV_DEFAULT). */
+int  ts_context_cache_type_k(const ts_context *c);
+int  ts_context_cache_type_v(const ts_context *c);
 void ts_context_free(ts_context *c);
 int  ts_context_n_ctx(const ts_context *c);
 int  ts_context_pos(const ts_context *c);        /* tokens in the cache */

@@ -36,6 +36,8 @@ void options_usage(FILE *f) {
         "  --tokens 1,2,3          feed these token ids instead of a text prompt\n"
         "  --dump-logits FILE      write float32 logits, one row of n_vocab per evaluated position\n"
         "  --simd SET              kernels: auto (default), scalar, avx2, avx512, neon\n"
+        "  -ctk, --cache-type-k T  KV cache type of the keys: f16 (default), f32 or q8_0\n"
+        "  -ctv, --cache-type-v T  KV cache type of the values: f16 (default), f32 or q8_0\n"
         "  -sys, --system TEXT     a system turn before the prompt (chat models)\n"
         "  --raw                   send the prompt as plain text, without the chat template\n"
         "  --no-display-prompt     do not echo the prompt before the answer\n"
@@ -272,6 +274,13 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "--tokens", NULL, NULL)) { VALUE(); o->tokens_csv = val; }
         else if (is(name, "--dump-logits", NULL, NULL)) { VALUE(); o->dump_logits = val; }
         else if (is(name, "--simd", NULL, NULL)) { VALUE(); o->simd = val; }
+        else if (is(name, "-ctk", "--cache-type-k", NULL) || is(name, "-ctv", "--cache-type-v", NULL)) {
+            VALUE();
+            int t = ts_kv_type_from_name(val);
+            if (t < 0) { fprintf(stderr, "error: %s expects a KV cache type: f32, f16 or q8_0, got '%s'\n", name, val); return -1; }
+            if (is(name, "-ctk", "--cache-type-k", NULL)) o->cache_type_k = t;
+            else o->cache_type_v = t;
+        }
         else if (is(name, "--tokenizer", NULL, NULL)) { VALUE(); o->tokenizer = val; }
         else if (is(name, "-sys", "--system", "--system-prompt")) { VALUE(); o->system = val; }
         else if (is(name, "--raw", NULL, NULL)) { FLAG(); o->raw = true; }

@@ -46,6 +46,7 @@ typedef struct cli_options {
     const char *tools;           /* --tools FILE */
     const char *date;            /* --date YYYY-MM-DD */
     const char *render;          /* --render CONVERSATION.json */
+    int cache_type_k, cache_type_v;   /* -ctk/-ctv (--cache-type-k/-v): enum ts_kv_type */
 } cli_options;
 
 /* Fills o from argv. Returns 0, 1 when the run is over (--help, --version printed: exit 0), or -1

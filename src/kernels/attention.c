@@ -1,4 +1,6 @@
-/* Attention kernels (see attention.h): portable, AVX2 and AVX-512. Scores put one key in each lane
+/* Attention kernels (see attention.h): the cache types' names and sizes, the f32 cache's kernels and
+ * the softmax (portable, AVX2 and AVX-512), and the table of every type's kernels per SIMD level
+ * (the f16 and q8_0 kernels are in attention_f16.c and attention_q8_0.c). Scores put one key in each lane
  * and run one FMA chain per dimension; values add a[j] * row j into per-dimension accumulators,
  * even and odd rows into separate ones (two chains hide the FMA latency) summed at the end. Tails
  * (counts and head sizes that are not multiples of the vector width) use masked loads, which do
@@ -31,11 +33,13 @@ static void values_generic(const float *a, int count, const float *v, long v_str
     }
 }
 
-static void softmax_generic(float *x, int n) {
+static float softmax_generic(float *x, int n, float *max) {
     float maxv = -INFINITY, sum = 0.0f;
     for (int j = 0; j < n; j++) if (x[j] > maxv) maxv = x[j];
     for (int j = 0; j < n; j++) { x[j] = expf(x[j] - maxv); sum += x[j]; }
     for (int j = 0; j < n; j++) x[j] /= sum;
+    *max = maxv;
+    return sum;
 }
 
 #if defined(TS_X86)
@@ -115,7 +119,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 exp_avx512(__m512 x) {
     return _mm512_scalef_ps(p, n);
 }
 
-static TARGET_AVX512 void softmax_avx512(float *x, int n) {
+static TARGET_AVX512 float softmax_avx512(float *x, int n, float *max) {
     __m512 m = _mm512_set1_ps(-INFINITY);
     for (int j = 0; j < n; j += 16) m = _mm512_max_ps(m, _mm512_mask_loadu_ps(m, lanes_mask16(n - j), x + j));
     const __m512 maxv = _mm512_set1_ps(_mm512_reduce_max_ps(m));
@@ -126,11 +130,14 @@ static TARGET_AVX512 void softmax_avx512(float *x, int n) {
         sum = _mm512_add_ps(sum, _mm512_maskz_mov_ps(k, e));
         _mm512_mask_storeu_ps(x + j, k, e);
     }
-    const __m512 inv = _mm512_set1_ps(1.0f / hsum_f32x16(sum));
+    const float total = hsum_f32x16(sum);
+    const __m512 inv = _mm512_set1_ps(1.0f / total);
     for (int j = 0; j < n; j += 16) {
         __mmask16 k = lanes_mask16(n - j);
         _mm512_mask_storeu_ps(x + j, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, x + j), inv));
     }
+    *max = _mm_cvtss_f32(_mm512_castps512_ps128(maxv));
+    return total;
 }
 
 /* ---- AVX2: 8 lanes, 8 vectors of keys (64) per block of scores, 4 of dimensions (32) ---- */
@@ -203,7 +210,7 @@ static ALWAYS_INLINE TARGET_AVX2 __m256 exp_avx2(__m256 x) {
     return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
 }
 
-static TARGET_AVX2 void softmax_avx2(float *x, int n) {
+static TARGET_AVX2 float softmax_avx2(float *x, int n, float *max) {
     float maxv = -INFINITY;
     for (int j = 0; j < n; j++) if (x[j] > maxv) maxv = x[j];
     const __m256 mv = _mm256_set1_ps(maxv);
@@ -214,19 +221,116 @@ static TARGET_AVX2 void softmax_avx2(float *x, int n) {
         sum = _mm256_add_ps(sum, e);
         _mm256_maskstore_ps(x + j, k, e);
     }
-    const __m256 inv = _mm256_set1_ps(1.0f / hsum_f32x8(sum));
+    const float total = hsum_f32x8(sum);
+    const __m256 inv = _mm256_set1_ps(1.0f / total);
     for (int j = 0; j < n; j += 8) {
         __m256i k = lanes_mask8(n - j);
         _mm256_maskstore_ps(x + j, k, _mm256_mul_ps(_mm256_maskload_ps(x + j, k), inv));
     }
+    *max = maxv;
+    return total;
 }
 #endif
 
+/* ---- the f32 cache: a key block is float [hd][KV_KEY_BLOCK], a value row float [width] ---- */
+
+void attention_scores_f32_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
+    scores_generic(q, (const float *)block + i0, KV_KEY_BLOCK, hd, count, scale, score);
+}
+
+void attention_values_f32_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
+    values_generic(a, count, v, (long)(row_bytes / sizeof(float)), slots, s0, hd, out);
+}
+
+#if defined(TS_X86)
+static void scores_f32_avx2(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
+    scores_avx2(q, (const float *)block + i0, KV_KEY_BLOCK, hd, count, scale, score);
+}
+
+static void values_f32_avx2(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
+    values_avx2(a, count, v, (long)(row_bytes / sizeof(float)), slots, s0, hd, out);
+}
+
+static void scores_f32_avx512(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
+    scores_avx512(q, (const float *)block + i0, KV_KEY_BLOCK, hd, count, scale, score);
+}
+
+static void values_f32_avx512(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
+    values_avx512(a, count, v, (long)(row_bytes / sizeof(float)), slots, s0, hd, out);
+}
+#endif
+
+/* ---- the cache types ---- */
+
+static const char *const KV_TYPE_NAMES[KV_TYPE_COUNT] = { "f32", "f16", "q8_0" };
+
+const char *attention_kv_type_name(int type) {
+    return type >= 0 && type < KV_TYPE_COUNT ? KV_TYPE_NAMES[type] : "?";
+}
+
+int attention_kv_type_from_name(const char *name) {
+    for (int t = 0; t < KV_TYPE_COUNT; t++)
+        if (name && strcmp(name, KV_TYPE_NAMES[t]) == 0) return t;
+    return -1;
+}
+
+int attention_kv_type_fits(int type, int hd) {
+    return type == KV_Q8_0 ? hd % QK == 0 : type >= 0 && type < KV_TYPE_COUNT;
+}
+
+size_t attention_key_block_bytes(int type, int hd) {
+    if (type == KV_F16) return (size_t)hd * KV_KEY_BLOCK * 2;
+    if (type == KV_Q8_0) return (size_t)hd * KV_KEY_BLOCK + (size_t)(hd / QK) * KV_KEY_BLOCK * 2;
+    return (size_t)hd * KV_KEY_BLOCK * sizeof(float);
+}
+
+size_t attention_value_row_bytes(int type, int width) {
+    if (type == KV_F16) return (size_t)width * 2;
+    if (type == KV_Q8_0) return (size_t)(width / QK) * sizeof(block_q8_0);
+    return (size_t)width * sizeof(float);
+}
+
+void attention_store_key(int type, void *block, int i, const float *k, int hd) {
+    if (type == KV_F16) {
+        uint16_t *kt = (uint16_t *)block + i;
+        for (int d = 0; d < hd; d++) kt[(size_t)d * KV_KEY_BLOCK] = f16_from_f32(k[d]);
+    } else if (type == KV_Q8_0) {
+        block_q8_0 b[2048 / QK];   /* head sizes up to 2048 (the loader checks) */
+        q8_0_quantize_row(k, b, hd);
+        int8_t *codes = (int8_t *)block + i;
+        uint16_t *scales = (uint16_t *)((uint8_t *)block + (size_t)hd * KV_KEY_BLOCK) + i;
+        for (int d = 0; d < hd; d++) codes[(size_t)d * KV_KEY_BLOCK] = b[d / QK].qs[d % QK];
+        for (int g = 0; g < hd / QK; g++) scales[(size_t)g * KV_KEY_BLOCK] = (uint16_t)(b[g].d[0] | b[g].d[1] << 8);
+    } else {
+        float *kt = (float *)block + i;
+        for (int d = 0; d < hd; d++) kt[(size_t)d * KV_KEY_BLOCK] = k[d];
+    }
+}
+
+void attention_store_value(int type, void *row, const float *v, int width) {
+    if (type == KV_F16) {
+        uint16_t *h = row;
+        for (int d = 0; d < width; d++) h[d] = f16_from_f32(v[d]);
+    } else if (type == KV_Q8_0) {
+        q8_0_quantize_row(v, row, width);
+    } else {
+        memcpy(row, v, (size_t)width * sizeof(float));
+    }
+}
+
 attention_kernels attention_kernels_for(int simd_level) {
 #if defined(TS_X86)
-    if (simd_level == SIMD_AVX512) return (attention_kernels){ scores_avx512, softmax_avx512, values_avx512 };
-    if (simd_level == SIMD_AVX2) return (attention_kernels){ scores_avx2, softmax_avx2, values_avx2 };
+    if (simd_level == SIMD_AVX512)
+        return (attention_kernels){
+            { scores_f32_avx512, attention_scores_f16_avx512, attention_scores_q8_0_avx512 }, softmax_avx512,
+            { values_f32_avx512, attention_values_f16_avx512, attention_values_q8_0_avx512 } };
+    if (simd_level == SIMD_AVX2)
+        return (attention_kernels){
+            { scores_f32_avx2, attention_scores_f16_avx2, attention_scores_q8_0_generic }, softmax_avx2,
+            { values_f32_avx2, attention_values_f16_avx2, attention_values_q8_0_generic } };
 #endif
     (void)simd_level;
-    return (attention_kernels){ scores_generic, softmax_generic, values_generic };
+    return (attention_kernels){
+        { attention_scores_f32_generic, attention_scores_f16_generic, attention_scores_q8_0_generic }, softmax_generic,
+        { attention_values_f32_generic, attention_values_f16_generic, attention_values_q8_0_generic } };
 }

@@ -1,31 +1,76 @@
-/* Attention kernels: the scores of one query against a run of cached keys, and the weighted sum of
- * cached values. The cache keeps keys transposed (per KV head, dimension-major: kt[i][slot]) so
- * the scores of 8 or 16 keys are one FMA chain per dimension with a key in each lane, and values
- * slot-major (v[slot][dim]) so one value row is a few vector FMAs.
+/* Attention kernels: the scores of one query against a run of cached keys, the softmax, and the
+ * weighted sum of cached values, for each KV cache type (f32, f16, q8_0) and SIMD level.
+ *
+ * The cache keeps keys in blocks of KV_KEY_BLOCK slots per KV head, transposed (dimension-major:
+ * key i of the block, dimension d at [d][i]) so the scores of 8 or 16 keys are one FMA chain per
+ * dimension with a key in each lane; values slot-major (one row of the layer's KV width per slot)
+ * so one value row is a few vector FMAs. Per type:
+ *   f32   key block: float [hd][64];             value row: float [width]
+ *   f16   key block: IEEE half [hd][64];         value row: half [width]
+ *   q8_0  key block: int8 codes [hd][64], then the f16 scale of each 32 dimensions [hd/32][64];
+ *         value row: Q8_0 blocks (block_q8_0: f16 scale, 32 int8 codes) of 32 dimensions.
+ *         A key or value is quantized as a Q8_0 row (q8_0_quantize_row: d = max|x| / 127 rounded
+ *         to f16, codes round(x / d)); q8_0 needs head sizes that are multiples of 32.
+ * The reduced types are dequantized exactly to f32 in the kernels; the products and sums are f32.
  *
  * Each score and each output dimension is computed by the same operations whatever the count,
  * the split into calls or the thread, so batched, sequential and threaded runs agree bit for bit. */
 #ifndef TS_KERNELS_ATTENTION_H
 #define TS_KERNELS_ATTENTION_H
+#include <stddef.h>
 
-/* score[j] = scale * sum_i q[i] * kt[i * kt_stride + j]  for j < count (sum in i order) */
-typedef void (*attn_scores_fn)(const float *q, const float *kt, long kt_stride, int hd, int count,
+#define KV_KEY_BLOCK 64   /* slots per transposed block of keys */
+
+enum kv_type { KV_F32 = 0, KV_F16 = 1, KV_Q8_0 = 2, KV_TYPE_COUNT };
+
+/* The type's name ("f32", "f16", "q8_0"), and the type of a name (-1: none). */
+const char *attention_kv_type_name(int type);
+int attention_kv_type_from_name(const char *name);
+/* Whether a head of hd dimensions can be cached in this type (q8_0: hd % 32 == 0). */
+int attention_kv_type_fits(int type, int hd);
+/* Bytes of one KV head's block of KV_KEY_BLOCK keys, and of one value row of width values. */
+size_t attention_key_block_bytes(int type, int hd);
+size_t attention_value_row_bytes(int type, int width);
+/* Writes key k[0..hd) at slot i (< KV_KEY_BLOCK) of a head's key block; a whole value row. */
+void attention_store_key(int type, void *block, int i, const float *k, int hd);
+void attention_store_value(int type, void *row, const float *v, int width);
+
+/* score[j] = scale * (q . key (i0 + j) of the block)  for j < count, i0 + count <= KV_KEY_BLOCK
+ * (the sum in dimension order; q8_0: per 32 dimensions, scaled, in order) */
+typedef void (*attn_scores_fn)(const float *q, const void *block, int hd, int i0, int count,
                                float scale, float *score);
-/* out[i] = sum_j a[j] * v_j[i]  for i < hd, where v_j is row (s0 + j) % slots of v (rows v_stride
- * floats apart): a ring of cached positions read in position order. */
-typedef void (*attn_values_fn)(const float *a, int count, const float *v, long v_stride, int slots,
+/* out[i] = sum_j a[j] * v_j[i]  for i < hd, where v_j is the head's part of row (s0 + j) % slots of
+ * v (rows row_bytes apart, v pointing at the head's first value in row 0): a ring of cached
+ * positions read in position order. */
+typedef void (*attn_values_fn)(const float *a, int count, const void *v, size_t row_bytes, int slots,
                                int s0, int hd, float *out);
-
-/* x[j] = exp(x[j] - max) / sum over j < n of exp(x[j] - max), in place */
-typedef void (*attn_softmax_fn)(float *x, int n);
+/* x[j] = exp(x[j] - max) / sum over j < n of exp(x[j] - max), in place; returns the sum and sets
+ * *max (the merge of softmaxes over runs of keys needs both). */
+typedef float (*attn_softmax_fn)(float *x, int n, float *max);
 
 typedef struct attention_kernels {
-    attn_scores_fn scores;
+    attn_scores_fn scores[KV_TYPE_COUNT];
     attn_softmax_fn softmax;
-    attn_values_fn values;
+    attn_values_fn values[KV_TYPE_COUNT];
 } attention_kernels;
 
 /* The kernels of a SIMD level (enum simd_level); the portable ones for levels without their own. */
 attention_kernels attention_kernels_for(int simd_level);
+
+/* The per-type kernels (attention.c: f32 and the softmax; attention_f16.c; attention_q8_0.c). */
+void attention_scores_f32_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
+void attention_values_f32_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
+void attention_scores_f16_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
+void attention_values_f16_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
+void attention_scores_q8_0_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
+void attention_values_q8_0_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
+#if defined(__x86_64__)
+void attention_scores_f16_avx2(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
+void attention_values_f16_avx2(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
+void attention_scores_f16_avx512(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
+void attention_values_f16_avx512(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
+void attention_scores_q8_0_avx512(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
+void attention_values_q8_0_avx512(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
+#endif
 
 #endif

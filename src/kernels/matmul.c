@@ -81,6 +81,13 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
             r = re;
         }
     }
+    /* A matrix-vector product (or a batch too small for a tile): four rows at a time when the type
+     * has a 4 x 1 kernel (the activation's loads and sums then serve four rows), each row with
+     * software prefetch ahead of it. */
+    if (tk->rows4)
+        for (; r + 4 <= hi; r += 4)
+            for (int t = 0; t < n; t++)
+                tk->rows4(w->data + (size_t)r * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
     for (; r < hi; r++) {
         const uint8_t *wr = w->data + (size_t)r * wsz;
         for (int t = 0; t < n; t++) y[(long)t * ys + r] = tk->dot(wr, act + (size_t)t * as, k);

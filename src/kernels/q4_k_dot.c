@@ -126,6 +126,11 @@ static TARGET_AVX2 float q4_k_dot_avx2(const void *w, const void *a, int64_t k) 
     return y;
 }
 
+static TARGET_AVX2 void q4_k_rows4_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                        float *y, long ys) {
+    q4_k_avx2_body(w, ws, a, as, k, y, ys, 4, 1);
+}
+
 static TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
                                        float *y, long ys) {
     q4_k_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
@@ -137,11 +142,16 @@ static TARGET_AVX512 float q4_k_dot_avx512(const void *w, const void *a, int64_t
     return y;
 }
 
+static TARGET_AVX512 void q4_k_rows4_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                        float *y, long ys) {
+    q4_k_avx512_body(w, ws, a, as, k, y, ys, 4, 1);
+}
+
 static TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
                                            float *y, long ys) {
     q4_k_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
 }
 
-const type_kernels q4_k_kernels_avx2 = { TS_Q8_K, q4_k_dot_avx2, q4_k_tile_avx2, 4, 4 };
-const type_kernels q4_k_kernels_avx512 = { TS_Q8_K, q4_k_dot_avx512, q4_k_tile_avx512, 4, 4 };
+const type_kernels q4_k_kernels_avx2 = { TS_Q8_K, q4_k_dot_avx2, q4_k_tile_avx2, 4, 4, q4_k_rows4_avx2 };
+const type_kernels q4_k_kernels_avx512 = { TS_Q8_K, q4_k_dot_avx512, q4_k_tile_avx512, 4, 4, q4_k_rows4_avx512 };
 #endif

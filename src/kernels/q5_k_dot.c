@@ -51,11 +51,16 @@ static TARGET_AVX512 float q5_k_dot_avx512(const void *w, const void *a, int64_t
     return y;
 }
 
+static TARGET_AVX512 void q5_k_rows4_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                            float *y, long ys) {
+    q5_k_avx512_body(w, ws, a, as, k, y, ys, 4, 1);
+}
+
 static TARGET_AVX512 void q5_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
                                            float *y, long ys) {
     q5_k_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
 }
 
 const type_kernels q5_k_kernels_avx2 = { TS_Q8_K, q5_k_dot_avx2, NULL, 0, 0 };
-const type_kernels q5_k_kernels_avx512 = { TS_Q8_K, q5_k_dot_avx512, q5_k_tile_avx512, 4, 4 };
+const type_kernels q5_k_kernels_avx512 = { TS_Q8_K, q5_k_dot_avx512, q5_k_tile_avx512, 4, 4, q5_k_rows4_avx512 };
 #endif

@@ -129,9 +129,14 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
         UNROLL
         for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
     const __m512i low4 = _mm512_set1_epi8(0x0f), low2 = _mm512_set1_epi8(0x03);
-    /* each 16-bit lane of group g (128-bit lane g) takes scale g of the four */
-    const __m512i scale_index = _mm512_set_epi16(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2,
-                                                 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0);
+    /* step (n, jj) covers groups 8n + 4jj .. + 3, one per 128-bit lane: each 16-bit lane of 128-bit
+     * lane l takes the scale of group 8n + 4jj + l from the 16 widened scales */
+    __m512i scale_index[4];
+    UNROLL
+    for (int step = 0; step < 4; step++)
+        scale_index[step] = _mm512_add_epi16(_mm512_set1_epi16((short)(4 * step)),
+                                             _mm512_set_epi16(3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2,
+                                                              1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0));
     for (int64_t i = 0; i < k / QK_K; i++) {
         const block_q6_K *wb[4];
         const block_q8_K *ab[4];
@@ -140,6 +145,10 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
             wb[r] = (const block_q6_K *)(w + r * ws) + i;
             for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
         }
+        /* the 16 scales of each row widened once, in vector registers */
+        __m256i sc16[4];
+        UNROLL
+        for (int r = 0; r < NR; r++) sc16[r] = _mm256_cvtepi8_epi16(_mm_loadu_si128((const __m128i *)wb[r]->scales));
         UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m512i isum[4][4];
@@ -159,10 +168,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
                     __m512i low = _mm512_and_si512(_mm512_srli_epi16(ql, 4 * jj), low4);
                     __m512i high = _mm512_and_si512(_mm512_srlv_epi16(qh, high_shift), low2);
                     q[r] = _mm512_or_si512(low, _mm512_slli_epi16(high, 4));
-                    int32_t s4;
-                    memcpy(&s4, wb[r]->scales + 8 * n + 4 * jj, 4);
-                    scale[r] = _mm512_permutexvar_epi16(scale_index,
-                                                        _mm512_castsi128_si512(_mm_cvtepi8_epi16(_mm_cvtsi32_si128(s4))));
+                    scale[r] = _mm512_permutexvar_epi16(scale_index[2 * n + jj], _mm512_castsi256_si512(sc16[r]));
                 }
                 UNROLL
                 for (int c = 0; c < NC; c++) {
@@ -173,17 +179,24 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
                                                       _mm512_madd_epi16(_mm512_maddubs_epi16(q[r], av), scale[r]));
                 }
             }
+        __m128 dw[4];
+        UNROLL
+        for (int r = 0; r < NR; r++) dw[r] = _mm_cvtph_ps(_mm_cvtsi32_si128((int)(wb[r]->d[0] | wb[r]->d[1] << 8)));
         UNROLL
         for (int c = 0; c < NC; c++) {
-            float da = f32_from_bits(load_u32(ab[c]->d));
-            __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
+            const __m128 da = _mm_set1_ps(f32_from_bits(load_u32(ab[c]->d)));
+            const __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
             UNROLL
             for (int r = 0; r < NR; r++) {
-                int cs = q6_k_scaled_bsums(wb[r]->scales, bs);
-                float d = f16_bits_to_f32(wb[r]->d) * da;
-                acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
-                /* the offset term goes into lane 0 (scalars would not stay in registers) */
-                acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_set1_ps(d * (float)(32 * cs)));
+                /* 32 * sum_g scales[g] bsum(g) in lane 0, in vector registers */
+                __m256i sb = _mm256_madd_epi16(sc16[r], bs);
+                __m128i cs = _mm_add_epi32(_mm256_castsi256_si128(sb), _mm256_extracti128_si256(sb, 1));
+                cs = _mm_add_epi32(cs, _mm_unpackhi_epi64(cs, cs));
+                cs = _mm_slli_epi32(_mm_add_epi32(cs, _mm_shuffle_epi32(cs, 1)), 5);
+                const __m128 d = _mm_mul_ps(dw[r], da);
+                acc[r][c] = _mm512_fmadd_ps(_mm512_broadcastss_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
+                /* the offset term goes into lane 0 */
+                acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_castps128_ps512(_mm_mul_ps(d, _mm_cvtepi32_ps(cs))));
             }
         }
     }
@@ -199,6 +212,11 @@ static TARGET_AVX2 float q6_k_dot_avx2(const void *w, const void *a, int64_t k) 
     return y;
 }
 
+static TARGET_AVX2 void q6_k_rows4_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                        float *y, long ys) {
+    q6_k_avx2_body(w, ws, a, as, k, y, ys, 4, 1);
+}
+
 static TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
                                        float *y, long ys) {
     q6_k_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
@@ -210,11 +228,16 @@ static TARGET_AVX512 float q6_k_dot_avx512(const void *w, const void *a, int64_t
     return y;
 }
 
+static TARGET_AVX512 void q6_k_rows4_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                        float *y, long ys) {
+    q6_k_avx512_body(w, ws, a, as, k, y, ys, 4, 1);
+}
+
 static TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
                                            float *y, long ys) {
     q6_k_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
 }
 
-const type_kernels q6_k_kernels_avx2 = { TS_Q8_K, q6_k_dot_avx2, q6_k_tile_avx2, 4, 4 };
-const type_kernels q6_k_kernels_avx512 = { TS_Q8_K, q6_k_dot_avx512, q6_k_tile_avx512, 4, 4 };
+const type_kernels q6_k_kernels_avx2 = { TS_Q8_K, q6_k_dot_avx2, q6_k_tile_avx2, 4, 4, q6_k_rows4_avx2 };
+const type_kernels q6_k_kernels_avx512 = { TS_Q8_K, q6_k_dot_avx512, q6_k_tile_avx512, 4, 4, q6_k_rows4_avx512 };
 #endif

@@ -76,6 +76,11 @@ static TARGET_AVX2 float q8_0_dot_avx2(const void *w, const void *a, int64_t k) 
     return y;
 }
 
+static TARGET_AVX2 void q8_0_rows4_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                        float *y, long ys) {
+    q8_0_avx2_body(w, ws, a, as, k, y, ys, 4, 1);
+}
+
 static TARGET_AVX2 void q8_0_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
                                        float *y, long ys) {
     q8_0_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
@@ -87,13 +92,18 @@ static TARGET_AVX512 float q8_0_dot_avx512(const void *w, const void *a, int64_t
     return y;
 }
 
+static TARGET_AVX512 void q8_0_rows4_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                        float *y, long ys) {
+    q8_0_avx512_body(w, ws, a, as, k, y, ys, 4, 1);
+}
+
 static TARGET_AVX512 void q8_0_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
                                            float *y, long ys) {
     q8_0_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
 }
 
-const type_kernels q8_0_kernels_avx2 = { TS_Q8_0, q8_0_dot_avx2, q8_0_tile_avx2, 4, 4 };
-const type_kernels q8_0_kernels_avx512 = { ACT_Q8_0X2, q8_0_dot_avx512, q8_0_tile_avx512, 4, 4 };
+const type_kernels q8_0_kernels_avx2 = { TS_Q8_0, q8_0_dot_avx2, q8_0_tile_avx2, 4, 4, q8_0_rows4_avx2 };
+const type_kernels q8_0_kernels_avx512 = { ACT_Q8_0X2, q8_0_dot_avx512, q8_0_tile_avx512, 4, 4, q8_0_rows4_avx512 };
 #endif
 
 #if defined(__aarch64__)

@@ -52,6 +52,9 @@ typedef struct type_kernels {
     vec_dot_fn dot;
     tile_fn tile;      /* NULL: the matmul calls dot for every output */
     int tile_rows, tile_cols;
+    tile_fn rows4;     /* 4 rows x 1 position (a matrix-vector product's rows four at a time: the
+                          activation's loads and sums shared by the four), bitwise equal to dot;
+                          NULL: dot per row */
 } type_kernels;
 
 typedef struct kernel_set {

@@ -10,19 +10,44 @@
 #include <unistd.h>
 
 int ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err) {
-    return context_new(m, n_ctx, n_threads, true, out, err);
+    ts_context_options opt = { .n_ctx = n_ctx, .n_threads = n_threads };
+    return context_new(m, &opt, true, out, err);
 }
 
-int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_context **out,
+int ts_context_new_opts(ts_model *m, const ts_context_options *opt, ts_context **out, ts_error *err) {
+    return context_new(m, opt, true, out, err);
+}
+
+int ts_context_cache_type_k(const ts_context *c) { return c->kv.type_k == KV_F32 ? TS_KV_F32 : c->kv.type_k == KV_Q8_0 ? TS_KV_Q8_0 : TS_KV_F16; }
+int ts_context_cache_type_v(const ts_context *c) { return c->kv.type_v == KV_F32 ? TS_KV_F32 : c->kv.type_v == KV_Q8_0 ? TS_KV_Q8_0 : TS_KV_F16; }
+
+/* The cache type (enum kv_type) of a requested ts_kv_type, checked against every layer. */
+static int cache_type(const ts_model *m, int requested, int model_default, const char *what, int *out, ts_error *err) {
+    int t = requested != TS_KV_DEFAULT ? requested : model_default;
+    if (t < TS_KV_DEFAULT || t > TS_KV_Q8_0)
+        return ts_fail(err, "unknown KV cache type %d for %s (expected TS_KV_F32, TS_KV_F16 or TS_KV_Q8_0)", t, what);
+    *out = kv_type_of_ts(t);
+    for (int il = 0; il < m->g.n_layers; il++)
+        if (!attention_kv_type_fits(*out, m->g.layers[il].head_dim))
+            return ts_fail(err, "%s: a %s cache of type %s needs head sizes that are multiples of 32 (layer %d has %d); use f16 or f32",
+                           m->path, what, attention_kv_type_name(*out), il, m->g.layers[il].head_dim);
+    return 0;
+}
+
+int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, ts_context **out,
                 ts_error *err) {
     *out = NULL;
     const model_geometry *g = &m->g;
+    int n_ctx = opt ? opt->n_ctx : 0, n_threads = opt ? opt->n_threads : 0, type_k, type_v;
     if (g->n_layers == 0) return ts_fail(err, "%s: the file holds no model weights (vocabulary only)", m->path);
+    if (cache_type(m, opt ? opt->cache_type_k : TS_KV_DEFAULT, m->cache_type_k, "key", &type_k, err) != 0 ||
+        cache_type(m, opt ? opt->cache_type_v : TS_KV_DEFAULT, m->cache_type_v, "value", &type_v, err) != 0)
+        return -1;
     if (n_ctx <= 0) {
         /* the model's context, capped so the KV cache takes at most a quarter of the memory */
         n_ctx = g->n_ctx_train;
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-        size_t per_token = kv_bytes_per_token(g);
+        size_t per_token = kv_bytes_per_token(g, type_k, type_v);
         if (pages > 0 && page > 0 && per_token > 0) {
             double cap = (double)pages * (double)page / 4.0 / (double)per_token;
             if (cap < n_ctx) n_ctx = cap < 256 ? 256 : (int)cap;
@@ -38,11 +63,14 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
     }
     if (n_threads <= 0) { long nc = sysconf(_SC_NPROCESSORS_ONLN); n_threads = nc > 0 ? (int)nc : 1; }
     c->pool = thread_pool_new(n_threads);
-    int max_q = 0, max_kv = 0, max_ff = 0, max_e = 0, max_k = 0, max_eff = 0;
+    int max_q = 0, max_kv = 0, max_ff = 0, max_e = 0, max_k = 0, max_eff = 0, max_heads = 0, max_hd = 0, max_group = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
         if (ly->n_heads * ly->head_dim > max_q) max_q = ly->n_heads * ly->head_dim;
         if (ly->n_kv_heads * ly->head_dim > max_kv) max_kv = ly->n_kv_heads * ly->head_dim;
+        if (ly->n_heads > max_heads) max_heads = ly->n_heads;
+        if (ly->head_dim > max_hd) max_hd = ly->head_dim;
+        if (ly->n_heads / ly->n_kv_heads > max_group) max_group = ly->n_heads / ly->n_kv_heads;
         if (ly->ffn_dim > max_ff) max_ff = ly->ffn_dim;
         if (ly->moe.n_experts > max_e) max_e = ly->moe.n_experts;
         if (ly->moe.n_used > max_k) max_k = ly->moe.n_used;
@@ -58,7 +86,9 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
     c->v = calloc(B * max_kv, sizeof(float));
     c->gate = calloc(B * max_ff, sizeof(float));
     c->up = calloc(B * max_ff, sizeof(float));
-    c->scores = calloc((size_t)thread_pool_size(c->pool) * (n_ctx + 1), sizeof(float));
+    c->attn_scratch_stride = forward_attention_scratch(max_hd, max_group);
+    c->attn_scratch = calloc((size_t)thread_pool_size(c->pool) * c->attn_scratch_stride, sizeof(float));
+    c->attn_part = calloc((size_t)max_heads * forward_attention_chunks(n_ctx) * (max_hd + 2), sizeof(float));
     /* quantized activations for the widest matmul input */
     int64_t max_in = g->output.cols > max_ff ? g->output.cols : max_ff;
     if (max_q > max_in) max_in = max_q;
@@ -95,7 +125,7 @@ int context_new(ts_model *m, int n_ctx, int n_threads, bool sliding_rings, ts_co
                  ms->y && ms->slots && ms->dense && ms->ids && ms->count && ms->slot_of;
     }
     if (!moe_ok || !c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
-        !c->up || !c->scores || !c->mm.act || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx) != 0) {
+        !c->up || !c->attn_scratch || !c->attn_part || !c->mm.act || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx, type_k, type_v) != 0) {
         ts_context_free(c);
         return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
     }
@@ -108,7 +138,7 @@ void ts_context_free(ts_context *c) {
     kv_cache_free(&c->kv);
     thread_pool_free(c->pool);
     free(c->x); free(c->xn); free(c->tmp); free(c->q); free(c->att); free(c->k); free(c->v);
-    free(c->gate); free(c->up); free(c->scores); free(c->pli); free(c->ple_tmp); free(c->ple_row);
+    free(c->gate); free(c->up); free(c->attn_scratch); free(c->attn_part); free(c->pli); free(c->ple_tmp); free(c->ple_row);
     moe_scratch *ms = &c->moe;
     free(ms->in); free(ms->router_in); free(ms->logits); free(ms->weights); free(ms->x); free(ms->gate);
     free(ms->up); free(ms->y); free(ms->slots); free(ms->dense); free(ms->ids); free(ms->count); free(ms->slot_of);

@@ -38,7 +38,29 @@ static void rope(float *v, const layer_geometry *ly, const float *cs, const floa
     }
 }
 
-/* ---- attention over the cache ---- */
+/* ---- attention over the cache ----
+ *
+ * A query's keys (the positions it sees, in order) are taken in chunks of ATTN_CHUNK. Per chunk:
+ * the scores (in runs that stay within one block of the cache and do not wrap a sliding layer's
+ * ring), the soft-cap, the softmax over the chunk (an attention sink, gpt-oss, is one more logit
+ * in the last chunk's softmax that weighs no value), and the chunk's weighted sum of values o_c
+ * with the softmax's max m_c and sum l_c. The chunks are merged in order:
+ *   O = o_0, M = m_0, L = l_0;  then per chunk  M' = max(M, m_c), a = e^(M - M') L, b = e^(m_c - M') l_c,
+ *   O = (a / (a + b)) O + (b / (a + b)) o_c,  L = a + b
+ * (a query that sees one chunk gets o_0 itself: the plain softmax-weighted sum). Each chunk's part
+ * is computed by the same code whichever task computes it, and merged in the same order, so a
+ * decoded token (whose chunks are spread over the threads) and a batch (where one task takes a
+ * few positions and a KV head through every chunk, the chunk's keys and values staying in cache
+ * for all of them) give the same bits. */
+
+#define ATTN_CHUNK 256    /* keys per chunk */
+#define ATTN_POSITIONS 16 /* positions per task of a batch */
+
+int forward_attention_chunks(int n_keys) { return (n_keys + ATTN_CHUNK - 1) / ATTN_CHUNK; }
+
+size_t forward_attention_scratch(int hd, int group) {
+    return (size_t)ATTN_CHUNK + 1 + (size_t)hd + 2 * (size_t)ATTN_POSITIONS * group;
+}
 
 typedef struct attention_job {
     ts_context *c;
@@ -48,48 +70,140 @@ typedef struct attention_job {
     long q_stride;            /* floats per position in c->q / c->att */
 } attention_job;
 
-/* One query (position t, head h) against the cached positions it sees: scores, softmax, and the
- * weighted sum of values. Keys are scored in runs that stay within one block of the cache and do
- * not wrap a sliding layer's ring (each score is independent of its neighbours, so the runs do
- * not change any bits). */
-static void attention_task(void *ctx, int ith, int nth) {
+/* The keys position t sees: first position and count. */
+static void visible_keys(const attention_job *j, int t, int *first, int *count) {
+    const int p = j->pos0 + t, w = j->ly->window;
+    *first = w > 0 && p - w + 1 > 0 ? p - w + 1 : 0;
+    *count = p - *first + 1;
+}
+
+/* Chunk ch of query (t, h): its weighted sum of values into o[hd], its softmax's max and sum.
+ * scores: room for ATTN_CHUNK + 1 floats. */
+static void chunk_part(const attention_job *j, int t, int h, int ch, float *scores, float *o, float *m, float *l) {
+    const ts_context *c = j->c;
+    const layer_geometry *ly = j->ly;
+    const kv_cache *kv = &c->kv;
+    const int hd = ly->head_dim, kvh = h / (ly->n_heads / ly->n_kv_heads);
+    const int slots = kv->slots[j->layer];
+    int first, count;
+    visible_keys(j, t, &first, &count);
+    const int k0 = ch * ATTN_CHUNK, n = count - k0 < ATTN_CHUNK ? count - k0 : ATTN_CHUNK;
+    const bool last = k0 + n == count;
+    const float *q = c->q + t * j->q_stride + h * hd;
+    const attn_scores_fn scores_fn = j->ak.scores[kv->type_k];
+    for (int done = 0, s = (first + k0) % slots; done < n; ) {
+        int in_block = KV_KEY_BLOCK - s % KV_KEY_BLOCK, len = n - done;
+        if (len > in_block) len = in_block;
+        if (len > slots - s) len = slots - s;
+        scores_fn(q, kv_key_block(kv, j->layer, s, ly->n_kv_heads, kvh), hd, s % KV_KEY_BLOCK, len, ly->attn_scale, scores + done);
+        done += len;
+        s = s + len == slots ? 0 : s + len;
+    }
+    if (ly->attn_softcap > 0.0f) {
+        const float cap = ly->attn_softcap;
+        for (int i = 0; i < n; i++) scores[i] = cap * tanhf(scores[i] / cap);
+    }
+    const bool sink = last && ly->attn_sinks;
+    if (sink) scores[n] = ly->attn_sinks[h];
+    *l = j->ak.softmax(scores, n + sink, m);
+    const uint8_t *v = kv->v[j->layer] + attention_value_row_bytes(kv->type_v, kvh * hd);
+    j->ak.values[kv->type_v](scores, n, v, kv->v_row_bytes[j->layer], slots, (first + k0) % slots, hd, o);
+}
+
+/* The merge step of a chunk after the first (see above). */
+static void merge_chunk(float *M, float *L, float *O, float m, float l, const float *o, int hd) {
+    const float mx = m > *M ? m : *M;
+    const float a = expf(*M - mx) * *L, b = expf(m - mx) * l, sum = a + b;
+    const float wa = a / sum, wb = b / sum;
+    for (int i = 0; i < hd; i++) O[i] = wa * O[i] + wb * o[i];
+    *M = mx;
+    *L = sum;
+}
+
+/* A batch: each task takes up to ATTN_POSITIONS positions and one KV head through every chunk,
+ * the heads of the group in turn. */
+static void attention_batch_task(void *ctx, int ith, int nth) {
     const attention_job *j = ctx;
     ts_context *c = j->c;
     const layer_geometry *ly = j->ly;
-    const int hd = ly->head_dim, kv_width = ly->n_kv_heads * hd;
-    const int group = ly->n_heads / ly->n_kv_heads;
-    const int slots = c->kv.slots[j->layer];
-    const float *kc = c->kv.k[j->layer], *vc = c->kv.v[j->layer];
-    float *scores = c->scores + (size_t)ith * (c->n_ctx + 1);
+    const int hd = ly->head_dim, group = ly->n_heads / ly->n_kv_heads;
+    const int ranges = (j->n + ATTN_POSITIONS - 1) / ATTN_POSITIONS;
+    float *scores = c->attn_scratch + (size_t)ith * c->attn_scratch_stride;
+    float *o = scores + ATTN_CHUNK + 1, *M = o + hd, *L = M + ATTN_POSITIONS * group;
     long lo, hi;
-    split_range((long)j->n * ly->n_heads, ith, nth, &lo, &hi);
+    split_range((long)ranges * ly->n_kv_heads, ith, nth, &lo, &hi);
     for (long task = lo; task < hi; task++) {
-        int t = (int)(task / ly->n_heads), h = (int)(task % ly->n_heads);
-        int p = j->pos0 + t;
-        int first = ly->window > 0 && p - ly->window + 1 > 0 ? p - ly->window + 1 : 0;
-        int count = p - first + 1;
-        const float *q = c->q + t * j->q_stride + h * hd;
-        int kvh = h / group;
-        /* runs of keys that are contiguous in one block of the cache (and do not wrap the ring) */
-        for (int done = 0, s = first % slots; done < count; ) {
-            int in_block = KV_KEY_BLOCK - s % KV_KEY_BLOCK, len = count - done;
-            if (len > in_block) len = in_block;
-            if (len > slots - s) len = slots - s;
-            const float *kt = kc + ((size_t)(s / KV_KEY_BLOCK) * kv_width + (size_t)kvh * hd) * KV_KEY_BLOCK + s % KV_KEY_BLOCK;
-            j->ak.scores(q, kt, KV_KEY_BLOCK, hd, len, ly->attn_scale, scores + done);
-            done += len;
-            s = s + len == slots ? 0 : s + len;
-        }
-        if (ly->attn_softcap > 0.0f) {
-            const float cap = ly->attn_softcap;
-            for (int i = 0; i < count; i++) scores[i] = cap * tanhf(scores[i] / cap);
-        }
-        /* an attention sink (gpt-oss) is one more logit in the softmax that weighs no value */
-        if (ly->attn_sinks) scores[count] = ly->attn_sinks[h];
-        j->ak.softmax(scores, count + (ly->attn_sinks != NULL));
-        float *out = c->att + t * j->q_stride + h * hd;
-        j->ak.values(scores, count, vc + (size_t)kvh * hd, kv_width, slots, first % slots, hd, out);
+        const int r = (int)(task / ly->n_kv_heads), kvh = (int)(task % ly->n_kv_heads);
+        const int t0 = r * ATTN_POSITIONS, t1 = t0 + ATTN_POSITIONS < j->n ? t0 + ATTN_POSITIONS : j->n;
+        int first, count;
+        visible_keys(j, t1 - 1, &first, &count);
+        const int chunks = forward_attention_chunks(count);   /* the last position sees the most */
+        for (int ch = 0; ch < chunks; ch++)
+            for (int t = t0; t < t1; t++) {
+                visible_keys(j, t, &first, &count);
+                if (ch >= forward_attention_chunks(count)) continue;
+                for (int h = kvh * group; h < (kvh + 1) * group; h++) {
+                    float *out = c->att + t * j->q_stride + h * hd;
+                    const int si = (t - t0) * group + h - kvh * group;
+                    if (ch == 0) { chunk_part(j, t, h, 0, scores, out, &M[si], &L[si]); continue; }
+                    float m, l;
+                    chunk_part(j, t, h, ch, scores, o, &m, &l);
+                    merge_chunk(&M[si], &L[si], out, m, l, o, hd);
+                }
+            }
     }
+}
+
+/* One position (a decoded token): the tasks are (KV head, chunk, head of the group), every chunk's
+ * part into c->attn_part; then attention_merge_task merges each head's chunks in order. */
+static void attention_chunks_task(void *ctx, int ith, int nth) {
+    const attention_job *j = ctx;
+    ts_context *c = j->c;
+    const layer_geometry *ly = j->ly;
+    const int hd = ly->head_dim, group = ly->n_heads / ly->n_kv_heads;
+    int first, count;
+    visible_keys(j, 0, &first, &count);
+    const int chunks = forward_attention_chunks(count);
+    float *scores = c->attn_scratch + (size_t)ith * c->attn_scratch_stride;
+    long lo, hi;
+    split_range((long)ly->n_kv_heads * chunks * group, ith, nth, &lo, &hi);
+    for (long task = lo; task < hi; task++) {
+        const int kvh = (int)(task / ((long)chunks * group)), ch = (int)(task / group % chunks);
+        const int h = kvh * group + (int)(task % group);
+        float *part = c->attn_part + ((size_t)h * chunks + ch) * (hd + 2);
+        if (chunks == 1) chunk_part(j, 0, h, 0, scores, c->att + h * hd, &part[0], &part[1]);   /* nothing to merge */
+        else chunk_part(j, 0, h, ch, scores, part + 2, &part[0], &part[1]);
+    }
+}
+
+static void attention_merge_task(void *ctx, int ith, int nth) {
+    const attention_job *j = ctx;
+    ts_context *c = j->c;
+    const int hd = j->ly->head_dim;
+    int first, count;
+    visible_keys(j, 0, &first, &count);
+    const int chunks = forward_attention_chunks(count);
+    long lo, hi;
+    split_range(j->ly->n_heads, ith, nth, &lo, &hi);
+    for (long h = lo; h < hi; h++) {
+        const float *part = c->attn_part + (size_t)h * chunks * (hd + 2);
+        float *out = c->att + h * hd, M = part[0], L = part[1];
+        memcpy(out, part + 2, (size_t)hd * sizeof(float));
+        for (int ch = 1; ch < chunks; ch++) {
+            const float *p = part + (size_t)ch * (hd + 2);
+            merge_chunk(&M, &L, out, p[0], p[1], p + 2, hd);
+        }
+    }
+}
+
+static void attention(ts_context *c, const layer_geometry *ly, int n) {
+    attention_job aj = { c, ly, attention_kernels_for(matmul_kernels_level(c->mm.ks)), ly->kv_source, n, c->pos,
+                         (long)ly->n_heads * ly->head_dim };
+    if (n > 1) { thread_pool_run(c->pool, attention_batch_task, &aj); return; }
+    int first, count;
+    visible_keys(&aj, 0, &first, &count);
+    thread_pool_run(c->pool, attention_chunks_task, &aj);
+    if (forward_attention_chunks(count) > 1) thread_pool_run(c->pool, attention_merge_task, &aj);
 }
 
 /* gate[i] = act(gate[i]) * up[i] over a slice of the batch's FFN values */
@@ -166,11 +280,12 @@ static void rope_and_cache(ts_context *c, const layer_geometry *ly, int il, int 
         rope(k, ly, cs, sn);
         if (ly->v_norm) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
     }
-    const int slots = c->kv.slots[il], slot = pos % slots;
+    kv_cache *kv = &c->kv;
+    const int slot = pos % kv->slots[il];
     /* keys transposed within blocks of KV_KEY_BLOCK slots: [block][kv head][dim][slot in block] */
-    float *kt = c->kv.k[il] + (size_t)(slot / KV_KEY_BLOCK) * kv_width * KV_KEY_BLOCK + slot % KV_KEY_BLOCK;
-    for (int i = 0; i < kv_width; i++) kt[(size_t)i * KV_KEY_BLOCK] = c->k[t * ks + i];
-    memcpy(c->kv.v[il] + (size_t)slot * kv_width, c->v + t * ks, (size_t)kv_width * sizeof(float));
+    for (int h = 0; h < ly->n_kv_heads; h++)
+        attention_store_key(kv->type_k, kv_key_block(kv, il, slot, ly->n_kv_heads, h), slot % KV_KEY_BLOCK, c->k + t * ks + h * hd, hd);
+    attention_store_value(kv->type_v, kv->v[il] + (size_t)slot * kv->v_row_bytes[il], c->v + t * ks, kv_width);
 }
 
 /* x += residual_scale * post_norm(o + bias) for position t, o the sublayer's output in c->tmp
@@ -224,8 +339,7 @@ static void layer_forward(ts_context *c, int il, int n) {
         if (own_kv && ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
     }
     for_each_position(c, ly, il, n, rope_and_cache);
-    attention_job aj = { c, ly, attention_kernels_for(matmul_kernels_level(c->mm.ks)), ly->kv_source, n, c->pos, qs };
-    thread_pool_run(c->pool, attention_task, &aj);
+    attention(c, ly, n);
 
     matmul(&c->mm, &ly->wo, c->att, qs, n, c->tmp, H);
     for_each_position(c, ly, il, n, attention_residual);

@@ -77,6 +77,9 @@ int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, 
     if (level < 0) return ts_fail(err, "unknown kernel set '%s' (expected auto, scalar, avx2, avx512 or neon)", simd);
     if (!cpu_has_simd(level) || !matmul_kernels(level))
         return ts_fail(err, "kernel set '%s' is not supported by this CPU or build", simd);
+    int ctk = opt ? opt->cache_type_k : TS_KV_DEFAULT, ctv = opt ? opt->cache_type_v : TS_KV_DEFAULT;
+    if (ctk < TS_KV_DEFAULT || ctk > TS_KV_Q8_0 || ctv < TS_KV_DEFAULT || ctv > TS_KV_Q8_0)
+        return ts_fail(err, "unknown KV cache type %d (expected TS_KV_F32, TS_KV_F16 or TS_KV_Q8_0)", ctk > TS_KV_Q8_0 || ctk < 0 ? ctk : ctv);
     struct stat st;
     if (stat(path, &st) != 0) return ts_fail(err, "%s: cannot open (no such file or directory)", path);
     if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
@@ -85,6 +88,8 @@ int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, 
     if (!m) return ts_fail(err, "%s: out of memory", path);
     snprintf(m->path, sizeof m->path, "%s", path);
     m->simd = level;
+    m->cache_type_k = ctk;
+    m->cache_type_v = ctv;
     int rc;
     const char *quant = opt ? opt->quant : NULL;
     if (quant && strcmp(quant, "q8_0") != 0 && strcmp(quant, "q4_0") != 0) {
@@ -200,9 +205,12 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
         for (int il = 0; il < g->n_layers; il++) {
             const layer_geometry *ly = &g->layers[il];
             if (ly->kv_source == il && ly->window > 0)
-                ring += 2 * (size_t)ly->n_kv_heads * ly->head_dim * sizeof(float) * (ly->window + FORWARD_MAX_BATCH - 1);
+                ring += kv_bytes_per_token_of_layer(ly, kv_type_of_ts(m->cache_type_k), kv_type_of_ts(m->cache_type_v)) *
+                        (ly->window + FORWARD_MAX_BATCH - 1);
         }
-        fprintf(f, "kv cache: %zu bytes per token (f32, layers that attend to every position)", kv_bytes_per_token(g));
+        fprintf(f, "kv cache: %zu bytes per token (k %s, v %s, layers that attend to every position)",
+                kv_bytes_per_token(g, kv_type_of_ts(m->cache_type_k), kv_type_of_ts(m->cache_type_v)),
+                ts_kv_type_name(m->cache_type_k), ts_kv_type_name(m->cache_type_v));
         if (ring) fprintf(f, " + %zu bytes fixed (sliding-window rings)", ring);
         fprintf(f, "\n");
     }

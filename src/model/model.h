@@ -23,6 +23,7 @@ struct ts_model {
     gguf_file *gguf;             /* when loaded from a GGUF */
     struct safetensors *safetensors;   /* when loaded from a folder */
     int simd;                    /* enum simd_level: the kernel set its contexts use */
+    int cache_type_k, cache_type_v;   /* enum ts_kv_type: its contexts' default KV cache types */
     model_arena arena;
     /* Layout decisions the loader made, one line each, for --info. */
     char **notes;

@@ -26,9 +26,9 @@ check "--quiet: nothing on stderr" test ! -s "$TMP/err.txt"
 
 # --dump-logits: one row per evaluated position (prompt rows, then one per generated step except the
 # last), the fixture layout. Fed the reference's prompt ids, the file has the reference's row count and
-# its first rows match the reference.
+# its first rows match the reference (with the exact f32 KV cache, as the reference was made).
 ids=$(od -An -v -t d4 -w4 "$FIX/llama-tiny/ref/f32.tokens.i32" | head -22 | tr -d ' ' | paste -sd,)
-"$RUN_SAN" "$FIX/llama-tiny/model-f32.gguf" --tokens "$ids" -n 16 --dump-logits "$TMP/l.f32" --quiet >/dev/null 2>&1
+"$RUN_SAN" "$FIX/llama-tiny/model-f32.gguf" --tokens "$ids" -n 16 -ctk f32 -ctv f32 --dump-logits "$TMP/l.f32" --quiet >/dev/null 2>&1
 ref_size=$(stat -c %s "$FIX/llama-tiny/ref/f32.logits.f32")
 check "--dump-logits: $((ref_size / 2048)) rows of 512, like the reference" test "$(stat -c %s "$TMP/l.f32")" -eq "$ref_size"
 check "--dump-logits: greedy rows equal the reference within 1e-4" \
@@ -77,7 +77,12 @@ expect_error "not a GGUF" "bad.gguf" "$RUN_SAN" "$TMP/bad.gguf" "hello"
 "$RUN_OPT" "$FIX/gemma4-tiny/model-f32.gguf" --info >"$TMP/g4.txt" 2>&1
 check "--info gemma4: sliding layers 4 KV heads x 32" grep -q "layer  0: sliding heads 4 kv_heads 4 head_dim 32 rope theta 10000 dims 32/32 window 8" "$TMP/g4.txt"
 check "--info gemma4: full layers 1 KV head x 64, 16 of 64 dims rotated, V = K" grep -q "layer  2: full    heads 4 kv_heads 1 head_dim 64 rope theta 1e+06 dims 16/64 window 0.* v=k" "$TMP/g4.txt"
-check "--info gemma4: KV bytes per token follow the full layers only (2 x 2 layers x 64 x 4 B)" grep -q "kv cache: 1024 bytes per token" "$TMP/g4.txt"
+check "--info gemma4: KV bytes per token follow the full layers only (2 x 2 layers x 64 x 2 B: f16 by default)" grep -q "kv cache: 512 bytes per token (k f16, v f16" "$TMP/g4.txt"
+"$RUN_OPT" "$FIX/gemma4-tiny/model-f32.gguf" --info -ctk f32 -ctv q8_0 >"$TMP/g4.txt" 2>&1
+check "--info gemma4 -ctk f32 -ctv q8_0: 2 x 64 x 4 B of keys + 2 x 2 x 34 B of values per token" grep -q "kv cache: 648 bytes per token (k f32, v q8_0" "$TMP/g4.txt"
+expect_error "bad -ctk" "expects a KV cache type: f32, f16 or q8_0, got 'q4_0'" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" "x" -ctk q4_0
+expect_error "bad --cache-type-v" "expects a KV cache type" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" "x" --cache-type-v F16
+expect_error "q8_0 cache on head size 8" "needs head sizes that are multiples of 32" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" "x" -ctv q8_0
 "$RUN_OPT" "$FIX/gemma3-tiny/hf-f32" --info >"$TMP/g3.txt" 2>&1
 check "--info gemma3 HF: the +1 norm decision" grep -q "norms: 1 + w" "$TMP/g3.txt"
 "$RUN_OPT" "$FIX/gemma3-tiny/model-f32.gguf" --info >"$TMP/g3g.txt" 2>&1

@@ -15,7 +15,7 @@ while read -r model a b c; do
     opt=(); simd=$a; want=$b
     if [ -n "$c" ]; then opt=(${a/=/ }); simd=$b; want=$c; fi
     case "$have" in *" $simd "*) ;; *) continue ;; esac
-    if "$RUN_OPT" "$FIX/$model" "${opt[@]}" --tokens "$IDS" -n 6 -t 2 --simd "$simd" --dump-logits "$TMP/d.f32" --quiet >/dev/null 2>"$TMP/e.txt"; then
+    if "$RUN_OPT" "$FIX/$model" "${opt[@]}" -ctk f32 -ctv f32 --tokens "$IDS" -n 6 -t 2 --simd "$simd" --dump-logits "$TMP/d.f32" --quiet >/dev/null 2>"$TMP/e.txt"; then
         got=$(sha256sum <"$TMP/d.f32" | cut -c1-16)
     else
         got="error: $(head -c 200 "$TMP/e.txt")"

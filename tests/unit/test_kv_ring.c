@@ -1,11 +1,11 @@
 /* Sliding-window layers keep only window + batch - 1 positions (a ring buffer). Over sequences much
  * longer than the ring, the logits must equal those of a context whose sliding layers keep every
- * position, both for batched prefill and for one-token-at-a-time decode. */
+ * position, both for batched prefill and for one-token-at-a-time decode, with every KV cache type. */
 #include "check.h"
 #include "model/forward.h"
 #include <string.h>
 
-static void run(const char *rel, int n_tok) {
+static void run(const char *rel, int n_tok, int cache_type) {
     char path[1024];
     snprintf(path, sizeof path, "%s/%s", fixtures_dir(), rel);
     ts_model *m = NULL;
@@ -18,8 +18,15 @@ static void run(const char *rel, int n_tok) {
     tok[0] = 1;
     float *a = malloc((size_t)n_tok * nv * sizeof(float)), *b = malloc((size_t)n_tok * nv * sizeof(float));
     ts_context *ring = NULL, *full = NULL;
-    context_new(m, 512, 2, true, &ring, &err);
-    context_new(m, 512, 2, false, &full, &err);
+    ts_context_options opt = { .n_ctx = 512, .n_threads = 2, .cache_type_k = cache_type, .cache_type_v = cache_type };
+    if (context_new(m, &opt, true, &ring, &err) != 0 || context_new(m, &opt, false, &full, &err) != 0) {
+        CHECK(0, "%s: %s cache: context (%s)", rel, ts_kv_type_name(cache_type), err.msg);
+        ts_context_free(ring); free(a); free(b); free(tok); ts_model_free(m);
+        return;
+    }
+    char label[1100];
+    snprintf(label, sizeof label, "%s (%s cache)", rel, ts_kv_type_name(cache_type));
+    rel = label;
     int ring_slots = 0;
     for (int il = 0; il < ring->kv.n_layers; il++)
         if (m->g.layers[il].window > 0) ring_slots = ring->kv.slots[il];
@@ -46,7 +53,10 @@ static void run(const char *rel, int n_tok) {
 }
 
 int main(void) {
-    run("gemma3-tiny/model-f32.gguf", 200);
-    run("gemma4-ple-tiny/model-f32.gguf", 200);
+    const int types[] = { TS_KV_F32, TS_KV_F16, TS_KV_Q8_0 };
+    for (int i = 0; i < 3; i++) {
+        run("gemma3-tiny/model-f32.gguf", 200, types[i]);
+        run("gemma4-ple-tiny/model-f32.gguf", 200, types[i]);
+    }
     CHECK_EXIT();
 }

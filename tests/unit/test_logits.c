@@ -253,7 +253,10 @@ static void run_case(const ref_case *rc, int index, const char *simd) {
 
     ts_context *c = NULL;
     float *got = malloc((size_t)rows * nv * sizeof(float));
-    CHECK(ts_context_new(m, rc->n_ctx, 2, &c, &err) == 0, "%s: context (%s)", label, err.msg);
+    /* the references are held to the exact (f32) KV cache; tests/unit/test_kv_types.c holds the
+     * f16 and q8_0 caches to it */
+    ts_context_options co = { .n_ctx = rc->n_ctx, .n_threads = 2, .cache_type_k = TS_KV_F32, .cache_type_v = TS_KV_F32 };
+    CHECK(ts_context_new_opts(m, &co, &c, &err) == 0, "%s: context (%s)", label, err.msg);
     if (!c) { free(got); goto out; }
     /* teacher forcing: every row in one batch */
     CHECK(ts_eval(c, tok, rows, got, true, &err) == 0, "%s: eval (%s)", label, err.msg);
@@ -274,7 +277,8 @@ static void run_case(const ref_case *rc, int index, const char *simd) {
         CHECK(d1 <= 1e-6, "%s: prefill + cached decode equals full re-forward (max rel diff %.3g)", model_label, d1);
         /* one token at a time for the whole sequence, single-threaded */
         ts_context *c1 = NULL;
-        ts_context_new(m, rc->n_ctx, 1, &c1, &err);
+        co.n_threads = 1;
+        ts_context_new_opts(m, &co, &c1, &err);
         for (int j = 0; j < rows; j++) ts_eval(c1, tok + j, 1, seq + (size_t)j * nv, true, &err);
         double d2 = max_rel_diff(seq, got, (size_t)rows * nv);
         CHECK(d2 <= 1e-6, "%s: sequential 1-thread prefill equals batched 2-thread prefill (max rel diff %.3g)", model_label, d2);

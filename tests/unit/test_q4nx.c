@@ -301,7 +301,7 @@ static void pack_case(const char *pack, int n_prompt, const char *simd) {
                     ln[0] == (size_t)rows * nv * 4 && ln[1] == ln[0];
     CHECK(files_ok, "[%s] %s: reference files readable, %d rows, the same tokens", simd, pack, rows);
     ts_context *c = NULL;
-    if (!files_ok || ts_context_new(m, 64, 2, &c, &err) != 0) {
+    if (!files_ok || ts_context_new_opts(m, &(ts_context_options){ .n_ctx = 64, .n_threads = 2, .cache_type_k = TS_KV_F32, .cache_type_v = TS_KV_F32 }, &c, &err) != 0) {
         CHECK(files_ok, "[%s] %s: context (%s)", simd, pack, err.msg);
         free(tok); free(tok2); free(ref[0]); free(ref[1]); ts_model_free(m);
         return;

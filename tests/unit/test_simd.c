@@ -10,9 +10,11 @@
  *   within one);
  * - the register tile kernels give bitwise the row kernel's outputs;
  * - matmul: threaded == single-threaded, batched == one position at a time, exactly;
- * - the attention kernels equal double-precision scores and weighted sums, give the same bits
- *   whether keys are scored in one run or two, and read a wrapped ring exactly as the same rows
- *   laid out in order. */
+ * - the attention kernels of every KV cache type (f32, f16, q8_0) equal double-precision scores
+ *   and weighted sums of the keys and values as stored (within f32 rounding: 2e-6 of the sum of
+ *   the magnitudes; the portable kernels multiply and add, the SIMD ones fuse), give the same bits
+ *   whether keys are scored in one run or several, and read a wrapped ring exactly as the same
+ *   rows laid out in order. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -193,6 +195,18 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
         }
         CHECK(diff == 0, "%s: %s %dx%d tiles equal the row kernel bit for bit (%d differ)", isa, tname, R, C, diff);
     }
+    if (tk->rows4) {
+        /* 4 rows x 1 position at odd offsets, against the row kernel's outputs */
+        float t[6][9];
+        memset(t, 0, sizeof t);
+        int diff = 0;
+        for (int c = 0; c < cols; c++)
+            for (int r0 = c % 2; r0 + 4 <= rows; r0 += 5) {
+                tk->rows4(w + r0 * rb, rb, act + c * as, as, k, &t[c][r0], 9);
+                for (int i = r0; i < r0 + 4; i++) if (memcmp(&t[c][i], &y[c][i], 4)) diff++;
+            }
+        CHECK(diff == 0, "%s: %s 4x1 row kernels equal the row kernel bit for bit (%d differ)", isa, tname, diff);
+    }
     free(w); free(x); free(wd); free(ad); free(act);
 }
 
@@ -218,42 +232,80 @@ static void check_matmul(int level, int type, rng *r) {
     free(m1.act); free(m3.act); free(data); free(x); free(y1); free(y3);
 }
 
+/* A cached key or value as the kernels see it: stored in the cache type and widened back. */
+static void kv_dequant(int kv, const float *x, float *out, int n) {
+    if (kv == KV_F16) { for (int i = 0; i < n; i++) out[i] = f16_to_f32(f16_from_f32(x[i])); return; }
+    if (kv == KV_Q8_0) {
+        const type_traits *tt = type_get(TS_Q8_0);
+        uint8_t *row = malloc(type_row_bytes(TS_Q8_0, n));
+        tt->quantize_row(x, row, n);
+        tt->dequant_row(row, out, n);
+        free(row);
+        return;
+    }
+    memcpy(out, x, (size_t)n * sizeof(float));
+}
+
+/* Per cache type: keys stored into transposed blocks and scored in runs, values stored as rows
+ * and summed from a wrapped ring, against double precision on the stored (dequantized) values. */
 static void check_attention(int level, rng *r) {
     const attention_kernels ak = attention_kernels_for(level);
-    const int hds[] = { 64, 72, 40, 256 }, counts[] = { 1, 2, 17, 37, 130, 257 };
-    const int slots = 300;
-    for (int hi = 0; hi < 4; hi++)
+    const int hds[] = { 64, 72, 40, 256, 96 }, counts[] = { 1, 2, 17, 37, 130, 257 };
+    const int slots = 300, blocks = (slots + KV_KEY_BLOCK - 1) / KV_KEY_BLOCK;
+    for (int kv = 0; kv < KV_TYPE_COUNT; kv++)
+    for (int hi = 0; hi < 5; hi++)
         for (int ci = 0; ci < 6; ci++) {
             const int hd = hds[hi], count = counts[ci];
-            float *q = malloc(hd * sizeof(float)), *kt = malloc((size_t)hd * slots * sizeof(float));
-            float *v = malloc((size_t)slots * (hd + 3) * sizeof(float)), *lin = malloc((size_t)count * hd * sizeof(float));
+            if (!attention_kv_type_fits(kv, hd)) continue;
+            const size_t kb = attention_key_block_bytes(kv, hd);
+            const size_t rb = attention_value_row_bytes(kv, 2 * hd), head1 = attention_value_row_bytes(kv, hd);
+            float *q = malloc(hd * sizeof(float)), *key = malloc((size_t)slots * hd * sizeof(float));
+            float *val = malloc((size_t)slots * 2 * hd * sizeof(float));
+            float *kd = malloc((size_t)slots * hd * sizeof(float)), *vd = malloc((size_t)slots * 2 * hd * sizeof(float));
+            uint8_t *kc = calloc((size_t)blocks, kb), *vc = calloc((size_t)slots, rb), *lin = calloc((size_t)count, rb);
             float *s1 = malloc(count * sizeof(float)), *s2 = malloc(count * sizeof(float));
             float *o1 = malloc(hd * sizeof(float)), *o2 = malloc(hd * sizeof(float)), *a = malloc(count * sizeof(float));
             for (int i = 0; i < hd; i++) q[i] = rng_gauss(r);
-            for (long i = 0; i < (long)hd * slots; i++) kt[i] = rng_gauss(r);
-            for (long i = 0; i < (long)slots * (hd + 3); i++) v[i] = rng_gauss(r);
+            for (int sl = 0; sl < slots; sl++) {
+                for (int i = 0; i < hd; i++) key[(long)sl * hd + i] = rng_gauss(r);
+                for (int i = 0; i < 2 * hd; i++) val[(long)sl * 2 * hd + i] = rng_gauss(r);
+                attention_store_key(kv, kc + (size_t)(sl / KV_KEY_BLOCK) * kb, sl % KV_KEY_BLOCK, key + (long)sl * hd, hd);
+                attention_store_value(kv, vc + (size_t)sl * rb, val + (long)sl * 2 * hd, 2 * hd);
+                kv_dequant(kv, key + (long)sl * hd, kd + (long)sl * hd, hd);
+                kv_dequant(kv, val + (long)sl * 2 * hd, vd + (long)sl * 2 * hd, 2 * hd);
+            }
             for (int j = 0; j < count; j++) a[j] = (rng_u32(r) & 0xffff) / 65536.0f;
-            const int s0 = 5;
-            ak.scores(q, kt + s0, slots, hd, count, 0.125f, s1);
+            /* scores of keys s0 .. s0 + count - 1 (< slots), in runs within a block; again cut once more */
+            const int s0 = 5 + (count > 200 ? 0 : 20);
+            for (int pass = 0; pass < 2; pass++) {
+                float *dst = pass ? s2 : s1;
+                int cut = pass ? s0 + count / 3 : -1;
+                for (int done = 0, sl = s0; done < count; ) {
+                    int len = KV_KEY_BLOCK - sl % KV_KEY_BLOCK;
+                    if (len > count - done) len = count - done;
+                    if (sl < cut && sl + len > cut) len = cut - sl;
+                    ak.scores[kv](q, kc + (size_t)(sl / KV_KEY_BLOCK) * kb, hd, sl % KV_KEY_BLOCK, len, 0.125f, dst + done);
+                    done += len;
+                    sl += len;
+                }
+            }
             double worst = 0.0;
             for (int j = 0; j < count; j++) {
                 double ref = 0.0, mag = 0.0;
                 for (int i = 0; i < hd; i++) {
-                    ref += (double)q[i] * kt[(long)i * slots + s0 + j];
-                    mag += fabs((double)q[i] * kt[(long)i * slots + s0 + j]);
+                    ref += (double)q[i] * kd[(long)(s0 + j) * hd + i];
+                    mag += fabs((double)q[i] * kd[(long)(s0 + j) * hd + i]);
                 }
                 double e = fabs(s1[j] - 0.125 * ref) / (0.125 * mag);
                 if (e > worst) worst = e;
             }
-            int cut = count / 3;
-            ak.scores(q, kt + s0, slots, hd, cut, 0.125f, s2);
-            ak.scores(q, kt + s0 + cut, slots, hd, count - cut, 0.125f, s2 + cut);
-            CHECK(worst < 1e-6 && memcmp(s1, s2, count * sizeof(float)) == 0,
-                  "%s: attention scores, head %d, %d keys: within %.1e of double, same bits in two runs",
-                  ISA_NAMES[level], hd, count, worst);
+            CHECK(worst < 2e-6 && memcmp(s1, s2, count * sizeof(float)) == 0,
+                  "%s: attention scores, %s cache, head %d, %d keys: within %.1e of double on the stored keys, same bits in other runs",
+                  ISA_NAMES[level], attention_kv_type_name(kv), hd, count, worst);
             /* softmax of the scores (spread out so the exponentials span a wide range) */
             for (int j = 0; j < count; j++) s2[j] = s1[j] * 8.0f;
-            ak.softmax(s2, count);
+            float mx_got;
+            float sum_got = ak.softmax(s2, count, &mx_got);
             double mx = -INFINITY, z = 0.0;
             for (int j = 0; j < count; j++) if (s1[j] * 8.0 > mx) mx = s1[j] * 8.0;
             for (int j = 0; j < count; j++) z += exp((double)(s1[j] * 8.0f) - mx);
@@ -264,28 +316,30 @@ static void check_attention(int level, rng *r) {
                 if (ref > 1e-30 && e > worst) worst = e;
             }
             /* the float x - max alone rounds by up to ulp(|x|) ~ 4e-6 here (expf does no better) */
-            CHECK(worst < 1e-5, "%s: attention softmax of %d scores: within %.1e of double (relative, each value)",
+            CHECK(worst < 1e-5 && mx_got == (float)mx && fabs(sum_got - z) < 1e-5 * z,
+                  "%s: attention softmax of %d scores: within %.1e of double (relative, each value), its max and sum",
                   ISA_NAMES[level], count, worst);
-            /* values from a ring whose run wraps (rows hd + 3 floats apart) vs the rows in order */
-            const int vs = hd + 3, start = slots - count / 2 - 1;
-            for (int j = 0; j < count; j++)
-                memcpy(lin + (long)j * hd, v + (long)((start + j) % slots) * vs, hd * sizeof(float));
-            ak.values(a, count, v, vs, slots, start, hd, o1);
-            ak.values(a, count, lin, hd, count, 0, hd, o2);
+            /* values of head 1 from a ring whose run wraps vs the same rows in order */
+            const int start = slots - count / 2 - 1;
+            for (int j = 0; j < count; j++) memcpy(lin + (size_t)j * rb, vc + (size_t)((start + j) % slots) * rb, rb);
+            ak.values[kv](a, count, vc + head1, rb, slots, start, hd, o1);
+            ak.values[kv](a, count, lin + head1, rb, count, 0, hd, o2);
             worst = 0.0;
             for (int i = 0; i < hd; i++) {
                 double ref = 0.0, mag = 0.0;
                 for (int j = 0; j < count; j++) {
-                    ref += (double)a[j] * lin[(long)j * hd + i];
-                    mag += fabs((double)a[j] * lin[(long)j * hd + i]);
+                    double vv = vd[(long)((start + j) % slots) * 2 * hd + hd + i];
+                    ref += (double)a[j] * vv;
+                    mag += fabs((double)a[j] * vv);
                 }
                 double e = fabs(o1[i] - ref) / (mag + 1e-30);
                 if (e > worst) worst = e;
             }
-            CHECK(worst < 1e-6 && memcmp(o1, o2, hd * sizeof(float)) == 0,
-                  "%s: attention values, head %d, %d rows: within %.1e of double, a wrapped ring == rows in order",
-                  ISA_NAMES[level], hd, count, worst);
-            free(q); free(kt); free(v); free(lin); free(s1); free(s2); free(o1); free(o2); free(a);
+            CHECK(worst < 2e-6 && memcmp(o1, o2, hd * sizeof(float)) == 0,
+                  "%s: attention values, %s cache, head %d, %d rows: within %.1e of double on the stored values, a wrapped ring == rows in order",
+                  ISA_NAMES[level], attention_kv_type_name(kv), hd, count, worst);
+            free(q); free(key); free(val); free(kd); free(vd); free(kc); free(vc); free(lin);
+            free(s1); free(s2); free(o1); free(o2); free(a);
         }
 }
 
