@@ -60,6 +60,10 @@ clean:
 build/opt/bench_gen: tools/bench_gen.c build/opt/libtessera.a $(HDR)
 	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
 
+# `build/opt/bench_matvec TYPE`: the decode kernel alone against a read-only probe (tools/bench_matvec.c)
+build/opt/bench_matvec: tools/bench_matvec.c build/opt/libtessera.a $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
+
 .PHONY: bench
 bench: run build/opt/bench_gen
 	@bash tools/bench

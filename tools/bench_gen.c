@@ -1,7 +1,7 @@
 /* Writes a random-weight GGUF model for the benchmark: llama architecture, a named shape, every
  * matrix quantized with the engine's own quantizers (2 threads). The vocabulary is a placeholder
  * SentencePiece one (<unk>, <s>, </s>, the 256 byte tokens, then "t<id>"), there so llama.cpp
- * loads the same file (tools/bench_peer); the benchmark feeds token ids.
+ * loads the same file (tools/bench runs both on it); the benchmark feeds token ids.
  *
  *   bench_gen OUT.gguf SHAPE TYPE
  *   SHAPE: smollm2-360m (hidden 960, 32 layers, 15 heads, 5 KV heads, ffn 2560, vocab 50257,

@@ -47,7 +47,7 @@ static ALWAYS_INLINE TARGET_AVX2 void float_avx2_body(const uint8_t *w, size_t w
     for (; i + 32 <= k; i += 32) {
         UNROLL
         for (int r = 0; r < NR; r++)
-            for (int l = 0; l < 32 * ELEM_BYTES; l += 64) PREFETCH_ROW(w + r * ws + i * ELEM_BYTES + l);
+            for (int l = 0; l < 32 * ELEM_BYTES; l += 64) PREFETCH_ROW(w + r * ws + i * ELEM_BYTES + l, NR, ws);
         UNROLL
         for (int u = 0; u < 4; u++)
             UNROLL
@@ -94,7 +94,7 @@ static ALWAYS_INLINE TARGET_AVX512 void float_avx512_body(const uint8_t *w, size
     for (; i + 32 <= k; i += 32) {
         UNROLL
         for (int r = 0; r < NR; r++)
-            for (int l = 0; l < 32 * ELEM_BYTES; l += 64) PREFETCH_ROW(w + r * ws + i * ELEM_BYTES + l);
+            for (int l = 0; l < 32 * ELEM_BYTES; l += 64) PREFETCH_ROW(w + r * ws + i * ELEM_BYTES + l, NR, ws);
         UNROLL
         for (int r = 0; r < NR; r++) {
             __m512 w0 = FLOAT_DOT_LOAD16((const FLOAT_DOT_ELEM *)(w + r * ws) + i);

@@ -56,7 +56,7 @@ static ALWAYS_INLINE TARGET_AVX2 void iq4_xs_avx2_body(const uint8_t *w, size_t 
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_iq4_xs *)(w + r * ws) + i;
-            for (int l = 0; l < (int)sizeof(block_iq4_xs); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
+            for (int l = 0; l < (int)sizeof(block_iq4_xs); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
             iq4_xs_sub_scales(wb[r], sc[r]);
         }
         UNROLL
@@ -145,7 +145,7 @@ static ALWAYS_INLINE TARGET_AVX512 void iq4_xs_avx512_body(const uint8_t *w, siz
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_iq4_xs *)(w + r * ws) + i;
-            for (int l = 0; l < (int)sizeof(block_iq4_xs); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
+            for (int l = 0; l < (int)sizeof(block_iq4_xs); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
             sc[r] = iq4_xs_sub_scales_avx2(wb[r]);
         }
         UNROLL

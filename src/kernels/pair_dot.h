@@ -37,8 +37,8 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 pair_scales(const void *b, const int b
         UNROLL                                                                                         \
         for (int r = 0; r < NR; r++) {                                                                 \
             const block_type *b = (const block_type *)(w + r * ws) + i;                                \
-            PREFETCH_ROW(b);                                                                           \
-            PREFETCH_ROW((const uint8_t *)b + 64);                                                     \
+            PREFETCH_ROW(b, NR, ws);                                                                   \
+            PREFETCH_ROW((const uint8_t *)b + 64, NR, ws);                                             \
             wq[r] = codes(b, BOTH);                                                                    \
             start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),                                        \
                                         _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));   \

@@ -59,9 +59,9 @@ static ALWAYS_INLINE TARGET_AVX2 void q4_k_avx2_body(const uint8_t *w, size_t ws
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q4_K *)(w + r * ws) + i;
-            PREFETCH_ROW(wb[r]);
-            PREFETCH_ROW((const uint8_t *)wb[r] + 64);
-            PREFETCH_ROW((const uint8_t *)wb[r] + 128);
+            PREFETCH_ROW(wb[r], NR, ws);
+            PREFETCH_ROW((const uint8_t *)wb[r] + 64, NR, ws);
+            PREFETCH_ROW((const uint8_t *)wb[r] + 128, NR, ws);
             int16_t sc[8];
             uint8_t m[8];
             kq_unpack_scales_mins(wb[r]->scales, sc, m);

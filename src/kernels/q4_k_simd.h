@@ -78,7 +78,7 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
         for (int r = 0; r < NR; r++) {
             wb[r] = w + r * ws + (size_t)i * bsize;
             UNROLL
-            for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l);
+            for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l, NR, ws);
             const __m128i sm = k4_scales_mins(wb[r] + SCALES_AT);
             const __m512i sc8 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(sm));
             UNROLL

@@ -58,7 +58,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q5_0_avx2_body(const uint8_t *w, size_t ws
         UNROLL
         for (int r = 0; r < NR; r++) {
             const block_q5_0 *b = (const block_q5_0 *)(w + r * ws) + i;
-            PREFETCH_ROW(b);
+            PREFETCH_ROW(b, NR, ws);
             wq[r] = q5_0_codes(b);
             wabs[r] = _mm256_sign_epi8(wq[r], wq[r]);
             dw[r] = _mm256_set1_ps(f16_bits_to_f32(b->d));

@@ -65,7 +65,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q6_K *)(w + r * ws) + i;
-            for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
+            for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
         }
         UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
@@ -143,7 +143,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q6_K *)(w + r * ws) + i;
-            for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l);
+            for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
         }
         /* the 16 scales of each row widened once, in vector registers */
         __m256i sc16[4];

@@ -47,7 +47,7 @@ static ALWAYS_INLINE TARGET_AVX2 void table4_avx2_body(const uint8_t *w, size_t 
         UNROLL
         for (int r = 0; r < NR; r++) {
             const uint8_t *b = w + r * ws + (size_t)i * bytes;
-            PREFETCH_ROW(b);
+            PREFETCH_ROW(b, NR, ws);
             __m128i qs = _mm_loadu_si128((const __m128i *)(b + (mxfp4 ? 1 : 2)));
             wq[r] = _mm256_setr_m128i(_mm_shuffle_epi8(table, _mm_and_si128(qs, low4)),
                                       _mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(qs, 4), low4)));

@@ -1,0 +1,98 @@
+/* The decode kernel alone: matrix-vector products over a random matrix far larger than the caches,
+ * through matmul() with the engine's thread pool, so a change to a kernel's memory access (prefetch
+ * distance, rows per call) can be measured without the rest of a forward and its noise. Prints the
+ * weight bytes read per second, best and median of the passes, beside a read-only probe of the same
+ * buffer size taken in the same process (this machine's bandwidth drifts between minutes).
+ *
+ *   bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]
+ *   TYPE: Q8_0, Q4_K, Q6_K, Q5_K, IQ4_XS, ... (a type the engine quantizes); COLS default 2048,
+ *   MB the matrix size (default 512), THREADS 2, PASSES 15, SIMD auto. */
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include "kernels/cpu.h"
+#include "kernels/matmul.h"
+#include "kernels/types.h"
+
+static double seconds(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+typedef struct probe_arg { const uint64_t *p; size_t n; uint64_t sum; } probe_arg;
+
+static void probe_task(void *ctx, int ith, int nth) {
+    probe_arg *a = ctx;
+    size_t lo = a->n / nth * ith, hi = ith == nth - 1 ? a->n : a->n / nth * (ith + 1);
+    uint64_t s[8] = { 0 };
+    for (size_t i = lo; i + 8 <= hi; i += 8)
+        for (int k = 0; k < 8; k++) s[k] += a->p[i + k];
+    __atomic_fetch_add(&a->sum, s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7], __ATOMIC_RELAXED);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        fprintf(stderr, "usage: bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]\n");
+        return 1;
+    }
+    int type = -1;
+    for (int t = 0; t < TS_TYPE_COUNT; t++) {
+        const type_traits *tt = type_get(t);
+        if (tt && tt->quantize_row && type_name(t) && !strcasecmp(type_name(t), argv[1])) type = t;
+    }
+    int64_t cols = argc > 2 ? atoll(argv[2]) : 2048;
+    long mb = argc > 3 ? atol(argv[3]) : 512;
+    int threads = argc > 4 ? atoi(argv[4]) : 2, passes = argc > 5 ? atoi(argv[5]) : 15;
+    int level = simd_from_name(argc > 6 ? argv[6] : "auto");
+    if (type < 0 || cols <= 0 || mb <= 0 || threads < 1 || passes < 1 || level < 0 || !cpu_has_simd(level)) {
+        fprintf(stderr, "error: unknown type, bad size or unavailable kernel set\n");
+        return 1;
+    }
+    const type_traits *tt = type_get(type);
+    size_t rb = type_row_bytes(type, cols);
+    int64_t rows = (int64_t)mb * 1048576 / (int64_t)rb / 4 * 4;
+    uint8_t *data = malloc(rb * (size_t)rows);
+    float *row = malloc((size_t)cols * sizeof(float)), *x = malloc((size_t)cols * sizeof(float));
+    float *y = malloc((size_t)rows * sizeof(float));
+    if (!data || !row || !x || !y) { fprintf(stderr, "error: out of memory\n"); return 1; }
+    uint64_t g = 0x9e3779b97f4a7c15ULL;
+    for (int64_t c = 0; c < cols; c++) { g = g * 6364136223846793005ULL + 1; x[c] = (float)(g >> 40) / 16777216.0f - 0.5f; }
+    for (int64_t r = 0; r < rows; r++) {
+        for (int64_t c = 0; c < cols; c++) { g = g * 6364136223846793005ULL + 1; row[c] = ((float)(g >> 40) / 16777216.0f - 0.5f) * 0.04f; }
+        tt->quantize_row(row, data + (size_t)r * rb, cols);
+    }
+    thread_pool *pool = thread_pool_new(threads);
+    size_t scratch = matmul_scratch_bytes(1, cols);
+    matmul_ctx mc = { .pool = pool, .ks = matmul_kernels(level), .act = malloc(scratch), .act_bytes = scratch };
+    weight w = { .type = type, .rows = rows, .cols = cols, .row_bytes = rb, .data = data, .name = "bench" };
+    double *gbs = malloc((size_t)passes * sizeof(double)), *probe = malloc((size_t)passes * sizeof(double));
+    probe_arg pa = { (const uint64_t *)data, rb * (size_t)rows / 8, 0 };
+    for (int p = 0; p < passes; p++) {   /* kernel and probe alternate, pass by pass */
+        double t0 = seconds();
+        matmul(&mc, &w, x, cols, 1, y, rows);
+        gbs[p] = (double)rb * rows / (seconds() - t0) / 1e9;
+        t0 = seconds();
+        thread_pool_run(pool, probe_task, &pa);
+        probe[p] = (double)rb * rows / (seconds() - t0) / 1e9;
+    }
+    qsort(gbs, passes, sizeof *gbs, cmp_double);
+    qsort(probe, passes, sizeof *probe, cmp_double);
+    printf("%s %lld x %lld (%.0f MB), %d threads, %s: kernel best %.1f median %.1f GB/s | probe best %.1f median %.1f GB/s | kernel/probe %.0f%% (checksum %.3g %llu)\n",
+           type_name(type), (long long)rows, (long long)cols, (double)rb * rows / 1048576, threads, simd_name(level),
+           gbs[passes - 1], gbs[passes / 2], probe[passes - 1], probe[passes / 2],
+           100 * gbs[passes / 2] / probe[passes / 2], y[rows / 2], (unsigned long long)pa.sum);
+    free(gbs); free(probe); free(mc.act); thread_pool_free(pool);
+    free(data); free(row); free(x); free(y);
+    return 0;
+}
