@@ -3,6 +3,9 @@
  * distance, rows per call) can be measured without the rest of a forward and its noise. Prints the
  * weight bytes read per second, best and median of the passes, beside a read-only probe of the same
  * buffer size taken in the same process (this machine's bandwidth drifts between minutes).
+ * BENCH_MATVEC_CHUNK_MB=4 multiplies the matrix as separate products of 4 MB each, as a forward
+ * does a layer's matrices; BENCH_MATVEC_MMAP=FILE maps it from FILE (written first) as a model's
+ * weights are.
  *
  *   bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]
  *   TYPE: Q8_0, Q4_K, Q6_K, Q5_K, IQ4_XS, ... (a type the engine quantizes); COLS default 2048,
@@ -15,6 +18,9 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "kernels/cpu.h"
 #include "kernels/matmul.h"
 #include "kernels/types.h"
@@ -62,7 +68,13 @@ int main(int argc, char **argv) {
     const type_traits *tt = type_get(type);
     size_t rb = type_row_bytes(type, cols);
     int64_t rows = (int64_t)mb * 1048576 / (int64_t)rb / 4 * 4;
-    uint8_t *data = malloc(rb * (size_t)rows);
+    uint8_t *data;
+    if (getenv("BENCH_MATVEC_HUGE")) {   /* anonymous memory in 2 MB pages (transparent huge pages) */
+        size_t sz = (rb * (size_t)rows + (2u << 20) - 1) / (2u << 20) * (2u << 20);
+        data = aligned_alloc(2u << 20, sz);
+        if (data) madvise(data, sz, MADV_HUGEPAGE);
+    } else
+        data = malloc(rb * (size_t)rows);
     float *row = malloc((size_t)cols * sizeof(float)), *x = malloc((size_t)cols * sizeof(float));
     float *y = malloc((size_t)rows * sizeof(float));
     if (!data || !row || !x || !y) { fprintf(stderr, "error: out of memory\n"); return 1; }
@@ -72,15 +84,35 @@ int main(int argc, char **argv) {
         for (int64_t c = 0; c < cols; c++) { g = g * 6364136223846793005ULL + 1; row[c] = ((float)(g >> 40) / 16777216.0f - 0.5f) * 0.04f; }
         tt->quantize_row(row, data + (size_t)r * rb, cols);
     }
+    if (getenv("BENCH_MATVEC_MMAP")) {   /* the matrix from a mapped file, as a model's weights are */
+        const char *path = getenv("BENCH_MATVEC_MMAP");
+        FILE *f = fopen(path, "wb");
+        if (!f || fwrite(data, 1, rb * (size_t)rows, f) != rb * (size_t)rows || fclose(f) != 0) { fprintf(stderr, "error: %s: cannot write\n", path); return 1; }
+        int fd = open(path, O_RDONLY);
+        void *m = fd < 0 ? MAP_FAILED : mmap(NULL, rb * (size_t)rows, PROT_READ, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) { fprintf(stderr, "error: %s: cannot map\n", path); return 1; }
+        free(data);
+        data = m;
+    }
     thread_pool *pool = thread_pool_new(threads);
     size_t scratch = matmul_scratch_bytes(1, cols);
     matmul_ctx mc = { .pool = pool, .ks = matmul_kernels(level), .act = malloc(scratch), .act_bytes = scratch };
+    const char *chunk_env = getenv("BENCH_MATVEC_CHUNK_MB");
+    int64_t chunk_rows = chunk_env ? (int64_t)(atof(chunk_env) * 1048576 / rb) / 4 * 4 : rows;
+    if (chunk_rows < 4) chunk_rows = 4;
     weight w = { .type = type, .rows = rows, .cols = cols, .row_bytes = rb, .data = data, .name = "bench" };
     double *gbs = malloc((size_t)passes * sizeof(double)), *probe = malloc((size_t)passes * sizeof(double));
     probe_arg pa = { (const uint64_t *)data, rb * (size_t)rows / 8, 0 };
     for (int p = 0; p < passes; p++) {   /* kernel and probe alternate, pass by pass */
         double t0 = seconds();
-        matmul(&mc, &w, x, cols, 1, y, rows);
+        if (chunk_rows >= rows) matmul(&mc, &w, x, cols, 1, y, rows);
+        else   /* one product per chunk, as a forward multiplies one layer's matrices in turn */
+            for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
+                weight part = w;
+                part.rows = rows - r0 < chunk_rows ? rows - r0 : chunk_rows;
+                part.data = data + (size_t)r0 * rb;
+                matmul(&mc, &part, x, cols, 1, y + r0, part.rows);
+            }
         gbs[p] = (double)rb * rows / (seconds() - t0) / 1e9;
         t0 = seconds();
         thread_pool_run(pool, probe_task, &pa);
@@ -93,6 +125,7 @@ int main(int argc, char **argv) {
            gbs[passes - 1], gbs[passes / 2], probe[passes - 1], probe[passes / 2],
            100 * gbs[passes / 2] / probe[passes / 2], y[rows / 2], (unsigned long long)pa.sum);
     free(gbs); free(probe); free(mc.act); thread_pool_free(pool);
-    free(data); free(row); free(x); free(y);
+    if (getenv("BENCH_MATVEC_MMAP")) munmap(data, rb * (size_t)rows); else free(data);
+    free(row); free(x); free(y);
     return 0;
 }
