@@ -34,6 +34,14 @@ void file_unmap(void *map, size_t size) {
     if (map) munmap(map, size);
 }
 
+void file_map_release(void *map, size_t size, const void *p, size_t n) {
+    const uintptr_t base = (uintptr_t)map, lo = (uintptr_t)p;
+    if (!map || lo < base || n > size || lo - base > size - n) return;
+    const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t first = (lo + page - 1) / page * page, end = (lo + n) / page * page;
+    if (end > first) madvise((void *)first, end - first, MADV_DONTNEED);
+}
+
 #define READ_FILE_MAX ((uint64_t)4 << 30)
 
 int file_read(const char *path, char **data, size_t *len, ts_error *err) {

@@ -525,6 +525,10 @@ int gguf_open_memory(const void *data, size_t len, const char *name, gguf_file *
     return 0;
 }
 
+void gguf_release(const gguf_file *g, const void *p, size_t n) {
+    if (g && !g->borrowed) file_map_release(g->map, g->size, p, n);
+}
+
 void gguf_close(gguf_file *g) {
     if (!g) return;
     if (g->kv) {

@@ -22,6 +22,9 @@ int  gguf_open(const char *path, gguf_file **out, ts_error *err);
  * stands for the path in messages. */
 int  gguf_open_memory(const void *data, size_t len, const char *name, gguf_file **out, ts_error *err);
 void gguf_close(gguf_file *g);
+/* The bytes [p, p + n) of the mapped file are no longer read (copied into the model): their pages
+ * leave resident memory (file_map_release). Nothing for gguf_open_memory buffers. */
+void gguf_release(const gguf_file *g, const void *p, size_t n);
 
 const char *gguf_path(const gguf_file *g);
 uint32_t gguf_version(const gguf_file *g);

@@ -87,6 +87,8 @@ static int unpermute(builder *b, weight *w, int n_heads) {
     ts_error e2;
     if (layout_unpermute_qk_rows(dst, w->data, w->rows, w->row_bytes, n_heads, w->name, &e2) != 0)
         return ts_fail(b->err, "%s: %s", b->src->path, e2.msg);
+    /* the copy replaces the file's rows: they need not count twice in resident memory */
+    if (b->src->release) b->src->release(b->src, w->data, (size_t)w->rows * w->row_bytes);
     w->data = dst;
     return 0;
 }

@@ -26,6 +26,9 @@ typedef struct tensor_source {
                   const float **out, ts_error *err);
     /* Why a tensor nobody consumed may be left in the file, or NULL when it may not. */
     const char *(*ignorable)(const struct tensor_source *s, const char *name);
+    /* Optional: the container's bytes [p, p + n) were copied into the model and are not read again
+     * (un-permuted Q/K rows), so a mapped file's pages need not stay resident beside the copy. */
+    void (*release)(const struct tensor_source *s, const void *p, size_t n);
 } tensor_source;
 
 int build_geometry(ts_model *m, const arch_desc *a, const model_hparams *hp, tensor_source *src,

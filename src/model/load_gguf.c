@@ -320,6 +320,10 @@ static int gguf_matrix(const tensor_source *s, const tensor_entry *t, int role, 
 }
 
 /* Vectors become owned f32 (GGUF stores Gemma's norms as 1 + w already: no convention to apply). */
+static void gguf_release_copied(const tensor_source *s, const void *p, size_t n) {
+    gguf_release(((const gguf_reader *)s->ctx)->g, p, n);
+}
+
 static int gguf_vector(const tensor_source *s, const tensor_entry *t, int64_t n, bool norm,
                        const float **out, ts_error *err) {
     const gguf_reader *R = s->ctx;
@@ -367,7 +371,8 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
     model_hparams hp;
     if (read_hparams(&R, &hp, err) != 0) return -1;
     tensor_source src = { .dir = gguf_tensors(g), .path = path, .qk_permuted = R.a->gguf_qk_permuted, .ctx = &R,
-                          .name = gguf_role_name, .matrix = gguf_matrix, .vector = gguf_vector };
+                          .name = gguf_role_name, .matrix = gguf_matrix, .vector = gguf_vector,
+                          .release = gguf_release_copied };
     if (build_geometry(m, R.a, &hp, &src, err) != 0) return -1;
     model_note(m, R.a->hf_norm_plus_one ? "norms: used as w (GGUF stores Gemma's 1 + w already)" : "norms: used as w");
     return 0;

@@ -6,6 +6,7 @@
 #include "check.h"
 #include "io/gguf.h"
 #include "io/gguf_write.h"
+#include "io/file.h"
 #include "kernels/types.h"
 #include "core/utf8.h"
 #include <fcntl.h>
@@ -847,6 +848,37 @@ static void test_not_files(corpus *c) {
     unlink(path);
 }
 
+/* file_map_release: the released pages of a mapping read back as the file's bytes (they are mapped
+ * again on access), partial pages at the edges and ranges outside the mapping are left alone. */
+static void test_map_release(void) {
+    char path[512];
+    tmp_path(path, sizeof path, "release.bin");
+    const size_t n = 5 * 4096 + 123;
+    unsigned char *want = malloc(n);
+    for (size_t i = 0; i < n; i++) want[i] = (unsigned char)(i * 131 + 7);
+    FILE *f = fopen(path, "wb");
+    bool written = f && fwrite(want, 1, n, f) == n;
+    if (f) fclose(f);
+    void *map = NULL;
+    size_t size = 0;
+    ts_error err;
+    if (!written || file_map(path, 1, "a test file", &map, &size, &err) != 0) {
+        CHECK(0, "file_map_release: cannot write and map %s", path);
+        free(want);
+        return;
+    }
+    const unsigned char *m = map;
+    bool same_before = size == n && memcmp(m, want, n) == 0;
+    file_map_release(map, size, m + 100, n - 200);           /* pages 1..4 wholly inside */
+    file_map_release(map, size, m + n - 10, 4096);           /* runs past the end: ignored */
+    file_map_release(map, size, want, 16);                   /* not in the mapping: ignored */
+    CHECK(same_before && memcmp(m, want, n) == 0,
+          "file_map_release: a released range of a mapped file reads back as the file's bytes");
+    file_unmap(map, size);
+    unlink(path);
+    free(want);
+}
+
 int main(void) {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/test_gguf_XXXXXX");
     if (!mkdtemp(tmpdir)) { perror("mkdtemp"); return 2; }
@@ -863,6 +895,7 @@ int main(void) {
     char written[512];
     test_writer_round_trip(written, sizeof written);
     test_big_string_array();
+    test_map_release();
     test_not_files(&c);
     test_damaged_mini(&c);
     test_random_mutations();
