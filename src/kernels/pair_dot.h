@@ -18,6 +18,45 @@
 #include "kernels/simd.h"
 
 #if defined(TS_X86)
+/* AVX2, the tile body of the 32-weight types with one scale per block and signed codes (Q8_0,
+ * Q5_0, and IQ4_NL / MXFP4 once their codes are looked up): per block, |w| (unsigned) times a with
+ * w's sign (x86 has no signed x signed byte multiply), pairs summed into 8 int32 lanes, converted,
+ * scaled by d_w * d_a and added to one f32x8 accumulator per output; the lanes are summed at the end.
+ *
+ *   SIGNED_TILE_AVX2_BODY(block_bytes, codes, scale)   is the statement body of a tile body
+ *   function (simd.h's parameters w, ws, a, as, k, y, ys, NR, NC); codes(const uint8_t *b) gives
+ *   the block's 32 signed codes as an __m256i, scale(const uint8_t *b) its scale as a float. */
+#define SIGNED_TILE_AVX2_BODY(block_bytes, codes, scale)                                              \
+    __m256 acc[4][4];                                                                                  \
+    UNROLL                                                                                             \
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();       \
+    const __m256i ones = _mm256_set1_epi16(1);                                                         \
+    for (int64_t i = 0; i < k / QK; i++) {                                                             \
+        __m256i wq[4], wabs[4];                                                                        \
+        __m256 dw[4];                                                                                  \
+        UNROLL                                                                                         \
+        for (int r = 0; r < NR; r++) {                                                                 \
+            const uint8_t *b = w + r * ws + (size_t)i * (block_bytes);                                 \
+            PREFETCH_ROW(b, NR, ws);                                                                   \
+            wq[r] = codes(b);                                                                          \
+            wabs[r] = _mm256_sign_epi8(wq[r], wq[r]);                                                  \
+            dw[r] = _mm256_set1_ps(scale(b));                                                          \
+        }                                                                                              \
+        UNROLL                                                                                         \
+        for (int c = 0; c < NC; c++) {                                                                 \
+            const block_q8_0 *ab = (const block_q8_0 *)(a + c * as) + i;                               \
+            __m256i aq = _mm256_loadu_si256((const __m256i *)ab->qs);                                  \
+            __m256 da = _mm256_set1_ps(f16_bits_to_f32(ab->d));                                        \
+            UNROLL                                                                                     \
+            for (int r = 0; r < NR; r++) {                                                             \
+                __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(wabs[r], _mm256_sign_epi8(aq, wq[r])), ones); \
+                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]); \
+            }                                                                                          \
+        }                                                                                              \
+    }                                                                                                  \
+    UNROLL                                                                                             \
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+
 /* The f16 scales of blocks b[0] and b[1] (0 when !both), broadcast to the low and high 8 lanes,
  * for block types whose d opens the block: one masked load of the words up to b[1].d (nothing past
  * b[0] is touched when !both) and one permute. */

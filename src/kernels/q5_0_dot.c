@@ -30,7 +30,8 @@ const type_kernels q5_0_kernels_generic = { TS_Q8_0, q5_0_dot_generic, NULL, 0, 
 #if defined(TS_X86)
 /* The 32 signed codes of a block: nibble j (low) and j + 16 (high) of qs, minus 16 unless bit
  * j of qh is set; as int8, nibble - 16 is the nibble with the top four bits set. */
-static ALWAYS_INLINE TARGET_AVX2 __m256i q5_0_codes(const block_q5_0 *b) {
+static ALWAYS_INLINE TARGET_AVX2 __m256i q5_0_codes(const uint8_t *block) {
+    const block_q5_0 *b = (const block_q5_0 *)block;
     __m128i qs = _mm_loadu_si128((const __m128i *)b->qs), low4 = _mm_set1_epi8(0x0f);
     __m256i nib = _mm256_setr_m128i(_mm_and_si128(qs, low4), _mm_and_si128(_mm_srli_epi16(qs, 4), low4));
     uint32_t qh;
@@ -44,39 +45,12 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i q5_0_codes(const block_q5_0 *b) {
     return _mm256_or_si256(nib, _mm256_andnot_si256(set, _mm256_set1_epi8((char)0xf0)));
 }
 
-/* As the Q8_0 kernels (q8_0_dot.c), with the codes unpacked first. */
+/* As the Q8_0 kernels (pair_dot.h's AVX2 body), with the codes unpacked first. */
+#define Q5_0_SCALE(b) f16_bits_to_f32((b) + offsetof(block_q5_0, d))
 static ALWAYS_INLINE TARGET_AVX2 void q5_0_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                      size_t as, int64_t k, float *y, long ys,
                                                      const int NR, const int NC) {
-    __m256 acc[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
-    const __m256i ones = _mm256_set1_epi16(1);
-    for (int64_t i = 0; i < k / QK; i++) {
-        __m256i wq[4], wabs[4];
-        __m256 dw[4];
-        UNROLL
-        for (int r = 0; r < NR; r++) {
-            const block_q5_0 *b = (const block_q5_0 *)(w + r * ws) + i;
-            PREFETCH_ROW(b, NR, ws);
-            wq[r] = q5_0_codes(b);
-            wabs[r] = _mm256_sign_epi8(wq[r], wq[r]);
-            dw[r] = _mm256_set1_ps(f16_bits_to_f32(b->d));
-        }
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
-            __m256i aq = _mm256_loadu_si256((const __m256i *)b->qs);
-            __m256 da = _mm256_set1_ps(f16_bits_to_f32(b->d));
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(wabs[r], _mm256_sign_epi8(aq, wq[r])), ones);
-                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]);
-            }
-        }
-    }
-    UNROLL
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+    SIGNED_TILE_AVX2_BODY(sizeof(block_q5_0), q5_0_codes, Q5_0_SCALE)
 }
 
 /* The signed codes of blocks b[0] and b[1] (when both) in one 512-bit vector: the nibbles, and a

@@ -20,42 +20,16 @@ static float q8_0_dot_generic(const void *w, const void *act, int64_t k) {
 const type_kernels q8_0_kernels_generic = { TS_Q8_0, q8_0_dot_generic, NULL, 0, 0 };
 
 #if defined(TS_X86)
-/* Per block and output: the 32 products summed into 8 int32 lanes, converted, scaled by d_w*d_a
- * and added to one f32x8 accumulator per output; the lanes are summed at the end. x86 has no
- * signed x signed byte multiply, so |w| (unsigned) multiplies a with w's sign. */
+/* The block's codes and scale, for the shared AVX2 body (pair_dot.h) */
+static ALWAYS_INLINE TARGET_AVX2 __m256i q8_0_codes(const uint8_t *b) {
+    return _mm256_loadu_si256((const __m256i *)((const block_q8_0 *)b)->qs);
+}
+#define Q8_0_SCALE(b) f16_bits_to_f32((b) + offsetof(block_q8_0, d))
+
 static ALWAYS_INLINE TARGET_AVX2 void q8_0_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                      size_t as, int64_t k, float *y, long ys,
                                                      const int NR, const int NC) {
-    __m256 acc[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
-    const __m256i ones = _mm256_set1_epi16(1);
-    for (int64_t i = 0; i < k / QK; i++) {
-        __m256i wq[4], wabs[4];
-        __m256 dw[4];
-        UNROLL
-        for (int r = 0; r < NR; r++) {
-            const block_q8_0 *b = (const block_q8_0 *)(w + r * ws) + i;
-            PREFETCH_ROW(b, NR, ws);
-            wq[r] = _mm256_loadu_si256((const __m256i *)b->qs);
-            wabs[r] = _mm256_sign_epi8(wq[r], wq[r]);
-            dw[r] = _mm256_set1_ps(f16_bits_to_f32(b->d));
-        }
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
-            __m256i aq = _mm256_loadu_si256((const __m256i *)b->qs);
-            __m256 da = _mm256_set1_ps(f16_bits_to_f32(b->d));
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                __m256i p = _mm256_maddubs_epi16(wabs[r], _mm256_sign_epi8(aq, wq[r]));
-                p = _mm256_madd_epi16(p, ones);
-                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]);
-            }
-        }
-    }
-    UNROLL
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+    SIGNED_TILE_AVX2_BODY(sizeof(block_q8_0), q8_0_codes, Q8_0_SCALE)
 }
 
 /* AVX-512 VNNI (pair_dot.h): the codes of Q8_0 weight blocks b[0] and (both ? b[1] : none) as a pair */

@@ -6,6 +6,7 @@
 #define TS_KERNELS_TABLE4_SIMD_H
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
+#include "kernels/pair_dot.h"
 
 /* Portable: the block's codes looked up, then an int8 dot. */
 static ALWAYS_INLINE float table4_dot_q8_0(const void *w, const void *act, int64_t k, const int mxfp4) {
@@ -28,46 +29,24 @@ static ALWAYS_INLINE float table4_dot_q8_0(const void *w, const void *act, int64
 }
 
 #if defined(TS_X86)
-/* AVX2: the codes looked up with pshufb (the table fits one 128-bit register), then as the Q8_0
- * kernel: |w| (unsigned) times a with w's sign, pairs summed into 8 int32 lanes, converted,
- * scaled by d_w * d_a and added to one f32x8 accumulator per output. */
+/* AVX2: the codes looked up with pshufb (the table fits one 128-bit register), then pair_dot.h's
+ * AVX2 body, as Q8_0. */
+static ALWAYS_INLINE TARGET_AVX2 __m256i table4_codes(__m128i table, const uint8_t *b, const int mxfp4) {
+    const __m128i low4 = _mm_set1_epi8(0x0f);
+    __m128i qs = _mm_loadu_si128((const __m128i *)(b + (mxfp4 ? 1 : 2)));
+    return _mm256_setr_m128i(_mm_shuffle_epi8(table, _mm_and_si128(qs, low4)),
+                             _mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(qs, 4), low4)));
+}
 static ALWAYS_INLINE TARGET_AVX2 void table4_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                        size_t as, int64_t k, float *y, long ys,
                                                        const int NR, const int NC, const int mxfp4) {
     const size_t bytes = mxfp4 ? sizeof(block_mxfp4) : sizeof(block_iq4_nl);
     const __m128i table = _mm_loadu_si128((const __m128i *)(mxfp4 ? kvalues_mxfp4 : kvalues_iq4nl));
-    const __m128i low4 = _mm_set1_epi8(0x0f);
-    const __m256i ones = _mm256_set1_epi16(1);
-    __m256 acc[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();
-    for (int64_t i = 0; i < k / QK; i++) {
-        __m256i wq[4], wabs[4];
-        __m256 dw[4];
-        UNROLL
-        for (int r = 0; r < NR; r++) {
-            const uint8_t *b = w + r * ws + (size_t)i * bytes;
-            PREFETCH_ROW(b, NR, ws);
-            __m128i qs = _mm_loadu_si128((const __m128i *)(b + (mxfp4 ? 1 : 2)));
-            wq[r] = _mm256_setr_m128i(_mm_shuffle_epi8(table, _mm_and_si128(qs, low4)),
-                                      _mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(qs, 4), low4)));
-            wabs[r] = _mm256_sign_epi8(wq[r], wq[r]);
-            dw[r] = _mm256_set1_ps(mxfp4 ? e8m0_half_to_f32(b[0]) : f16_bits_to_f32(b));
-        }
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const block_q8_0 *b = (const block_q8_0 *)(a + c * as) + i;
-            __m256i aq = _mm256_loadu_si256((const __m256i *)b->qs);
-            __m256 da = _mm256_set1_ps(f16_bits_to_f32(b->d));
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(wabs[r], _mm256_sign_epi8(aq, wq[r])), ones);
-                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]);
-            }
-        }
-    }
-    UNROLL
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+#define TABLE4_CODES(b) table4_codes(table, b, mxfp4)
+#define TABLE4_SCALE(b) (mxfp4 ? e8m0_half_to_f32((b)[0]) : f16_bits_to_f32(b))
+    SIGNED_TILE_AVX2_BODY(bytes, TABLE4_CODES, TABLE4_SCALE)
+#undef TABLE4_CODES
+#undef TABLE4_SCALE
 }
 #endif
 

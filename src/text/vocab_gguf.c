@@ -35,6 +35,17 @@ static int read_bool(const gguf_file *g, const char *key, bool *out, ts_error *e
     return 0;
 }
 
+/* key is a numeric array with one entry per token (n of them). */
+static int check_per_token_array(const gguf_file *g, const char *key, uint64_t n, ts_error *err) {
+    int type;
+    uint64_t m;
+    if (!gguf_get_arr(g, key, &type, &m) || type == GGUF_STRING || type == GGUF_ARRAY)
+        return ts_fail(err, "%s: %s is not a numeric array", gguf_path(g), key);
+    if (m != n) return ts_fail(err, "%s: %s has %llu entries for %llu tokens", gguf_path(g), key,
+                               (unsigned long long)m, (unsigned long long)n);
+    return 0;
+}
+
 static int load_tokens(const gguf_file *g, vocab *v, ts_error *err) {
     const char *path = gguf_path(g);
     const char *key = "tokenizer.ggml.tokens";
@@ -65,11 +76,7 @@ static int load_tokens(const gguf_file *g, vocab *v, ts_error *err) {
 
     key = "tokenizer.ggml.scores";
     if (gguf_has(g, key)) {
-        uint64_t m;
-        if (!gguf_get_arr(g, key, &type, &m) || type == GGUF_STRING || type == GGUF_ARRAY)
-            return ts_fail(err, "%s: %s is not a numeric array", path, key);
-        if (m != n) return ts_fail(err, "%s: %s has %llu entries for %llu tokens", path, key,
-                                   (unsigned long long)m, (unsigned long long)n);
+        if (check_per_token_array(g, key, n, err) != 0) return -1;
         for (uint64_t i = 0; i < n; i++) {
             double s;
             if (!gguf_arr_f64(g, key, i, &s)) return ts_fail(err, "%s: cannot read %s[%llu]", path, key,
@@ -80,11 +87,7 @@ static int load_tokens(const gguf_file *g, vocab *v, ts_error *err) {
 
     key = "tokenizer.ggml.token_type";
     if (gguf_has(g, key)) {
-        uint64_t m;
-        if (!gguf_get_arr(g, key, &type, &m) || type == GGUF_STRING || type == GGUF_ARRAY)
-            return ts_fail(err, "%s: %s is not a numeric array", path, key);
-        if (m != n) return ts_fail(err, "%s: %s has %llu entries for %llu tokens", path, key,
-                                   (unsigned long long)m, (unsigned long long)n);
+        if (check_per_token_array(g, key, n, err) != 0) return -1;
         for (uint64_t i = 0; i < n; i++) {
             int64_t t;
             if (!gguf_arr_i64(g, key, i, &t)) return ts_fail(err, "%s: cannot read %s[%llu]", path, key,

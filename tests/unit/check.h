@@ -3,6 +3,7 @@
 #define TS_TEST_CHECK_H
 #include <stdio.h>
 #include <stdlib.h>
+#include "io/file.h"
 
 static int check_failures_;
 
@@ -16,6 +17,14 @@ static int check_failures_;
 static inline const char *fixtures_dir(void) {
     const char *e = getenv("TS_FIXTURES");
     return e && *e ? e : "../shared/fixtures";
+}
+
+/* A whole file in memory (NUL-terminated, through the library's file_read), or NULL; *n its size. */
+static inline void *read_all(const char *path, size_t *n) {
+    char *data;
+    ts_error err;
+    *n = 0;
+    return file_read(path, &data, n, &err) == 0 ? data : NULL;
 }
 
 #define CHECK_EXIT() return check_failures_ ? 1 : 0

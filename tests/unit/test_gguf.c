@@ -45,18 +45,6 @@ static int write_bytes(const char *path, const void *p, size_t n) {
     return fclose(f) == 0 && w == n ? 0 : -1;
 }
 
-static uint8_t *read_all(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    uint8_t *p = malloc(len > 0 ? (size_t)len : 1);
-    if (p && fread(p, 1, (size_t)len, f) != (size_t)len) { free(p); p = NULL; }
-    fclose(f);
-    *n = (size_t)len;
-    return p;
-}
 
 static char tmpdir[256];
 

@@ -617,18 +617,6 @@ static void test_real_gguf(void) {
 
 /* ---------------------------------------------------------------- IQ4 and MXFP4 fixtures */
 
-static void *read_whole(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *buf = malloc(len > 0 ? (size_t)len : 1);
-    if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) { free(buf); buf = NULL; }
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
 
 /* README-phi3-iq's decoder unit tests: rows 0..3 of three tensors, dequantized by gguf-py; ours
  * must give the same bits. */
@@ -642,7 +630,7 @@ static void test_iq4_dequant_files(void) {
         char path[1024];
         snprintf(path, sizeof path, "%s/iq4-tiny/%s", fixtures_dir(), u[i].expect);
         size_t n = 0;
-        float *want = read_whole(path, &n);
+        float *want = read_all(path, &n);
         snprintf(path, sizeof path, "%s/iq4-tiny/%s", fixtures_dir(), u[i].gguf);
         gguf_file *g = NULL;
         ts_error err = { { 0 } };

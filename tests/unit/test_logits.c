@@ -143,18 +143,6 @@ static const ref_case CASES[] = {
 #undef Q_PAIR
 };
 
-static void *read_all(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *buf = malloc(len > 0 ? (size_t)len : 1);
-    if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) { free(buf); buf = NULL; }
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
 
 static int argmax(const float *v, int n) {
     int b = 0;

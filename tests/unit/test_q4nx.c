@@ -176,18 +176,6 @@ static void hand_built(const kind_desc *kd, const kind_desc *other) {
 
 /* ---- fixtures ---- */
 
-static void *read_all(const char *path, size_t *n) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *buf = malloc(len > 0 ? (size_t)len : 1);
-    if (buf && fread(buf, 1, (size_t)len, f) != (size_t)len) { free(buf); buf = NULL; }
-    fclose(f);
-    *n = (size_t)len;
-    return buf;
-}
 
 /* The loaded weight's rows against a row-major [rows][K] f32 file, bit for bit. */
 static void dequant_matches(const char *pack, const weight *w, const char *file) {

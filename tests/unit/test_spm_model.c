@@ -14,22 +14,6 @@
 
 #define SP "\xE2\x96\x81"   /* U+2581 */
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    for (;;) {
-        if (n == cap) buf = realloc(buf, (cap *= 2) + 1);
-        size_t got = fread(buf + n, 1, cap - n, f);
-        if (got == 0) break;
-        n += got;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 static bool write_all(const char *path, const void *data, size_t len) {
     FILE *f = fopen(path, "wb");

@@ -14,22 +14,6 @@
 /* ---------------------------------------------------------------------------------------------- */
 /* helpers                                                                                          */
 
-static char *read_all(const char *path, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap + 1);
-    for (;;) {
-        if (n == cap) buf = realloc(buf, (cap *= 2) + 1);
-        size_t got = fread(buf + n, 1, cap - n, f);
-        if (got == 0) break;
-        n += got;
-    }
-    fclose(f);
-    buf[n] = '\0';
-    *len = n;
-    return buf;
-}
 
 /* Little-endian int32 token file. */
 static int32_t *read_tokens(const char *path, int *n) {
