@@ -33,7 +33,8 @@ typedef struct matmul_job {
     const weight *w[MATMUL_MAX_MULTI];
     float *y[MATMUL_MAX_MULTI];
     long y_stride[MATMUL_MAX_MULTI];
-    long rows_before[MATMUL_MAX_MULTI + 1];   /* prefix sums of the row counts: the rows are split as one range */
+    long chunk_rows[MATMUL_MAX_MULTI];        /* rows per chunk of each weight */
+    long chunks_before[MATMUL_MAX_MULTI + 1]; /* prefix sums of the chunk counts */
     const matmul_input *in[MATMUL_MAX_MULTI]; /* the input each weight reads */
     int n;
 } matmul_job;
@@ -94,19 +95,27 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     }
 }
 
-static void matmul_task(void *ctx, int ith, int nth) {
+/* Chunk i of the job: rows of one weight, whole tiles (or groups of 4 rows) but for its last. */
+static void matmul_chunk(void *ctx, long i) {
     const matmul_job *j = ctx;
-    long lo, hi;
-    /* split in multiples of 4 rows so every thread can use the 4-row tiles */
-    long total = j->rows_before[j->count];
-    split_range((total + 3) / 4, ith, nth, &lo, &hi);
-    lo *= 4;
-    hi = hi * 4 < total ? hi * 4 : total;
-    for (int wi = 0; wi < j->count; wi++) {
-        long a = j->rows_before[wi], b = j->rows_before[wi + 1];
-        long s = lo > a ? lo : a, e = hi < b ? hi : b;
-        if (s < e) product_rows(j, wi, s - a, e - a);
+    int wi = 0;
+    while (i >= j->chunks_before[wi + 1]) wi++;
+    const long rows = j->w[wi]->rows, lo = (i - j->chunks_before[wi]) * j->chunk_rows[wi];
+    product_rows(j, wi, lo, lo + j->chunk_rows[wi] < rows ? lo + j->chunk_rows[wi] : rows);
+}
+
+/* Rows per chunk of weight w: a cache block of tiles for a batch, about MATVEC_CHUNK_BYTES of
+ * rows (a multiple of 4) for a matrix-vector product: small enough that the threads end a
+ * product together, large enough that taking one costs nothing. */
+#define MATVEC_CHUNK_BYTES (64 * 1024)
+static long chunk_rows_of(const kernel_set *ks, const weight *w, int n) {
+    const type_kernels *tk = ks->types[w->type];
+    if (tk && tk->tile && n >= tk->tile_cols) {
+        long block = (long)(TILE_BLOCK_BYTES / w->row_bytes) / tk->tile_rows * tk->tile_rows;
+        return block < tk->tile_rows ? tk->tile_rows : block;
     }
+    long rows = (long)(MATVEC_CHUNK_BYTES / w->row_bytes) / 4 * 4;
+    return rows < 4 ? 4 : rows;
 }
 
 typedef struct quantize_fmt { quantize_act_fn quant; const float *x; long x_stride; uint8_t *dst; size_t stride; int64_t k; } quantize_fmt;
@@ -141,7 +150,8 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
         j.y[j.count] = ys[i];
         j.y_stride[j.count] = y_strides[i];
         j.in[j.count] = in;
-        j.rows_before[j.count + 1] = j.rows_before[j.count] + ws[i]->rows;
+        j.chunk_rows[j.count] = chunk_rows_of(ks, ws[i], n);
+        j.chunks_before[j.count + 1] = j.chunks_before[j.count] + (ws[i]->rows + j.chunk_rows[j.count] - 1) / j.chunk_rows[j.count];
         j.count++;
         if (mc->weight_bytes) *mc->weight_bytes += (uint64_t)ws[i]->rows * ws[i]->row_bytes;
         in->act[TS_F32] = (const uint8_t *)in->x;
@@ -162,7 +172,7 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
         if ((long)n * q.n_fmt >= 8) thread_pool_run(mc->pool, quantize_task, &q);
         else quantize_task(&q, 0, 1);
     }
-    thread_pool_run(mc->pool, matmul_task, &j);
+    thread_pool_run_chunks(mc->pool, matmul_chunk, &j, j.chunks_before[j.count]);
 }
 
 void matmul_multi(const matmul_ctx *mc, int count, const weight *const *ws, const float *x,

@@ -210,9 +210,10 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
     free(w); free(x); free(wd); free(ad); free(act);
 }
 
-/* matmul: batched/threaded equals one position at a time on one thread, bit for bit. */
-static void check_matmul(int level, int type, rng *r) {
-    const int rows = 23, n = 11;
+/* matmul: batched/threaded equals one position at a time on one thread, bit for bit; with 600
+ * rows a product is several chunks, which the 3 threads share out and take from each other. */
+static void check_matmul(int level, int type, int rows, rng *r) {
+    const int n = 11;
     const int64_t k = test_k(type);
     size_t rb;
     uint8_t *data = random_weights(r, type, rows, k, &rb);
@@ -220,16 +221,18 @@ static void check_matmul(int level, int type, rng *r) {
     float *x = malloc((size_t)n * k * sizeof(float));
     for (int t = 0; t < n; t++) random_acts(r, x + t * k, k);
     float *y1 = calloc((size_t)n * rows, sizeof(float)), *y3 = calloc((size_t)n * rows, sizeof(float));
+    float *y3v = calloc((size_t)n * rows, sizeof(float));
     size_t sb = matmul_scratch_bytes(n, k);
     thread_pool *p1 = thread_pool_new(1), *p3 = thread_pool_new(3);
     matmul_ctx m1 = { p1, matmul_kernels(level), malloc(sb), sb }, m3 = { p3, matmul_kernels(level), malloc(sb), sb };
     for (int t = 0; t < n; t++) matmul(&m1, &w, x + t * k, k, 1, y1 + t * rows, rows);
+    for (int t = 0; t < n; t++) matmul(&m3, &w, x + t * k, k, 1, y3v + t * rows, rows);
     matmul(&m3, &w, x, k, n, y3, rows);
-    CHECK(memcmp(y1, y3, (size_t)n * rows * sizeof(float)) == 0,
-          "%s: %s matmul, %d positions on 3 threads == one at a time on 1 thread, exactly",
-          ISA_NAMES[level], type_name(type), n);
+    CHECK(memcmp(y1, y3, (size_t)n * rows * sizeof(float)) == 0 && memcmp(y1, y3v, (size_t)n * rows * sizeof(float)) == 0,
+          "%s: %s matmul of %d rows, %d positions on 3 threads (batched and one at a time) == one at a time on 1 thread, exactly",
+          ISA_NAMES[level], type_name(type), rows, n);
     thread_pool_free(p1); thread_pool_free(p3);
-    free(m1.act); free(m3.act); free(data); free(x); free(y1); free(y3);
+    free(m1.act); free(m3.act); free(data); free(x); free(y1); free(y3); free(y3v);
 }
 
 /* A cached key or value as the kernels see it: stored in the cache type and widened back. */
@@ -352,7 +355,7 @@ int main(void) {
             check_quantizers(ks, &r);
             for (int i = 0; i < N_TYPES; i++) check_type(ks, TYPES[i], &r);
         }
-        for (int i = 0; i < N_TYPES; i++) check_matmul(level, TYPES[i], &r);
+        for (int i = 0; i < N_TYPES; i++) { check_matmul(level, TYPES[i], 23, &r); check_matmul(level, TYPES[i], 600, &r); }
         check_attention(level, &r);
     }
     /* the portable kernels (the NEON set's, and the reference for every ISA) on this machine */
