@@ -50,6 +50,45 @@ static ALWAYS_INLINE TARGET_AVX2 __m128i k4_scales_mins(const uint8_t *packed) {
 _Static_assert(offsetof(block_q5_K, d) == D_AT && offsetof(block_q5_K, dmin) == DMIN_AT &&
                offsetof(block_q5_K, scales) == SCALES_AT, "Q4_K and Q5_K share their header");
 
+/* The end of a super-block for a 4 x 4 tile: the same float operations per (row, column) as the
+ * general epilogue below, so the same bits (d * d_a and dmin * d_a rounded once each, the min term
+ * their product with the exact integer sum m . bsum, then acc += (d * d_a) * lanes and lane 0 -=
+ * the min term), but the products and integer sums are formed for all 16 pairs in a few 512-bit
+ * operations instead of a dozen 128-bit ones per pair: the epilogue was most of a tile's work. */
+static ALWAYS_INLINE TARGET_AVX512 void k4_tile_epilogue_4x4(const uint8_t *const wb[4], const block_q8_K *const ab[4],
+                                                             const __m128i mins[4], __m512i isum[4][4], __m512 acc[4][4]) {
+    /* m . bsum for pair (r, c) in lane 4r + c: per 128-bit lane r, madd against column c's sums
+     * gives 4 partial sums; two rounds of unpack + add transpose and finish them */
+    const __m512i m = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(mins[1], mins[0])),
+                                         _mm256_set_m128i(mins[3], mins[2]), 1);
+    __m512i t[4];
+    UNROLL
+    for (int c = 0; c < 4; c++) t[c] = _mm512_madd_epi16(m, _mm512_broadcast_i32x4(k4_group_bsums(ab[c])));
+    const __m512i u0 = _mm512_add_epi32(_mm512_unpacklo_epi32(t[0], t[1]), _mm512_unpackhi_epi32(t[0], t[1]));
+    const __m512i u1 = _mm512_add_epi32(_mm512_unpacklo_epi32(t[2], t[3]), _mm512_unpackhi_epi32(t[2], t[3]));
+    const __m512i msum = _mm512_add_epi32(_mm512_unpacklo_epi64(u0, u1), _mm512_unpackhi_epi64(u0, u1));
+    /* [d0, dmin0, d1, dmin1, ...] widened, then d[r] and dmin[r] in lanes 4r..4r+3, d_a[c] in lane 4r + c */
+    const __m256 ddmin = _mm256_cvtph_ps(_mm_setr_epi32((int)load_u32(wb[0] + D_AT), (int)load_u32(wb[1] + D_AT),
+                                                        (int)load_u32(wb[2] + D_AT), (int)load_u32(wb[3] + D_AT)));
+    const __m512 dd8 = _mm512_castps256_ps512(ddmin);
+    const __m512 d = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6), dd8);
+    const __m512 dmin = _mm512_permutexvar_ps(_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7), dd8);
+    const __m512 da = _mm512_broadcast_f32x4(_mm_setr_ps(f32_from_bits(load_u32(ab[0]->d)), f32_from_bits(load_u32(ab[1]->d)),
+                                                         f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
+    const __m512 dda = _mm512_mul_ps(d, da);
+    const __m512 minterm = _mm512_mul_ps(_mm512_mul_ps(dmin, da), _mm512_cvtepi32_ps(msum));
+    _Alignas(64) float dda_of[16], minterm_of[16];
+    _mm512_store_ps(dda_of, dda);
+    _mm512_store_ps(minterm_of, minterm);
+    UNROLL
+    for (int r = 0; r < 4; r++)
+        UNROLL
+        for (int c = 0; c < 4; c++) {
+            acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(dda_of[4 * r + c]), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
+            acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_set1_ps(minterm_of[4 * r + c]));
+        }
+}
+
 static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
                                                        size_t as, int64_t k, float *y, long ys,
                                                        const int NR, const int NC, const int five) {
@@ -111,6 +150,10 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
                     /* dpwssd = madd + add in one instruction (the same int32 sums) */
                     isum[r][c] = _mm512_dpwssd_epi32(isum[r][c], _mm512_maddubs_epi16(q[r], av), scale[r][j]);
             }
+        }
+        if (NR == 4 && NC == 4) {
+            k4_tile_epilogue_4x4(wb, ab, mins, isum, acc);
+            continue;
         }
         /* d and dmin of each row, widened together: [d, dmin, 0, 0] */
         __m128 ddmin[4];
