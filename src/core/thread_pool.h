@@ -1,6 +1,7 @@
 /* A fixed pool of worker threads, created once. thread_pool_run hands the same function to every
  * thread (the caller is thread 0) and returns when all are done; work is split by the thread index,
- * so results never depend on scheduling. */
+ * so results never depend on scheduling. thread_pool_run_chunks shares numbered chunks out instead,
+ * for work whose every chunk gives the same result whoever computes it. */
 #ifndef TS_CORE_THREAD_POOL_H
 #define TS_CORE_THREAD_POOL_H
 

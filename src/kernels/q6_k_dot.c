@@ -120,6 +120,50 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws
  * contiguous ql bytes, one 32-byte qh chunk shifted by 2j in the low half and 2j + 2 in the high
  * half, four groups of 16 with their scales, 64 contiguous activations); the correction is
  * subtracted in the accumulator's lane 0. */
+/* The end of a super-block for a 4 x 4 tile: the same float operations per (row, column) as the
+ * general epilogue below, so the same bits (d = d_w * d_a, acc += d * lanes, lane 0 -= d * the
+ * exact 32 * sum_g scale[g] bsum(g)), with the products and integer sums of all 16 pairs formed in
+ * a few 512-bit operations: per pair, the epilogue was as much work as the codes. */
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_epilogue_4x4(const block_q6_K *const wb[4], const block_q8_K *const ab[4],
+                                                               const __m256i sc16[4], __m512i isum[4][4], __m512 acc[4][4]) {
+    /* scale . bsum per pair: two rows per vector against column c's sums in both halves gives
+     * 8 partial sums per pair; unpack + add rounds transpose and finish them, pair (r, c) in
+     * lane 4r + c */
+    __m512i w[2];
+    UNROLL
+    for (int h = 0; h < 2; h++) {
+        const __m512i s = _mm512_inserti64x4(_mm512_castsi256_si512(sc16[2 * h]), sc16[2 * h + 1], 1);
+        __m512i t[4];
+        UNROLL
+        for (int c = 0; c < 4; c++)
+            t[c] = _mm512_madd_epi16(s, _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)ab[c]->bsums)));
+        const __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi32(t[0], t[1]), _mm512_unpackhi_epi32(t[0], t[1]));
+        const __m512i v = _mm512_add_epi32(_mm512_unpacklo_epi32(t[2], t[3]), _mm512_unpackhi_epi32(t[2], t[3]));
+        const __m512i x = _mm512_add_epi32(_mm512_unpacklo_epi64(u, v), _mm512_unpackhi_epi64(u, v));
+        /* 128-bit lanes 0 + 1 hold row 2h's halves, 2 + 3 row 2h + 1's */
+        w[h] = _mm512_add_epi32(x, _mm512_shuffle_i32x4(x, x, _MM_SHUFFLE(2, 3, 0, 1)));
+    }
+    const __m512i cs = _mm512_slli_epi32(_mm512_shuffle_i32x4(w[0], w[1], _MM_SHUFFLE(2, 0, 2, 0)), 5);
+    const __m128 dw4 = _mm_cvtph_ps(_mm_setr_epi16((short)(wb[0]->d[0] | wb[0]->d[1] << 8), (short)(wb[1]->d[0] | wb[1]->d[1] << 8),
+                                                   (short)(wb[2]->d[0] | wb[2]->d[1] << 8), (short)(wb[3]->d[0] | wb[3]->d[1] << 8),
+                                                   0, 0, 0, 0));
+    const __m512 dw = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3),
+                                            _mm512_castps128_ps512(dw4));
+    const __m512 da = _mm512_broadcast_f32x4(_mm_setr_ps(f32_from_bits(load_u32(ab[0]->d)), f32_from_bits(load_u32(ab[1]->d)),
+                                                         f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
+    const __m512 d = _mm512_mul_ps(dw, da);
+    _Alignas(64) float d_of[16], offset_of[16];
+    _mm512_store_ps(d_of, d);
+    _mm512_store_ps(offset_of, _mm512_mul_ps(d, _mm512_cvtepi32_ps(cs)));
+    UNROLL
+    for (int r = 0; r < 4; r++)
+        UNROLL
+        for (int c = 0; c < 4; c++) {
+            acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d_of[4 * r + c]), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
+            acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_set1_ps(offset_of[4 * r + c]));
+        }
+}
+
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                          size_t as, int64_t k, float *y, long ys,
                                                          const int NR, const int NC) {
@@ -179,6 +223,10 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
                         isum[r][c] = _mm512_dpwssd_epi32(isum[r][c], _mm512_maddubs_epi16(q[r], av), scale[r]);
                 }
             }
+        if (NR == 4 && NC == 4) {
+            q6_k_tile_epilogue_4x4(wb, ab, sc16, isum, acc);
+            continue;
+        }
         __m128 dw[4];
         UNROLL
         for (int r = 0; r < NR; r++) dw[r] = _mm_cvtph_ps(_mm_cvtsi32_si128((int)(wb[r]->d[0] | wb[r]->d[1] << 8)));

@@ -73,8 +73,11 @@ expect_error "two prompts" "give the prompt one way" "$RUN_OPT" "$S" x -f "$TMP/
 # The seed: drawn from the OS and printed; runs started together differ; the printed seed repeats one
 for k in 1 2 3; do "$RUN_OPT" "$S" "Once upon a time" -n 30 --temp 1 -t 1 >"$TMP/r$k.txt" 2>"$TMP/r$k.err" & done
 wait
-check "three sampled runs started together print three texts" \
-    bash -c "! cmp -s '$TMP/r1.txt' '$TMP/r2.txt' && ! cmp -s '$TMP/r2.txt' '$TMP/r3.txt' && ! cmp -s '$TMP/r1.txt' '$TMP/r3.txt'"
+# (three different seeds; the texts as a whole differ, though two short samples can agree by chance:
+# a tiny model may end both at the same early end-of-text)
+seeds=$(sed -n 's/.*| seed \([0-9]*\)$/\1/p' "$TMP/r1.err" "$TMP/r2.err" "$TMP/r3.err" | sort -u | wc -l)
+check "three sampled runs started together draw three seeds ($seeds) and do not all print one text" \
+    bash -c "[ $seeds = 3 ] && ! { cmp -s '$TMP/r1.txt' '$TMP/r2.txt' && cmp -s '$TMP/r2.txt' '$TMP/r3.txt'; }"
 seed=$(sed -n 's/.*| seed \([0-9]*\)$/\1/p' "$TMP/r2.err")
 "$RUN_OPT" "$S" "Once upon a time" -n 30 --temp 1 -t 1 --seed "$seed" --quiet >"$TMP/again.txt"
 check "the seed in the stats line ($seed) repeats the run" cmp -s "$TMP/r2.txt" "$TMP/again.txt"
