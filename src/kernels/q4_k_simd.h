@@ -75,18 +75,7 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_epilogue_4x4(const uint8_t *cons
     const __m512 dmin = _mm512_permutexvar_ps(_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7), dd8);
     const __m512 da = _mm512_broadcast_f32x4(_mm_setr_ps(f32_from_bits(load_u32(ab[0]->d)), f32_from_bits(load_u32(ab[1]->d)),
                                                          f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
-    const __m512 dda = _mm512_mul_ps(d, da);
-    const __m512 minterm = _mm512_mul_ps(_mm512_mul_ps(dmin, da), _mm512_cvtepi32_ps(msum));
-    _Alignas(64) float dda_of[16], minterm_of[16];
-    _mm512_store_ps(dda_of, dda);
-    _mm512_store_ps(minterm_of, minterm);
-    UNROLL
-    for (int r = 0; r < 4; r++)
-        UNROLL
-        for (int c = 0; c < 4; c++) {
-            acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(dda_of[4 * r + c]), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
-            acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_set1_ps(minterm_of[4 * r + c]));
-        }
+    tile4x4_accumulate(acc, isum, _mm512_mul_ps(d, da), _mm512_mul_ps(_mm512_mul_ps(dmin, da), _mm512_cvtepi32_ps(msum)));
 }
 
 static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,

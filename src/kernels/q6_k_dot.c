@@ -152,16 +152,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_epilogue_4x4(const block_q6_K 
     const __m512 da = _mm512_broadcast_f32x4(_mm_setr_ps(f32_from_bits(load_u32(ab[0]->d)), f32_from_bits(load_u32(ab[1]->d)),
                                                          f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
     const __m512 d = _mm512_mul_ps(dw, da);
-    _Alignas(64) float d_of[16], offset_of[16];
-    _mm512_store_ps(d_of, d);
-    _mm512_store_ps(offset_of, _mm512_mul_ps(d, _mm512_cvtepi32_ps(cs)));
-    UNROLL
-    for (int r = 0; r < 4; r++)
-        UNROLL
-        for (int c = 0; c < 4; c++) {
-            acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(d_of[4 * r + c]), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
-            acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_set1_ps(offset_of[4 * r + c]));
-        }
+    tile4x4_accumulate(acc, isum, d, _mm512_mul_ps(d, _mm512_cvtepi32_ps(cs)));
 }
 
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,

@@ -147,6 +147,23 @@ static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
 }
 
 /* Sum of the 16 lanes, always in the same order. */
+/* The end of a 4 x 4 tile's super-block: acc[r][c] += scale[4r + c] * isum[r][c], then lane 0 of
+ * acc[r][c] -= correction[4r + c] (the K-quant min or offset term), each pair's two float
+ * operations as a one-pair epilogue does them. */
+static ALWAYS_INLINE TARGET_AVX512 void tile4x4_accumulate(__m512 acc[4][4], __m512i isum[4][4], __m512 scale,
+                                                           __m512 correction) {
+    _Alignas(64) float scale_of[16], correction_of[16];
+    _mm512_store_ps(scale_of, scale);
+    _mm512_store_ps(correction_of, correction);
+    UNROLL
+    for (int r = 0; r < 4; r++)
+        UNROLL
+        for (int c = 0; c < 4; c++) {
+            acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(scale_of[4 * r + c]), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
+            acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_set1_ps(correction_of[4 * r + c]));
+        }
+}
+
 static ALWAYS_INLINE TARGET_AVX512 float hsum_f32x16(__m512 v) {
     return hsum_f32x8(_mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1)));
 }
