@@ -39,7 +39,7 @@ typedef struct matmul_job {
     int n;
 } matmul_job;
 
-/* Rows [lo, hi) of one weight against all n positions. */
+/* Rows [lo, hi) of one weight (one chunk of matmul_chunk) against all n positions. */
 static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
     float *y = j->y[wi];
@@ -60,27 +60,22 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const int64_t k = w->cols;
     long r = lo;
     /* Register tiles when the batch fills one: the tile's rows are read from memory once for
-     * tile_cols positions. The rows are taken in blocks of about TILE_BLOCK_BYTES, and each block
-     * is multiplied by every group of positions before the next block starts, so the block stays
-     * in the L2 cache while the activations of a group stay in L1. A matrix-vector product reads
-     * each row in turn instead: streaming several rows at once defeated the hardware prefetcher
-     * here (8 vs 25 GB/s measured), and memory bandwidth is the limit there anyway. */
+     * tile_cols positions. [lo, hi) is one chunk, a cache block of about TILE_BLOCK_BYTES
+     * (chunk_rows_of), multiplied by every group of positions in turn, so the block stays in the L2
+     * cache while the activations of a group stay in L1. A matrix-vector product reads each row in
+     * turn instead: streaming several rows at once defeated the hardware prefetcher here (8 vs 25
+     * GB/s measured), and memory bandwidth is the limit there anyway. */
     if (tk->tile && n >= tk->tile_cols) {
         const int tr = tk->tile_rows, tc = tk->tile_cols;
-        long block = (long)(TILE_BLOCK_BYTES / wsz) / tr * tr;
-        if (block < tr) block = tr;
-        for (long rb = lo; rb + tr <= hi; rb += block) {
-            long re = rb + block < hi ? rb + block : hi;
-            re = rb + (re - rb) / tr * tr;        /* whole tiles; the leftover rows come last */
-            int t = 0;
-            for (; t + tc <= n; t += tc)
-                for (long rr = rb; rr < re; rr += tr)
-                    tk->tile(w->data + (size_t)rr * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + rr, ys);
-            for (; t < n; t++)
-                for (long rr = rb; rr < re; rr++)
-                    y[(long)t * ys + rr] = tk->dot(w->data + (size_t)rr * wsz, act + (size_t)t * as, k);
-            r = re;
-        }
+        const long re = lo + (hi - lo) / tr * tr;     /* whole tiles; the leftover rows come last */
+        int t = 0;
+        for (; t + tc <= n; t += tc)
+            for (long rr = lo; rr < re; rr += tr)
+                tk->tile(w->data + (size_t)rr * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + rr, ys);
+        for (; t < n; t++)
+            for (long rr = lo; rr < re; rr++)
+                y[(long)t * ys + rr] = tk->dot(w->data + (size_t)rr * wsz, act + (size_t)t * as, k);
+        r = re;
     }
     /* A matrix-vector product (or a batch too small for a tile): four rows at a time when the type
      * has a 4 x 1 kernel (the activation's loads and sums then serve four rows), each row with
