@@ -2,9 +2,10 @@
  * of Q4_K and Q5_K weights . Q8_K activations (the two share the
  * super-block layout except Q5_K's fifth bits in qh): per super-block and output, the scaled group
  * sums in 16 int32 lanes, both groups of a 32-byte chunk of codes in one 512-bit vector (low
- * nibbles in the low half, high nibbles in the high half, against 64 contiguous activations), then
- *   acc += (d * d_a) * lanes,   acc[0] -= (dmin * d_a) * sum_g m[g] bsum(g)
- * and the result is hsum(acc). Included by q4_k_dot.c (five = 0) and q5_k_dot.c (five = 1). */
+ * nibbles in the low half, high nibbles in the high half, against 64 contiguous activations),
+ * added up as integers, then the portable kernel's float operations (k4_term_16), so every
+ * AVX-512 Q4_K/Q5_K kernel gives the portable one's bits. Included by q4_k_dot.c (five = 0) and
+ * q5_k_dot.c (five = 1). */
 #ifndef TS_KERNELS_Q4_K_SIMD_H
 #define TS_KERNELS_Q4_K_SIMD_H
 #include <stddef.h>
@@ -50,42 +51,43 @@ static ALWAYS_INLINE TARGET_AVX2 __m128i k4_scales_mins(const uint8_t *packed) {
 _Static_assert(offsetof(block_q5_K, d) == D_AT && offsetof(block_q5_K, dmin) == DMIN_AT &&
                offsetof(block_q5_K, scales) == SCALES_AT, "Q4_K and Q5_K share their header");
 
-/* The end of a super-block for a 4 x 4 tile: the same float operations per (row, column) as the
- * general epilogue below, so the same bits (d * d_a and dmin * d_a rounded once each, the min term
- * their product with the exact integer sum m . bsum, then acc += (d * d_a) * lanes and lane 0 -=
- * the min term), but the products and integer sums are formed for all 16 pairs in a few 512-bit
- * operations instead of a dozen 128-bit ones per pair: the epilogue was most of a tile's work. */
-static ALWAYS_INLINE TARGET_AVX512 void k4_tile_epilogue_4x4(const uint8_t *const wb[4], const block_q8_K *const ab[4],
-                                                             const __m128i mins[4], __m512i isum[4][4], __m512 acc[4][4]) {
-    /* m . bsum for pair (r, c) in lane 4r + c: per 128-bit lane r, madd against column c's sums
-     * gives 4 partial sums; two rounds of unpack + add transpose and finish them */
+/* d and dmin of four rows' super-blocks, widened: lanes 4r..4r+3 hold row r's (for a 4 x 4 tile
+ * whose pair (r, c) is lane 4r + c) */
+static ALWAYS_INLINE TARGET_AVX512 void k4_d_dmin_4x4(const uint8_t *const wb[4], __m512 *d, __m512 *dmin) {
+    const __m256 ddmin = _mm256_cvtph_ps(_mm_setr_epi32((int)load_u32(wb[0] + D_AT), (int)load_u32(wb[1] + D_AT),
+                                                        (int)load_u32(wb[2] + D_AT), (int)load_u32(wb[3] + D_AT)));
+    const __m512 dd8 = _mm512_castps256_ps512(ddmin);
+    *d = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6), dd8);
+    *dmin = _mm512_permutexvar_ps(_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7), dd8);
+}
+
+/* m . bsum for the 16 pairs of a 4 x 4 tile, pair (r, c) in lane 4r + c: per 128-bit lane r, madd
+ * against column c's sums gives 4 partial sums, which lane_sums_4_blocks adds up */
+static ALWAYS_INLINE TARGET_AVX512 __m512i k4_min_sums_4x4(const __m128i mins[4], const block_q8_K *const ab[4]) {
     const __m512i m = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(mins[1], mins[0])),
                                          _mm256_set_m128i(mins[3], mins[2]), 1);
     __m512i t[4];
     UNROLL
     for (int c = 0; c < 4; c++) t[c] = _mm512_madd_epi16(m, _mm512_broadcast_i32x4(k4_group_bsums(ab[c])));
-    const __m512i u0 = _mm512_add_epi32(_mm512_unpacklo_epi32(t[0], t[1]), _mm512_unpackhi_epi32(t[0], t[1]));
-    const __m512i u1 = _mm512_add_epi32(_mm512_unpacklo_epi32(t[2], t[3]), _mm512_unpackhi_epi32(t[2], t[3]));
-    const __m512i msum = _mm512_add_epi32(_mm512_unpacklo_epi64(u0, u1), _mm512_unpackhi_epi64(u0, u1));
-    /* [d0, dmin0, d1, dmin1, ...] widened, then d[r] and dmin[r] in lanes 4r..4r+3, d_a[c] in lane 4r + c */
-    const __m256 ddmin = _mm256_cvtph_ps(_mm_setr_epi32((int)load_u32(wb[0] + D_AT), (int)load_u32(wb[1] + D_AT),
-                                                        (int)load_u32(wb[2] + D_AT), (int)load_u32(wb[3] + D_AT)));
-    const __m512 dd8 = _mm512_castps256_ps512(ddmin);
-    const __m512 d = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 2, 2, 2, 2, 4, 4, 4, 4, 6, 6, 6, 6), dd8);
-    const __m512 dmin = _mm512_permutexvar_ps(_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7), dd8);
-    const __m512 da = _mm512_broadcast_f32x4(_mm_setr_ps(f32_from_bits(load_u32(ab[0]->d)), f32_from_bits(load_u32(ab[1]->d)),
-                                                         f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
-    tile4x4_accumulate(acc, isum, _mm512_mul_ps(d, da), _mm512_mul_ps(_mm512_mul_ps(dmin, da), _mm512_cvtepi32_ps(msum)));
+    return lane_sums_4_blocks(t);
+}
+
+/* One super-block's term, as the portable kernel forms it, so the result has its bits: with the
+ * exact integer sums isum = sum_g sc[g] sum(q a) and msum = sum_g m[g] bsum(g),
+ *   sum += d_a * (d * (float)isum - dmin * (float)msum)
+ * (a multiply, a multiply, a subtract, a multiply and an add, never fused). The AVX-512 kernels
+ * keep isum in 16 int32 lanes per (row, column) and add the lanes up as integers first. */
+static ALWAYS_INLINE TARGET_AVX512 __m512 k4_term_16(__m512 sum, __m512 da, __m512 d, __m512 dmin, __m512i isum, __m512i msum) {
+    const __m512 t = _mm512_sub_ps(_mm512_mul_ps(d, _mm512_cvtepi32_ps(isum)), _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(msum)));
+    return _mm512_add_ps(sum, _mm512_mul_ps(da, t));
 }
 
 static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a,
                                                        size_t as, int64_t k, float *y, long ys,
                                                        const int NR, const int NC, const int five) {
-    __m512 acc[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
+    __m512 sum16 = _mm512_setzero_ps();    /* 4 x 4: pair (r, c) in lane 4r + c */
+    __m128 sum4 = _mm_setzero_ps();        /* 4 x 1: row r in lane r */
+    float sum[4][4] = { { 0 } };           /* other shapes */
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
     const __m512i one = _mm512_set1_epi8(1);
@@ -140,36 +142,51 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
                     isum[r][c] = _mm512_dpwssd_epi32(isum[r][c], _mm512_maddubs_epi16(q[r], av), scale[r][j]);
             }
         }
-        if (NR == 4 && NC == 4) {
-            k4_tile_epilogue_4x4(wb, ab, mins, isum, acc);
-            continue;
-        }
-        /* d and dmin of each row, widened together: [d, dmin, 0, 0] */
-        __m128 ddmin[4];
-        UNROLL
-        for (int r = 0; r < NR; r++) ddmin[r] = _mm_cvtph_ps(_mm_cvtsi32_si128((int)load_u32(wb[r] + D_AT)));
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const __m128 da = _mm_set1_ps(f32_from_bits(load_u32(ab[c]->d)));
-            const __m128i bs = k4_group_bsums(ab[c]);
+        if (NR == 4 && NC == 4) {   /* the 16 pairs at once */
+            __m512 d, dmin;
+            k4_d_dmin_4x4(wb, &d, &dmin);
+            const __m512 da = _mm512_broadcast_f32x4(_mm_setr_ps(f32_from_bits(load_u32(ab[0]->d)), f32_from_bits(load_u32(ab[1]->d)),
+                                                                 f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
+            sum16 = k4_term_16(sum16, da, d, dmin, lane_sums_4x4(isum), k4_min_sums_4x4(mins, ab));
+        } else if (NR == 4 && NC == 1) {   /* 4 rows: lanes 0-3 */
+            const __m128i bs = k4_group_bsums(ab[0]);
+            const __m128i msum = _mm_setr_epi32(k4_min_sum(mins[0], bs), k4_min_sum(mins[1], bs),
+                                                k4_min_sum(mins[2], bs), k4_min_sum(mins[3], bs));
+            const __m256 ddmin = _mm256_cvtph_ps(_mm_setr_epi32((int)load_u32(wb[0] + D_AT), (int)load_u32(wb[1] + D_AT),
+                                                                (int)load_u32(wb[2] + D_AT), (int)load_u32(wb[3] + D_AT)));
+            const __m256 dd = _mm256_permutevar8x32_ps(ddmin, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+            const __m128 d = _mm256_castps256_ps128(dd), dmin = _mm256_extractf128_ps(dd, 1);
+            const __m512i col[4] = { isum[0][0], isum[1][0], isum[2][0], isum[3][0] };
+            const __m128 t = _mm_sub_ps(_mm_mul_ps(d, _mm_cvtepi32_ps(lane_sums_4(col))), _mm_mul_ps(dmin, _mm_cvtepi32_ps(msum)));
+            sum4 = _mm_add_ps(sum4, _mm_mul_ps(_mm_set1_ps(f32_from_bits(load_u32(ab[0]->d))), t));
+        } else {
             UNROLL
-            for (int r = 0; r < NR; r++) {
-                /* sum_g m[g] bsum(g) in lane 0, all in vector registers */
-                __m128i mb = _mm_madd_epi16(mins[r], bs);
-                mb = _mm_add_epi32(mb, _mm_unpackhi_epi64(mb, mb));
-                mb = _mm_add_epi32(mb, _mm_shuffle_epi32(mb, 1));
-                const __m128 dd = _mm_mul_ps(ddmin[r], da);                      /* [d * da, dmin * da] */
-                const __m128 minterm = _mm_mul_ps(_mm_movehdup_ps(dd), _mm_cvtepi32_ps(mb));
-                acc[r][c] = _mm512_fmadd_ps(_mm512_broadcastss_ps(dd), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
-                /* the min term goes into lane 0 */
-                acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_castps128_ps512(minterm));
+            for (int c = 0; c < NC; c++) {
+                const float da = f32_from_bits(load_u32(ab[c]->d));
+                const __m128i bs = k4_group_bsums(ab[c]);
+                UNROLL
+                for (int r = 0; r < NR; r++) {
+                    const float d = f16_bits_to_f32(wb[r] + D_AT), dmin = f16_bits_to_f32(wb[r] + DMIN_AT);
+                    const int32_t is = _mm512_reduce_add_epi32(isum[r][c]), ms = k4_min_sum(mins[r], bs);
+                    sum[r][c] += da * (d * (float)is - dmin * (float)ms);
+                }
             }
         }
     }
-    UNROLL
-    for (int r = 0; r < NR; r++)
+    if (NR == 4 && NC == 4) {
+        _Alignas(64) float s[16];
+        _mm512_store_ps(s, sum16);
+        for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) y[c * ys + r] = s[4 * r + c];
+    } else if (NR == 4 && NC == 1) {
+        _Alignas(16) float s[4];
+        _mm_store_ps(s, sum4);
+        for (int r = 0; r < 4; r++) y[r] = s[r];
+    } else {
         UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
+        for (int r = 0; r < NR; r++)
+            UNROLL
+            for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+    }
 }
 #undef D_AT
 #undef DMIN_AT

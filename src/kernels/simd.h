@@ -164,6 +164,35 @@ static ALWAYS_INLINE TARGET_AVX512 void tile4x4_accumulate(__m512 acc[4][4], __m
         }
 }
 
+/* The integer sums of 4 vectors' 16 lanes: per 128-bit block b, after two unpack + add rounds,
+ * lane r holds vector r's sum over block b; the result adds the four blocks. */
+static ALWAYS_INLINE TARGET_AVX512 __m512i lane_sums_4_blocks(const __m512i x[4]) {
+    const __m512i u0 = _mm512_add_epi32(_mm512_unpacklo_epi32(x[0], x[1]), _mm512_unpackhi_epi32(x[0], x[1]));
+    const __m512i u1 = _mm512_add_epi32(_mm512_unpacklo_epi32(x[2], x[3]), _mm512_unpackhi_epi32(x[2], x[3]));
+    return _mm512_add_epi32(_mm512_unpacklo_epi64(u0, u1), _mm512_unpackhi_epi64(u0, u1));
+}
+
+static ALWAYS_INLINE TARGET_AVX512 __m128i lane_sums_4(const __m512i x[4]) {
+    const __m512i b = lane_sums_4_blocks(x);
+    const __m256i h = _mm256_add_epi32(_mm512_castsi512_si256(b), _mm512_extracti64x4_epi64(b, 1));
+    return _mm_add_epi32(_mm256_castsi256_si128(h), _mm256_extracti128_si256(h, 1));
+}
+
+/* The integer sums of 16 vectors' lanes, x[r][c]'s in lane 4r + c: per r, lane_sums_4_blocks
+ * gives block sums; two rounds of 128-bit shuffles + adds move row r's totals to block r. */
+static ALWAYS_INLINE TARGET_AVX512 __m512i lane_sums_4x4(__m512i x[4][4]) {
+    __m512i b[4];
+    UNROLL
+    for (int r = 0; r < 4; r++) b[r] = lane_sums_4_blocks(x[r]);
+    /* p: [b0 blocks 0+1, b0 blocks 2+3, b1 blocks 0+1, b1 blocks 2+3], q likewise for b2, b3 */
+    const __m512i p = _mm512_add_epi32(_mm512_shuffle_i32x4(b[0], b[1], _MM_SHUFFLE(2, 0, 2, 0)),
+                                       _mm512_shuffle_i32x4(b[0], b[1], _MM_SHUFFLE(3, 1, 3, 1)));
+    const __m512i q = _mm512_add_epi32(_mm512_shuffle_i32x4(b[2], b[3], _MM_SHUFFLE(2, 0, 2, 0)),
+                                       _mm512_shuffle_i32x4(b[2], b[3], _MM_SHUFFLE(3, 1, 3, 1)));
+    return _mm512_add_epi32(_mm512_shuffle_i32x4(p, q, _MM_SHUFFLE(2, 0, 2, 0)),
+                            _mm512_shuffle_i32x4(p, q, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+
 static ALWAYS_INLINE TARGET_AVX512 float hsum_f32x16(__m512 v) {
     return hsum_f32x8(_mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1)));
 }

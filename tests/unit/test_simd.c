@@ -155,6 +155,10 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
     }
     double worst_exact = 0, worst_ref = 0;
     float y[6][9];
+    /* kernels that do the portable kernel's float operations on the same integer sums */
+    const type_kernels *same_bits = ks->level == SIMD_AVX512 && type == TS_Q4_K ? &q4_k_kernels_generic
+                                    : ks->level == SIMD_AVX512 && type == TS_Q5_K ? &q5_k_kernels_generic : NULL;
+    int same_bits_diff = 0;
     for (int i = 0; i < rows; i++) {
         tt->dequant_row(w + i * rb, wd, k);
         for (int c = 0; c < cols; c++) {
@@ -170,6 +174,10 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
             }
             float got = tk->dot(w + i * rb, act + c * as, k);
             y[c][i] = got;
+            if (same_bits) {
+                float want = same_bits->dot(w + i * rb, act + c * as, k);
+                same_bits_diff += memcmp(&got, &want, 4) != 0;
+            }
             double e1 = fabs(got - exact) / (mag + 1e-30);
             if (e1 > worst_exact) worst_exact = e1;
             double ref = tt->dot_f32(w + i * rb, xc, k);
@@ -181,6 +189,9 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
           "(worst error %.3g of sum|w a|)", isa, tname, (long long)k, worst_exact);
     CHECK(worst_ref <= 1.0, "%s: %s dot is within the activation rounding of the scalar reference "
           "(worst %.3g of the bound)", isa, tname, worst_ref);
+    if (same_bits)
+        CHECK(same_bits_diff == 0, "%s: %s dot equals the portable kernel's bit for bit (%d of %d differ)", isa, tname,
+              same_bits_diff, rows * cols);
     if (tk->tile) {
         /* two tiles at odd offsets, compared with the row kernel's outputs in y */
         float t[6][9];
