@@ -118,17 +118,15 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws
 
 /* AVX-512: the AVX2 scheme on 64 codes at a time (codes j and j + 1 of the AVX2 loop: 64
  * contiguous ql bytes, one 32-byte qh chunk shifted by 2j in the low half and 2j + 2 in the high
- * half, four groups of 16 with their scales, 64 contiguous activations); the correction is
- * subtracted in the accumulator's lane 0. */
-/* The end of a super-block for a 4 x 4 tile: the same float operations per (row, column) as the
- * general epilogue below, so the same bits (d = d_w * d_a, acc += d * lanes, lane 0 -= d * the
- * exact 32 * sum_g scale[g] bsum(g)), with the products and integer sums of all 16 pairs formed in
- * a few 512-bit operations: per pair, the epilogue was as much work as the codes. */
-static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_epilogue_4x4(const block_q6_K *const wb[4], const block_q8_K *const ab[4],
-                                                               const __m256i sc16[4], __m512i isum[4][4], __m512 acc[4][4]) {
-    /* scale . bsum per pair: two rows per vector against column c's sums in both halves gives
-     * 8 partial sums per pair; unpack + add rounds transpose and finish them, pair (r, c) in
-     * lane 4r + c */
+ * half, four groups of 16 with their scales, 64 contiguous activations). Each super-block's lanes
+ * are added up as integers and take the portable kernel's float operations,
+ *   sum += (d_a * d) * (float)(isum - 32 sum_g scales[g] bsum(g))
+ * so every AVX-512 Q6_K kernel gives the portable one's bits. */
+
+/* 32 sum_g scales[g] bsum(g) for the 16 pairs of a 4 x 4 tile, pair (r, c) in lane 4r + c: two
+ * rows per vector against column c's sums in both halves gives 8 partial sums per pair; unpack +
+ * add rounds transpose and finish them */
+static ALWAYS_INLINE TARGET_AVX512 __m512i q6_k_offsets_4x4(const __m256i sc16[4], const block_q8_K *const ab[4]) {
     __m512i w[2];
     UNROLL
     for (int h = 0; h < 2; h++) {
@@ -137,32 +135,26 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_tile_epilogue_4x4(const block_q6_K 
         UNROLL
         for (int c = 0; c < 4; c++)
             t[c] = _mm512_madd_epi16(s, _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)ab[c]->bsums)));
-        const __m512i u = _mm512_add_epi32(_mm512_unpacklo_epi32(t[0], t[1]), _mm512_unpackhi_epi32(t[0], t[1]));
-        const __m512i v = _mm512_add_epi32(_mm512_unpacklo_epi32(t[2], t[3]), _mm512_unpackhi_epi32(t[2], t[3]));
-        const __m512i x = _mm512_add_epi32(_mm512_unpacklo_epi64(u, v), _mm512_unpackhi_epi64(u, v));
+        const __m512i x = lane_sums_4_blocks(t);
         /* 128-bit lanes 0 + 1 hold row 2h's halves, 2 + 3 row 2h + 1's */
         w[h] = _mm512_add_epi32(x, _mm512_shuffle_i32x4(x, x, _MM_SHUFFLE(2, 3, 0, 1)));
     }
-    const __m512i cs = _mm512_slli_epi32(_mm512_shuffle_i32x4(w[0], w[1], _MM_SHUFFLE(2, 0, 2, 0)), 5);
-    const __m128 dw4 = _mm_cvtph_ps(_mm_setr_epi16((short)(wb[0]->d[0] | wb[0]->d[1] << 8), (short)(wb[1]->d[0] | wb[1]->d[1] << 8),
-                                                   (short)(wb[2]->d[0] | wb[2]->d[1] << 8), (short)(wb[3]->d[0] | wb[3]->d[1] << 8),
-                                                   0, 0, 0, 0));
-    const __m512 dw = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3),
-                                            _mm512_castps128_ps512(dw4));
-    const __m512 da = _mm512_broadcast_f32x4(_mm_setr_ps(f32_from_bits(load_u32(ab[0]->d)), f32_from_bits(load_u32(ab[1]->d)),
-                                                         f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
-    const __m512 d = _mm512_mul_ps(dw, da);
-    tile4x4_accumulate(acc, isum, d, _mm512_mul_ps(d, _mm512_cvtepi32_ps(cs)));
+    return _mm512_slli_epi32(_mm512_shuffle_i32x4(w[0], w[1], _MM_SHUFFLE(2, 0, 2, 0)), 5);
+}
+
+/* the d of four rows' super-blocks */
+static ALWAYS_INLINE TARGET_AVX512 __m128 q6_k_d4(const block_q6_K *const wb[4]) {
+    return _mm_cvtph_ps(_mm_setr_epi16((short)(wb[0]->d[0] | wb[0]->d[1] << 8), (short)(wb[1]->d[0] | wb[1]->d[1] << 8),
+                                       (short)(wb[2]->d[0] | wb[2]->d[1] << 8), (short)(wb[3]->d[0] | wb[3]->d[1] << 8),
+                                       0, 0, 0, 0));
 }
 
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                          size_t as, int64_t k, float *y, long ys,
                                                          const int NR, const int NC) {
-    __m512 acc[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();
+    __m512 sum16 = _mm512_setzero_ps();    /* 4 x 4: pair (r, c) in lane 4r + c */
+    __m128 sum4 = _mm_setzero_ps();        /* 4 x 1: row r in lane r */
+    float sum[4][4] = { { 0 } };           /* other shapes */
     const __m512i low4 = _mm512_set1_epi8(0x0f), low2 = _mm512_set1_epi8(0x03);
     /* step (n, jj) covers groups 8n + 4jj .. + 3, one per 128-bit lane: each 16-bit lane of 128-bit
      * lane l takes the scale of group 8n + 4jj + l from the 16 widened scales */
@@ -214,35 +206,48 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
                         isum[r][c] = _mm512_dpwssd_epi32(isum[r][c], _mm512_maddubs_epi16(q[r], av), scale[r]);
                 }
             }
-        if (NR == 4 && NC == 4) {
-            q6_k_tile_epilogue_4x4(wb, ab, sc16, isum, acc);
-            continue;
-        }
-        __m128 dw[4];
-        UNROLL
-        for (int r = 0; r < NR; r++) dw[r] = _mm_cvtph_ps(_mm_cvtsi32_si128((int)(wb[r]->d[0] | wb[r]->d[1] << 8)));
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const __m128 da = _mm_set1_ps(f32_from_bits(load_u32(ab[c]->d)));
-            const __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
+        if (NR == 4 && NC == 4) {   /* the 16 pairs at once */
+            const __m512 dw = _mm512_permutexvar_ps(_mm512_setr_epi32(0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3),
+                                                    _mm512_castps128_ps512(q6_k_d4(wb)));
+            const __m512 da = _mm512_broadcast_f32x4(_mm_setr_ps(f32_from_bits(load_u32(ab[0]->d)), f32_from_bits(load_u32(ab[1]->d)),
+                                                                 f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
+            const __m512i total = _mm512_sub_epi32(lane_sums_4x4(isum), q6_k_offsets_4x4(sc16, ab));
+            sum16 = _mm512_add_ps(sum16, _mm512_mul_ps(_mm512_mul_ps(da, dw), _mm512_cvtepi32_ps(total)));
+        } else if (NR == 4 && NC == 1) {   /* 4 rows: lanes 0-3 */
+            const __m256i bs = _mm256_loadu_si256((const __m256i *)ab[0]->bsums);
+            const __m128i cs = _mm_setr_epi32(q6_k_scaled_bsums(wb[0]->scales, bs), q6_k_scaled_bsums(wb[1]->scales, bs),
+                                              q6_k_scaled_bsums(wb[2]->scales, bs), q6_k_scaled_bsums(wb[3]->scales, bs));
+            const __m512i col[4] = { isum[0][0], isum[1][0], isum[2][0], isum[3][0] };
+            const __m128i total = _mm_sub_epi32(lane_sums_4(col), _mm_slli_epi32(cs, 5));
+            const __m128 d = _mm_mul_ps(_mm_set1_ps(f32_from_bits(load_u32(ab[0]->d))), q6_k_d4(wb));
+            sum4 = _mm_add_ps(sum4, _mm_mul_ps(d, _mm_cvtepi32_ps(total)));
+        } else {
             UNROLL
-            for (int r = 0; r < NR; r++) {
-                /* 32 * sum_g scales[g] bsum(g) in lane 0, in vector registers */
-                __m256i sb = _mm256_madd_epi16(sc16[r], bs);
-                __m128i cs = _mm_add_epi32(_mm256_castsi256_si128(sb), _mm256_extracti128_si256(sb, 1));
-                cs = _mm_add_epi32(cs, _mm_unpackhi_epi64(cs, cs));
-                cs = _mm_slli_epi32(_mm_add_epi32(cs, _mm_shuffle_epi32(cs, 1)), 5);
-                const __m128 d = _mm_mul_ps(dw[r], da);
-                acc[r][c] = _mm512_fmadd_ps(_mm512_broadcastss_ps(d), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
-                /* the offset term goes into lane 0 */
-                acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_castps128_ps512(_mm_mul_ps(d, _mm_cvtepi32_ps(cs))));
+            for (int c = 0; c < NC; c++) {
+                const float da = f32_from_bits(load_u32(ab[c]->d));
+                const __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
+                UNROLL
+                for (int r = 0; r < NR; r++) {
+                    const int32_t total = _mm512_reduce_add_epi32(isum[r][c]) - 32 * q6_k_scaled_bsums(wb[r]->scales, bs);
+                    sum[r][c] += da * f16_bits_to_f32(wb[r]->d) * (float)total;
+                }
             }
         }
     }
-    UNROLL
-    for (int r = 0; r < NR; r++)
+    if (NR == 4 && NC == 4) {
+        _Alignas(64) float s[16];
+        _mm512_store_ps(s, sum16);
+        for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) y[c * ys + r] = s[4 * r + c];
+    } else if (NR == 4 && NC == 1) {
+        _Alignas(16) float s[4];
+        _mm_store_ps(s, sum4);
+        for (int r = 0; r < 4; r++) y[r] = s[r];
+    } else {
         UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
+        for (int r = 0; r < NR; r++)
+            UNROLL
+            for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+    }
 }
 
 static TARGET_AVX2 float q6_k_dot_avx2(const void *w, const void *a, int64_t k) {

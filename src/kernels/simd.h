@@ -147,23 +147,6 @@ static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
 }
 
 /* Sum of the 16 lanes, always in the same order. */
-/* The end of a 4 x 4 tile's super-block: acc[r][c] += scale[4r + c] * isum[r][c], then lane 0 of
- * acc[r][c] -= correction[4r + c] (the K-quant min or offset term), each pair's two float
- * operations as a one-pair epilogue does them. */
-static ALWAYS_INLINE TARGET_AVX512 void tile4x4_accumulate(__m512 acc[4][4], __m512i isum[4][4], __m512 scale,
-                                                           __m512 correction) {
-    _Alignas(64) float scale_of[16], correction_of[16];
-    _mm512_store_ps(scale_of, scale);
-    _mm512_store_ps(correction_of, correction);
-    UNROLL
-    for (int r = 0; r < 4; r++)
-        UNROLL
-        for (int c = 0; c < 4; c++) {
-            acc[r][c] = _mm512_fmadd_ps(_mm512_set1_ps(scale_of[4 * r + c]), _mm512_cvtepi32_ps(isum[r][c]), acc[r][c]);
-            acc[r][c] = _mm512_mask_sub_ps(acc[r][c], 1, acc[r][c], _mm512_set1_ps(correction_of[4 * r + c]));
-        }
-}
-
 /* The integer sums of 4 vectors' 16 lanes: per 128-bit block b, after two unpack + add rounds,
  * lane r holds vector r's sum over block b; the result adds the four blocks. */
 static ALWAYS_INLINE TARGET_AVX512 __m512i lane_sums_4_blocks(const __m512i x[4]) {

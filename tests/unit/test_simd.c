@@ -156,8 +156,10 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
     double worst_exact = 0, worst_ref = 0;
     float y[6][9];
     /* kernels that do the portable kernel's float operations on the same integer sums */
-    const type_kernels *same_bits = ks->level == SIMD_AVX512 && type == TS_Q4_K ? &q4_k_kernels_generic
-                                    : ks->level == SIMD_AVX512 && type == TS_Q5_K ? &q5_k_kernels_generic : NULL;
+    const type_kernels *same_bits = ks->level != SIMD_AVX512 ? NULL
+                                    : type == TS_Q4_K ? &q4_k_kernels_generic
+                                    : type == TS_Q5_K ? &q5_k_kernels_generic
+                                    : type == TS_Q6_K ? &q6_k_kernels_generic : NULL;
     int same_bits_diff = 0;
     for (int i = 0; i < rows; i++) {
         tt->dequant_row(w + i * rb, wd, k);
