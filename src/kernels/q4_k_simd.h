@@ -107,14 +107,16 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = w + r * ws + (size_t)i * bsize;
-            UNROLL
-            for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l, NR, ws);
+            if (NC > 1 || NR == 1)
+                UNROLL
+                for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l, NR, ws);
             const __m128i sm = k4_scales_mins(wb[r] + SCALES_AT);
             const __m512i sc8 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(sm));
             UNROLL
             for (int j = 0; j < 4; j++) scale[r][j] = _mm512_permutexvar_epi16(group_of_half[j], sc8);
             mins[r] = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
         }
+        if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * bsize, (size_t)(i + 1) * bsize);
         UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m512i isum[4][4];
