@@ -234,20 +234,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
             }
         }
     }
-    if (NR == 4 && NC == 4) {
-        _Alignas(64) float s[16];
-        _mm512_store_ps(s, sum16);
-        for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) y[c * ys + r] = s[4 * r + c];
-    } else if (NR == 4 && NC == 1) {
-        _Alignas(16) float s[4];
-        _mm_store_ps(s, sum4);
-        for (int r = 0; r < 4; r++) y[r] = s[r];
-    } else {
-        UNROLL
-        for (int r = 0; r < NR; r++)
-            UNROLL
-            for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
-    }
+    store_exact_sums(y, ys, NR, NC, sum16, sum4, sum);
 }
 
 static TARGET_AVX2 float q6_k_dot_avx2(const void *w, const void *a, int64_t k) {

@@ -186,6 +186,24 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i lane_sums_4x4(__m512i x[4][4]) {
                             _mm512_shuffle_i32x4(p, q, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 
+/* The outputs of a K-quant kernel that adds its lanes up as integers: a 4 x 4 tile's 16 sums in one
+ * register (pair (r, c) in lane 4r + c), a 4 x 1 kernel's in 4 lanes, other shapes' one by one. */
+static ALWAYS_INLINE TARGET_AVX512 void store_exact_sums(float *y, long ys, const int NR, const int NC, __m512 sum16,
+                                                         __m128 sum4, float sum[4][4]) {
+    if (NR == 4 && NC == 4) {
+        _Alignas(64) float s[16];
+        _mm512_store_ps(s, sum16);
+        for (int r = 0; r < 4; r++) for (int c = 0; c < 4; c++) y[c * ys + r] = s[4 * r + c];
+    } else if (NR == 4 && NC == 1) {
+        _Alignas(16) float s[4];
+        _mm_store_ps(s, sum4);
+        for (int r = 0; r < 4; r++) y[r] = s[r];
+    } else {
+        for (int r = 0; r < NR; r++)
+            for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+    }
+}
+
 static ALWAYS_INLINE TARGET_AVX512 float hsum_f32x16(__m512 v) {
     return hsum_f32x8(_mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1)));
 }
