@@ -156,7 +156,6 @@ static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
-/* Sum of the 16 lanes, always in the same order. */
 /* The integer sums of 4 vectors' 16 lanes: per 128-bit block b, after two unpack + add rounds,
  * lane r holds vector r's sum over block b; the result adds the four blocks. */
 static ALWAYS_INLINE TARGET_AVX512 __m512i lane_sums_4_blocks(const __m512i x[4]) {
@@ -204,6 +203,7 @@ static ALWAYS_INLINE TARGET_AVX512 void store_exact_sums(float *y, long ys, cons
     }
 }
 
+/* Sum of the 16 lanes, always in the same order. */
 static ALWAYS_INLINE TARGET_AVX512 float hsum_f32x16(__m512 v) {
     return hsum_f32x8(_mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1)));
 }
