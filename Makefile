@@ -64,6 +64,10 @@ build/opt/bench_gen: tools/bench_gen.c build/opt/libtessera.a $(HDR)
 build/opt/bench_matvec: tools/bench_matvec.c build/opt/libtessera.a $(HDR)
 	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
 
+# `build/opt/bench_attention [DEPTH]`: a decoded token's attention kernels alone (tools/bench_attention.c)
+build/opt/bench_attention: tools/bench_attention.c build/opt/libtessera.a $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
+
 .PHONY: bench
 bench: run build/opt/bench_gen
 	@bash tools/bench

@@ -234,29 +234,35 @@ static TARGET_AVX2 float softmax_avx2(float *x, int n, float *max) {
 
 /* ---- the f32 cache: a key block is float [hd][KV_KEY_BLOCK], a value row float [width] ---- */
 
-void attention_scores_f32_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
-    scores_generic(q, (const float *)block + i0, KV_KEY_BLOCK, hd, count, scale, score);
+void attention_scores_f32_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride) {
+    for (int g = 0; g < heads; g++)
+        scores_generic(q + (size_t)g * hd, (const float *)block + i0, KV_KEY_BLOCK, hd, count, scale, score + g * score_stride);
 }
 
-void attention_values_f32_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
-    values_generic(a, count, v, (long)(row_bytes / sizeof(float)), slots, s0, hd, out);
+void attention_values_f32_generic(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
+    for (int g = 0; g < heads; g++)
+        values_generic(a + g * a_stride, count, v, (long)(row_bytes / sizeof(float)), slots, s0, hd, out + g * out_stride);
 }
 
 #if defined(TS_X86)
-static void scores_f32_avx2(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
-    scores_avx2(q, (const float *)block + i0, KV_KEY_BLOCK, hd, count, scale, score);
+static void scores_f32_avx2(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride) {
+    for (int g = 0; g < heads; g++)
+        scores_avx2(q + (size_t)g * hd, (const float *)block + i0, KV_KEY_BLOCK, hd, count, scale, score + g * score_stride);
 }
 
-static void values_f32_avx2(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
-    values_avx2(a, count, v, (long)(row_bytes / sizeof(float)), slots, s0, hd, out);
+static void values_f32_avx2(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
+    for (int g = 0; g < heads; g++)
+        values_avx2(a + g * a_stride, count, v, (long)(row_bytes / sizeof(float)), slots, s0, hd, out + g * out_stride);
 }
 
-static void scores_f32_avx512(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
-    scores_avx512(q, (const float *)block + i0, KV_KEY_BLOCK, hd, count, scale, score);
+static void scores_f32_avx512(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride) {
+    for (int g = 0; g < heads; g++)
+        scores_avx512(q + (size_t)g * hd, (const float *)block + i0, KV_KEY_BLOCK, hd, count, scale, score + g * score_stride);
 }
 
-static void values_f32_avx512(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
-    values_avx512(a, count, v, (long)(row_bytes / sizeof(float)), slots, s0, hd, out);
+static void values_f32_avx512(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
+    for (int g = 0; g < heads; g++)
+        values_avx512(a + g * a_stride, count, v, (long)(row_bytes / sizeof(float)), slots, s0, hd, out + g * out_stride);
 }
 #endif
 

@@ -1,12 +1,13 @@
-/* Attention kernels: the scores of one query against a run of cached keys, the softmax, and the
- * weighted sum of cached values, for each KV cache type (f32, f16, q8_0) and SIMD level.
+/* Attention kernels: the scores of the query heads of one KV head against a run of its cached keys,
+ * the softmax, and the weighted sums of its cached values, for each KV cache type (f32, f16, q8_0)
+ * and SIMD level.
  *
  * The cache keeps keys in blocks of KV_KEY_BLOCK slots per KV head, transposed (dimension-major:
  * key i of the block, dimension d at [d][i]) so the scores of 8 or 16 keys are one FMA chain per
- * dimension with a key in each lane; values slot-major (one row of the layer's KV width per slot)
+ * dimension with a key in each lane; values slot-major (one row of hd values per slot and KV head)
  * so one value row is a few vector FMAs. Per type:
- *   f32   key block: float [hd][64];             value row: float [width]
- *   f16   key block: IEEE half [hd][64];         value row: half [width]
+ *   f32   key block: float [hd][64];             value row: float [hd]
+ *   f16   key block: IEEE half [hd][64];         value row: half [hd]
  *   q8_0  key block: int8 codes [hd][64], then the f16 scale of each 32 dimensions [hd/32][64];
  *         value row: Q8_0 blocks (block_q8_0: f16 scale, 32 int8 codes) of 32 dimensions.
  *         A key or value is quantized as a Q8_0 row (q8_0_quantize_row: d = max|x| / 127 rounded
@@ -35,15 +36,20 @@ size_t attention_value_row_bytes(int type, int width);
 void attention_store_key(int type, void *block, int i, const float *k, int hd);
 void attention_store_value(int type, void *row, const float *v, int width);
 
-/* score[j] = scale * (q . key (i0 + j) of the block)  for j < count, i0 + count <= KV_KEY_BLOCK
- * (the sum in dimension order; q8_0: per 32 dimensions, scaled, in order) */
-typedef void (*attn_scores_fn)(const float *q, const void *block, int hd, int i0, int count,
-                               float scale, float *score);
-/* out[i] = sum_j a[j] * v_j[i]  for i < hd, where v_j is the head's part of row (s0 + j) % slots of
- * v (rows row_bytes apart, v pointing at the head's first value in row 0): a ring of cached
- * positions read in position order. */
-typedef void (*attn_values_fn)(const float *a, int count, const void *v, size_t row_bytes, int slots,
-                               int s0, int hd, float *out);
+/* The query heads that share one KV head are taken together: heads of them, head g's query at
+ * q + g * hd, its scores at score + g * score_stride, its weights at a + g * a_stride, its output
+ * at out + g * out_stride. A kernel may widen each cached key or value once for all of them; each
+ * head's result is the same bits whatever the count of heads in the call and its place in it.
+ *
+ * scores: score_g[j] = scale * (q_g . key (i0 + j) of the block)  for j < count, i0 + count <=
+ * KV_KEY_BLOCK (the sum in dimension order; q8_0: per 32 dimensions, scaled, in order) */
+typedef void (*attn_scores_fn)(const float *q, int heads, const void *block, int hd, int i0, int count,
+                               float scale, float *score, size_t score_stride);
+/* values: out_g[i] = sum_j a_g[j] * v_j[i]  for i < hd, where v_j is row (s0 + j) % slots of v (rows
+ * row_bytes apart, v pointing at the KV head's row 0): a ring of cached positions read in position
+ * order. */
+typedef void (*attn_values_fn)(const float *a, size_t a_stride, int heads, int count, const void *v,
+                               size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
 /* x[j] = exp(x[j] - max) / sum over j < n of exp(x[j] - max), in place; returns the sum and sets
  * *max (the merge of softmaxes over runs of keys needs both). */
 typedef float (*attn_softmax_fn)(float *x, int n, float *max);
@@ -58,19 +64,19 @@ typedef struct attention_kernels {
 attention_kernels attention_kernels_for(int simd_level);
 
 /* The per-type kernels (attention.c: f32 and the softmax; attention_f16.c; attention_q8_0.c). */
-void attention_scores_f32_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
-void attention_values_f32_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
-void attention_scores_f16_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
-void attention_values_f16_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
-void attention_scores_q8_0_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
-void attention_values_q8_0_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
+void attention_scores_f32_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_f32_generic(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
+void attention_scores_f16_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_f16_generic(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
+void attention_scores_q8_0_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_q8_0_generic(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
 #if defined(__x86_64__)
-void attention_scores_f16_avx2(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
-void attention_values_f16_avx2(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
-void attention_scores_f16_avx512(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
-void attention_values_f16_avx512(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
-void attention_scores_q8_0_avx512(const float *q, const void *block, int hd, int i0, int count, float scale, float *score);
-void attention_values_q8_0_avx512(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out);
+void attention_scores_f16_avx2(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_f16_avx2(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
+void attention_scores_f16_avx512(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_f16_avx512(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
+void attention_scores_q8_0_avx512(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_q8_0_avx512(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
 #endif
 
 #endif

@@ -9,7 +9,7 @@
 #include "kernels/simd.h"
 #include "kernels/kernels_internal.h"
 
-void attention_scores_q8_0_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
+static void scores_one_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
     const int8_t *codes = (const int8_t *)block + i0;
     const uint16_t *scales = (const uint16_t *)((const uint8_t *)block + (size_t)hd * KV_KEY_BLOCK) + i0;
     float part[KV_KEY_BLOCK];
@@ -26,7 +26,7 @@ void attention_scores_q8_0_generic(const float *q, const void *block, int hd, in
     for (int j = 0; j < count; j++) score[j] *= scale;
 }
 
-void attention_values_q8_0_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
+static void values_one_generic(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
     for (int i = 0; i < hd; i++) out[i] = 0.0f;
     int slot = s0 % slots;
     for (int j = 0; j < count; j++) {
@@ -39,12 +39,20 @@ void attention_values_q8_0_generic(const float *a, int count, const void *v, siz
     }
 }
 
+void attention_scores_q8_0_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride) {
+    for (int g = 0; g < heads; g++) scores_one_generic(q + (size_t)g * hd, block, hd, i0, count, scale, score + g * score_stride);
+}
+
+void attention_values_q8_0_generic(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
+    for (int g = 0; g < heads; g++) values_one_generic(a + g * a_stride, count, v, row_bytes, slots, s0, hd, out + g * out_stride);
+}
+
 #if defined(TS_X86)
 static ALWAYS_INLINE TARGET_AVX512 __m512 codes16(const int8_t *p) {
     return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)));
 }
 
-void TARGET_AVX512 attention_scores_q8_0_avx512(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
+static TARGET_AVX512 void scores_one_avx512(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
     const int8_t *codes = block;
     const uint16_t *scales = (const uint16_t *)((const uint8_t *)block + (size_t)hd * KV_KEY_BLOCK);
     const int u0 = i0 / 16, u1 = (i0 + count - 1) / 16;
@@ -67,7 +75,7 @@ void TARGET_AVX512 attention_scores_q8_0_avx512(const float *q, const void *bloc
 }
 
 /* 64 dimensions (two blocks) at a time, even and odd rows into separate accumulators */
-void TARGET_AVX512 attention_values_q8_0_avx512(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
+static TARGET_AVX512 void values_one_avx512(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
     const uint8_t *base = v;
     for (int g0 = 0; g0 < hd / QK; g0 += 2) {
         const int nv = hd / QK - g0 >= 2 ? 4 : 2;   /* vectors of 16 dimensions in this step */
@@ -86,5 +94,13 @@ void TARGET_AVX512 attention_values_q8_0_avx512(const float *a, int count, const
         }
         for (int u = 0; u < nv; u++) _mm512_storeu_ps(out + QK * g0 + 16 * u, _mm512_add_ps(even[u], odd[u]));
     }
+}
+
+void attention_scores_q8_0_avx512(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride) {
+    for (int g = 0; g < heads; g++) scores_one_avx512(q + (size_t)g * hd, block, hd, i0, count, scale, score + g * score_stride);
+}
+
+void attention_values_q8_0_avx512(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
+    for (int g = 0; g < heads; g++) values_one_avx512(a + g * a_stride, count, v, row_bytes, slots, s0, hd, out + g * out_stride);
 }
 #endif

@@ -58,8 +58,10 @@ static void rope(float *v, const layer_geometry *ly, const float *cs, const floa
 
 int forward_attention_chunks(int n_keys) { return (n_keys + ATTN_CHUNK - 1) / ATTN_CHUNK; }
 
+/* per thread: the scores of a group's heads, each head's chunk output, max and sum (a batch merges
+ * them), and a batch task's running max and sum per position and head */
 size_t forward_attention_scratch(int hd, int group) {
-    return (size_t)ATTN_CHUNK + 1 + (size_t)hd + 2 * (size_t)ATTN_POSITIONS * group;
+    return (size_t)group * (ATTN_CHUNK + 1 + hd + 2) + 2 * (size_t)ATTN_POSITIONS * group;
 }
 
 typedef struct attention_job {
@@ -77,37 +79,44 @@ static void visible_keys(const attention_job *j, int t, int *first, int *count) 
     *count = p - *first + 1;
 }
 
-/* Chunk ch of query (t, h): its weighted sum of values into o[hd], its softmax's max and sum.
- * scores: room for ATTN_CHUNK + 1 floats. */
-static void chunk_part(const attention_job *j, int t, int h, int ch, float *scores, float *o, float *m, float *l) {
+/* Chunk ch of position t for the query heads h0 .. h0 + hn - 1, all of one KV head (the kernels
+ * widen each cached key and value once for all of them): head h0 + g's weighted sum of values into
+ * o + g * o_stride, its softmax's max and sum into m[g * ml_stride], l[g * ml_stride].
+ * scores: room for hn * (ATTN_CHUNK + 1) floats. */
+static void chunk_part(const attention_job *j, int t, int h0, int hn, int ch, float *scores, float *o, size_t o_stride,
+                       float *m, float *l, size_t ml_stride) {
     const ts_context *c = j->c;
     const layer_geometry *ly = j->ly;
     const kv_cache *kv = &c->kv;
-    const int hd = ly->head_dim, kvh = h / (ly->n_heads / ly->n_kv_heads);
+    const int hd = ly->head_dim, kvh = h0 / (ly->n_heads / ly->n_kv_heads);
     const int slots = kv->slots[j->layer];
+    const size_t ss = ATTN_CHUNK + 1;   /* between the heads' scores */
     int first, count;
     visible_keys(j, t, &first, &count);
     const int k0 = ch * ATTN_CHUNK, n = count - k0 < ATTN_CHUNK ? count - k0 : ATTN_CHUNK;
     const bool last = k0 + n == count;
-    const float *q = c->q + t * j->q_stride + h * hd;
+    const float *q = c->q + t * j->q_stride + h0 * hd;
     const attn_scores_fn scores_fn = j->ak.scores[kv->type_k];
     for (int done = 0, s = (first + k0) % slots; done < n; ) {
         int in_block = KV_KEY_BLOCK - s % KV_KEY_BLOCK, len = n - done;
         if (len > in_block) len = in_block;
         if (len > slots - s) len = slots - s;
-        scores_fn(q, kv_key_block(kv, j->layer, s, ly->n_kv_heads, kvh), hd, s % KV_KEY_BLOCK, len, ly->attn_scale, scores + done);
+        scores_fn(q, hn, kv_key_block(kv, j->layer, s, kvh), hd, s % KV_KEY_BLOCK, len, ly->attn_scale, scores + done, ss);
         done += len;
         s = s + len == slots ? 0 : s + len;
     }
-    if (ly->attn_softcap > 0.0f) {
-        const float cap = ly->attn_softcap;
-        for (int i = 0; i < n; i++) scores[i] = cap * tanhf(scores[i] / cap);
-    }
     const bool sink = last && ly->attn_sinks;
-    if (sink) scores[n] = ly->attn_sinks[h];
-    *l = j->ak.softmax(scores, n + sink, m);
-    const uint8_t *v = kv->v[j->layer] + attention_value_row_bytes(kv->type_v, kvh * hd);
-    j->ak.values[kv->type_v](scores, n, v, kv->v_row_bytes[j->layer], slots, (first + k0) % slots, hd, o);
+    for (int g = 0; g < hn; g++) {
+        float *sc = scores + g * ss;
+        if (ly->attn_softcap > 0.0f) {
+            const float cap = ly->attn_softcap;
+            for (int i = 0; i < n; i++) sc[i] = cap * tanhf(sc[i] / cap);
+        }
+        if (sink) sc[n] = ly->attn_sinks[h0 + g];
+        l[g * ml_stride] = j->ak.softmax(sc, n + sink, &m[g * ml_stride]);
+    }
+    j->ak.values[kv->type_v](scores, ss, hn, n, kv_value_row(kv, j->layer, 0, kvh), kv->v_row_bytes[j->layer], slots,
+                             (first + k0) % slots, hd, o, o_stride);
 }
 
 /* The merge step of a chunk after the first (see above). */
@@ -120,8 +129,8 @@ static void merge_chunk(float *M, float *L, float *O, float m, float l, const fl
     *L = sum;
 }
 
-/* A batch: each task takes up to ATTN_POSITIONS positions and one KV head through every chunk,
- * the heads of the group in turn. */
+/* A batch: each task takes up to ATTN_POSITIONS positions and one KV head (all of its query heads)
+ * through every chunk. */
 static void attention_batch_task(void *ctx, int ith, int nth) {
     const attention_job *j = ctx;
     ts_context *c = j->c;
@@ -129,11 +138,12 @@ static void attention_batch_task(void *ctx, int ith, int nth) {
     const int hd = ly->head_dim, group = ly->n_heads / ly->n_kv_heads;
     const int ranges = (j->n + ATTN_POSITIONS - 1) / ATTN_POSITIONS;
     float *scores = c->attn_scratch + (size_t)ith * c->attn_scratch_stride;
-    float *o = scores + ATTN_CHUNK + 1, *M = o + hd, *L = M + ATTN_POSITIONS * group;
+    float *o = scores + (size_t)group * (ATTN_CHUNK + 1), *m = o + (size_t)group * hd, *l = m + group;
+    float *M = l + group, *L = M + ATTN_POSITIONS * group;
     long lo, hi;
     split_range((long)ranges * ly->n_kv_heads, ith, nth, &lo, &hi);
     for (long task = lo; task < hi; task++) {
-        const int r = (int)(task / ly->n_kv_heads), kvh = (int)(task % ly->n_kv_heads);
+        const int r = (int)(task / ly->n_kv_heads), h0 = (int)(task % ly->n_kv_heads) * group;
         const int t0 = r * ATTN_POSITIONS, t1 = t0 + ATTN_POSITIONS < j->n ? t0 + ATTN_POSITIONS : j->n;
         int first, count;
         visible_keys(j, t1 - 1, &first, &count);
@@ -142,20 +152,18 @@ static void attention_batch_task(void *ctx, int ith, int nth) {
             for (int t = t0; t < t1; t++) {
                 visible_keys(j, t, &first, &count);
                 if (ch >= forward_attention_chunks(count)) continue;
-                for (int h = kvh * group; h < (kvh + 1) * group; h++) {
-                    float *out = c->att + t * j->q_stride + h * hd;
-                    const int si = (t - t0) * group + h - kvh * group;
-                    if (ch == 0) { chunk_part(j, t, h, 0, scores, out, &M[si], &L[si]); continue; }
-                    float m, l;
-                    chunk_part(j, t, h, ch, scores, o, &m, &l);
-                    merge_chunk(&M[si], &L[si], out, m, l, o, hd);
-                }
+                float *out = c->att + t * j->q_stride + h0 * hd, *Mt = M + (t - t0) * group, *Lt = L + (t - t0) * group;
+                if (ch == 0) { chunk_part(j, t, h0, group, 0, scores, out, hd, Mt, Lt, 1); continue; }
+                chunk_part(j, t, h0, group, ch, scores, o, hd, m, l, 1);
+                for (int g = 0; g < group; g++) merge_chunk(&Mt[g], &Lt[g], out + g * hd, m[g], l[g], o + g * hd, hd);
             }
     }
 }
 
-/* One position (a decoded token): the tasks are (KV head, chunk, head of the group), every chunk's
- * part into c->attn_part; then attention_merge_task merges each head's chunks in order. */
+/* One position (a decoded token): the tasks are (KV head, chunk, part of the group's heads), every
+ * chunk's part into c->attn_part; then attention_merge_task merges each head's chunks in order.
+ * The group is split into parts only when there are too few (KV head, chunk) pairs to keep every
+ * thread busy; a head's bits do not depend on it. */
 static void attention_chunks_task(void *ctx, int ith, int nth) {
     const attention_job *j = ctx;
     ts_context *c = j->c;
@@ -164,15 +172,21 @@ static void attention_chunks_task(void *ctx, int ith, int nth) {
     int first, count;
     visible_keys(j, 0, &first, &count);
     const int chunks = forward_attention_chunks(count);
+    int parts = 1;
+    while (parts < group && (long)ly->n_kv_heads * chunks * parts < 2L * nth) parts++;
+    const int per_part = (group + parts - 1) / parts;
+    parts = (group + per_part - 1) / per_part;
     float *scores = c->attn_scratch + (size_t)ith * c->attn_scratch_stride;
+    const size_t stride = (size_t)chunks * (hd + 2);   /* between the heads' parts in c->attn_part */
     long lo, hi;
-    split_range((long)ly->n_kv_heads * chunks * group, ith, nth, &lo, &hi);
+    split_range((long)ly->n_kv_heads * chunks * parts, ith, nth, &lo, &hi);
     for (long task = lo; task < hi; task++) {
-        const int kvh = (int)(task / ((long)chunks * group)), ch = (int)(task / group % chunks);
-        const int h = kvh * group + (int)(task % group);
-        float *part = c->attn_part + ((size_t)h * chunks + ch) * (hd + 2);
-        if (chunks == 1) chunk_part(j, 0, h, 0, scores, c->att + h * hd, &part[0], &part[1]);   /* nothing to merge */
-        else chunk_part(j, 0, h, ch, scores, part + 2, &part[0], &part[1]);
+        const int kvh = (int)(task / ((long)chunks * parts)), ch = (int)(task / parts % chunks);
+        const int g0 = (int)(task % parts) * per_part, hn = group - g0 < per_part ? group - g0 : per_part;
+        const int h0 = kvh * group + g0;
+        float *part = c->attn_part + (size_t)h0 * stride + (size_t)ch * (hd + 2);
+        if (chunks == 1) chunk_part(j, 0, h0, hn, 0, scores, c->att + h0 * hd, hd, &part[0], &part[1], stride);   /* nothing to merge */
+        else chunk_part(j, 0, h0, hn, ch, scores, part + 2, stride, &part[0], &part[1], stride);
     }
 }
 
@@ -282,10 +296,11 @@ static void rope_and_cache(ts_context *c, const layer_geometry *ly, int il, int 
     }
     kv_cache *kv = &c->kv;
     const int slot = pos % kv->slots[il];
-    /* keys transposed within blocks of KV_KEY_BLOCK slots: [block][kv head][dim][slot in block] */
-    for (int h = 0; h < ly->n_kv_heads; h++)
-        attention_store_key(kv->type_k, kv_key_block(kv, il, slot, ly->n_kv_heads, h), slot % KV_KEY_BLOCK, c->k + t * ks + h * hd, hd);
-    attention_store_value(kv->type_v, kv->v[il] + (size_t)slot * kv->v_row_bytes[il], c->v + t * ks, kv_width);
+    /* keys transposed within blocks of KV_KEY_BLOCK slots: [kv head][block][dim][slot in block] */
+    for (int h = 0; h < ly->n_kv_heads; h++) {
+        attention_store_key(kv->type_k, kv_key_block(kv, il, slot, h), slot % KV_KEY_BLOCK, c->k + t * ks + h * hd, hd);
+        attention_store_value(kv->type_v, kv_value_row(kv, il, slot, h), c->v + t * ks + h * hd, hd);
+    }
 }
 
 /* x += residual_scale * post_norm(o + bias) for position t, o the sublayer's output in c->tmp

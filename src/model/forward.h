@@ -22,7 +22,8 @@ struct ts_context {
     /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */
     float *x, *xn, *q, *k, *v, *att, *gate, *up, *tmp;
     float *attn_scratch;     /* per thread, attn_scratch_stride floats: a chunk's attention weights
-                                (+ 1 for a sink), one head's values, the merge state of a task */
+                                (+ 1 for a sink) and values for each head of a group, the merge
+                                state of a task */
     size_t attn_scratch_stride;
     float *attn_part;        /* a decoded token's chunk parts: per head and chunk, max, sum, values */
     moe_scratch moe;         /* the experts' scratch, when a layer has experts */

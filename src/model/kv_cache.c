@@ -20,8 +20,8 @@ static size_t key_bytes(const kv_cache *c, int il, const layer_geometry *ly) {
     return round_up(round_up((size_t)c->slots[il], KV_KEY_BLOCK) / KV_KEY_BLOCK * ly->n_kv_heads * c->k_head_bytes[il], KV_ALIGN);
 }
 
-static size_t value_bytes(const kv_cache *c, int il) {
-    return round_up((size_t)c->slots[il] * c->v_row_bytes[il], KV_ALIGN);
+static size_t value_bytes(const kv_cache *c, int il, const layer_geometry *ly) {
+    return round_up((size_t)c->slots[il] * ly->n_kv_heads * c->v_row_bytes[il], KV_ALIGN);
 }
 
 int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch, int type_k, int type_v) {
@@ -41,9 +41,9 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
         if (ly->kv_source != il) continue;
         c->slots[il] = layer_slots(ly, n_ctx, max_batch);
         c->k_head_bytes[il] = attention_key_block_bytes(type_k, ly->head_dim);
-        c->v_row_bytes[il] = attention_value_row_bytes(type_v, ly->n_kv_heads * ly->head_dim);
-        total += key_bytes(c, il, ly) + value_bytes(c, il);
-        c->bytes += (size_t)c->slots[il] * (c->k_head_bytes[il] / KV_KEY_BLOCK * ly->n_kv_heads + c->v_row_bytes[il]);
+        c->v_row_bytes[il] = attention_value_row_bytes(type_v, ly->head_dim);
+        total += key_bytes(c, il, ly) + value_bytes(c, il, ly);
+        c->bytes += (size_t)c->slots[il] * (c->k_head_bytes[il] / KV_KEY_BLOCK + c->v_row_bytes[il]) * ly->n_kv_heads;
     }
     if (total > 0) {
         void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -57,7 +57,7 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
         if (ly->kv_source != il) continue;
         c->k[il] = (uint8_t *)c->arena + off;
         c->v[il] = (uint8_t *)c->arena + off + key_bytes(c, il, ly);
-        off += key_bytes(c, il, ly) + value_bytes(c, il);
+        off += key_bytes(c, il, ly) + value_bytes(c, il, ly);
     }
     for (int il = 0; il < g->n_layers; il++) {     /* shared layers read their source's cache */
         int src = g->layers[il].kv_source;
@@ -76,8 +76,8 @@ void kv_cache_free(kv_cache *c) {
 }
 
 size_t kv_bytes_per_token_of_layer(const layer_geometry *ly, int type_k, int type_v) {
-    return attention_key_block_bytes(type_k, ly->head_dim) / KV_KEY_BLOCK * ly->n_kv_heads +
-           attention_value_row_bytes(type_v, ly->n_kv_heads * ly->head_dim);
+    return (attention_key_block_bytes(type_k, ly->head_dim) / KV_KEY_BLOCK +
+            attention_value_row_bytes(type_v, ly->head_dim)) * ly->n_kv_heads;
 }
 
 size_t kv_bytes_per_token(const model_geometry *g, int type_k, int type_v) {

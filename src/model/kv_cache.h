@@ -14,12 +14,14 @@ typedef struct kv_cache {
     int n_layers;
     int type_k, type_v;  /* enum kv_type */
     int *slots;          /* positions held per layer */
-    uint8_t **k, **v;    /* per layer: k in blocks of KV_KEY_BLOCK slots, [block][kv head] of
+    uint8_t **k, **v;    /* per layer, each KV head's part contiguous (a decoded token's attention
+                            streams one head's keys and values, not a slice of every row):
+                            k [kv head][block] in blocks of KV_KEY_BLOCK slots of
                             attention_key_block_bytes each (so the attention scores a run of keys
-                            per vector, and memory is touched block by block as positions fill);
-                            v [slots] rows of attention_value_row_bytes(n_kv_heads * head_dim);
-                            shared layers alias their source */
-    size_t *k_head_bytes, *v_row_bytes;   /* per layer: one head's key block, one value row */
+                            per vector); v [kv head][slot] rows of attention_value_row_bytes(head_dim).
+                            Memory is touched page by page as positions fill. Shared layers alias
+                            their source */
+    size_t *k_head_bytes, *v_row_bytes;   /* per layer: one head's key block, one head's value row */
     size_t bytes;        /* owned bytes in total */
     void *arena;         /* one mapping holding every owned K and V */
     size_t arena_bytes;
@@ -37,8 +39,13 @@ size_t kv_bytes_per_token_of_layer(const layer_geometry *ly, int type_k, int typ
 /* The cache type (enum kv_type) of a public enum ts_kv_type; TS_KV_DEFAULT is f16. */
 int kv_type_of_ts(int ts_type);
 /* Layer il's key block holding slot s, for KV head h. */
-static inline uint8_t *kv_key_block(const kv_cache *c, int il, int s, int n_kv_heads, int h) {
-    return c->k[il] + ((size_t)(s / KV_KEY_BLOCK) * n_kv_heads + h) * c->k_head_bytes[il];
+static inline uint8_t *kv_key_block(const kv_cache *c, int il, int s, int h) {
+    const size_t blocks = ((size_t)c->slots[il] + KV_KEY_BLOCK - 1) / KV_KEY_BLOCK;
+    return c->k[il] + ((size_t)h * blocks + (size_t)(s / KV_KEY_BLOCK)) * c->k_head_bytes[il];
+}
+/* Layer il's value row of slot s, for KV head h. */
+static inline uint8_t *kv_value_row(const kv_cache *c, int il, int s, int h) {
+    return c->v[il] + ((size_t)h * (size_t)c->slots[il] + (size_t)s) * c->v_row_bytes[il];
 }
 
 #endif

@@ -262,6 +262,46 @@ static void kv_dequant(int kv, const float *x, float *out, int n) {
     memcpy(out, x, (size_t)n * sizeof(float));
 }
 
+/* The query heads of a KV head taken together (1 to 9 in a call): each head's scores and values are
+ * the bits of the same head in a call of its own. Keys from slot 3 of block 0 on, in runs within a
+ * block; values from a ring that wraps when count > 2. */
+static void check_attention_heads(int level, const attention_kernels *ak, int kv, int hd, int count, const uint8_t *kc, size_t kb,
+                                  const uint8_t *v, size_t rb, int slots, rng *r) {
+    enum { MAXH = 9 };
+    const size_t ss = (size_t)count + 3, os = (size_t)hd + 5;   /* strides with a gap between the heads */
+    float *q = malloc((size_t)MAXH * hd * sizeof(float)), *a = malloc(MAXH * ss * sizeof(float));
+    float *sg = malloc(MAXH * ss * sizeof(float)), *s1 = malloc(ss * sizeof(float));
+    float *og = malloc(MAXH * os * sizeof(float)), *o1 = malloc(os * sizeof(float));
+    for (int i = 0; i < MAXH * hd; i++) q[i] = rng_gauss(r);
+    for (size_t i = 0; i < MAXH * ss; i++) a[i] = (rng_u32(r) & 0xffff) / 65536.0f;
+    const int n = count < slots - 10 ? count : slots - 10, s0 = slots - n / 2;
+    int bad = 0;
+    for (int heads = 1; heads <= MAXH; heads++) {
+        for (int done = 0, sl = 3; done < n; ) {
+            int len = KV_KEY_BLOCK - sl % KV_KEY_BLOCK;
+            if (len > n - done) len = n - done;
+            ak->scores[kv](q, heads, kc + (size_t)(sl / KV_KEY_BLOCK) * kb, hd, sl % KV_KEY_BLOCK, len, 0.125f, sg + done, ss);
+            done += len;
+            sl += len;
+        }
+        ak->values[kv](a, ss, heads, n, v, rb, slots, s0, hd, og, os);
+        for (int g = 0; g < heads; g++) {
+            for (int done = 0, sl = 3; done < n; ) {
+                int len = KV_KEY_BLOCK - sl % KV_KEY_BLOCK;
+                if (len > n - done) len = n - done;
+                ak->scores[kv](q + (size_t)g * hd, 1, kc + (size_t)(sl / KV_KEY_BLOCK) * kb, hd, sl % KV_KEY_BLOCK, len, 0.125f, s1 + done, 0);
+                done += len;
+                sl += len;
+            }
+            ak->values[kv](a + g * ss, 0, 1, n, v, rb, slots, s0, hd, o1, 0);
+            bad += memcmp(sg + g * ss, s1, (size_t)n * sizeof(float)) != 0 || memcmp(og + g * os, o1, (size_t)hd * sizeof(float)) != 0;
+        }
+    }
+    CHECK(bad == 0, "%s: attention, %s cache, head %d, %d keys: 1 to %d query heads in one call give each head's bits of a call of its own (%d differ)",
+          ISA_NAMES[level], attention_kv_type_name(kv), hd, n, MAXH, bad);
+    free(q); free(a); free(sg); free(s1); free(og); free(o1);
+}
+
 /* Per cache type: keys stored into transposed blocks and scored in runs, values stored as rows
  * and summed from a wrapped ring, against double precision on the stored (dequantized) values. */
 static void check_attention(int level, rng *r) {
@@ -300,7 +340,7 @@ static void check_attention(int level, rng *r) {
                     int len = KV_KEY_BLOCK - sl % KV_KEY_BLOCK;
                     if (len > count - done) len = count - done;
                     if (sl < cut && sl + len > cut) len = cut - sl;
-                    ak.scores[kv](q, kc + (size_t)(sl / KV_KEY_BLOCK) * kb, hd, sl % KV_KEY_BLOCK, len, 0.125f, dst + done);
+                    ak.scores[kv](q, 1, kc + (size_t)(sl / KV_KEY_BLOCK) * kb, hd, sl % KV_KEY_BLOCK, len, 0.125f, dst + done, 0);
                     done += len;
                     sl += len;
                 }
@@ -338,8 +378,8 @@ static void check_attention(int level, rng *r) {
             /* values of head 1 from a ring whose run wraps vs the same rows in order */
             const int start = slots - count / 2 - 1;
             for (int j = 0; j < count; j++) memcpy(lin + (size_t)j * rb, vc + (size_t)((start + j) % slots) * rb, rb);
-            ak.values[kv](a, count, vc + head1, rb, slots, start, hd, o1);
-            ak.values[kv](a, count, lin + head1, rb, count, 0, hd, o2);
+            ak.values[kv](a, 0, 1, count, vc + head1, rb, slots, start, hd, o1, 0);
+            ak.values[kv](a, 0, 1, count, lin + head1, rb, count, 0, hd, o2, 0);
             worst = 0.0;
             for (int i = 0; i < hd; i++) {
                 double ref = 0.0, mag = 0.0;
@@ -354,6 +394,7 @@ static void check_attention(int level, rng *r) {
             CHECK(worst < 2e-6 && memcmp(o1, o2, hd * sizeof(float)) == 0,
                   "%s: attention values, %s cache, head %d, %d rows: within %.1e of double on the stored values, a wrapped ring == rows in order",
                   ISA_NAMES[level], attention_kv_type_name(kv), hd, count, worst);
+            check_attention_heads(level, &ak, kv, hd, count, kc, kb, vc + head1, rb, slots, r);
             free(q); free(key); free(val); free(kd); free(vd); free(kc); free(vc); free(lin);
             free(s1); free(s2); free(o1); free(o2); free(a);
         }
