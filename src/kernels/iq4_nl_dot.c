@@ -29,7 +29,7 @@ _Static_assert(offsetof(block_iq4_nl, d) == 0, "pair_scales reads d at the block
 static ALWAYS_INLINE TARGET_AVX512 void iq4_nl_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                            size_t as, int64_t k, float *y, long ys,
                                                            const int NR, const int NC) {
-    PAIR_TILE_VNNI_BODY(block_iq4_nl, iq4_nl_codes_pair, pair_scales)
+    PAIR_TILE_VNNI_BODY(block_iq4_nl, iq4_nl_codes_pair, pair_scales, 0)
 }
 
 static TARGET_AVX2 float iq4_nl_dot_avx2(const void *w, const void *a, int64_t k) {

@@ -36,7 +36,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 mxfp4_scales_pair(const void *p, const
 static ALWAYS_INLINE TARGET_AVX512 void mxfp4_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                           size_t as, int64_t k, float *y, long ys,
                                                           const int NR, const int NC) {
-    PAIR_TILE_VNNI_BODY(block_mxfp4, mxfp4_codes_pair, mxfp4_scales_pair)
+    PAIR_TILE_VNNI_BODY(block_mxfp4, mxfp4_codes_pair, mxfp4_scales_pair, 0)
 }
 
 static TARGET_AVX2 float mxfp4_dot_avx2(const void *w, const void *a, int64_t k) {

@@ -6,12 +6,13 @@
  * offset. Per block pair and output: dpbusd, convert, (d_w * d_a) per half, FMA into one f32x16
  * accumulator. An odd last block runs alone in the low half (its partner's scale is 0).
  *
- *   PAIR_TILE_VNNI_BODY(block_type, codes, scales)   is the statement body of a tile body function
- *   (simd.h's tile body parameters w, ws, a, as, k, y, ys, NR, NC); codes(const block_type *b,
+ *   PAIR_TILE_VNNI_BODY(block_type, codes, scales, IN_ORDER)   is the statement body of a tile body
+ *   function (simd.h's tile body parameters w, ws, a, as, k, y, ys, NR, NC); codes(const block_type *b,
  *   int both) gives the 64 signed codes of b[0] and b[1] (zeros or anything finite for b[1] when
  *   !both); scales(const void *b, int block_bytes, int both) the two blocks' scales spread over
  *   the low and high 8 lanes (0 for b[1] when !both): pair_scales below for the types whose f16
- *   d opens the block. */
+ *   d opens the block. IN_ORDER (a constant): the 4 x 1 row kernel prefetches the rows two calls
+ *   ahead in address order (prefetch_rows4_share, simd.h) instead of per row (PREFETCH_ROW). */
 #ifndef TS_KERNELS_PAIR_DOT_H
 #define TS_KERNELS_PAIR_DOT_H
 #include "kernels/kernels_internal.h"
@@ -26,10 +27,10 @@
  *   SIGNED_TILE_AVX2_BODY(block_bytes, codes, scale)   is the statement body of a tile body
  *   function (simd.h's parameters w, ws, a, as, k, y, ys, NR, NC); codes(const uint8_t *b) gives
  *   the block's 32 signed codes as an __m256i, scale(const uint8_t *b) its scale as a float. */
-#define SIGNED_TILE_AVX2_BODY(block_bytes, codes, scale)                                              \
+#define SIGNED_TILE_AVX2_BODY(block_bytes, codes, scale)                                               \
     __m256 acc[4][4];                                                                                  \
     UNROLL                                                                                             \
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();       \
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();         \
     const __m256i ones = _mm256_set1_epi16(1);                                                         \
     for (int64_t i = 0; i < k / QK; i++) {                                                             \
         __m256i wq[4], wabs[4];                                                                        \
@@ -69,15 +70,20 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 pair_scales(const void *b, const int b
 
 /* One block pair (i, i + 1) of the tile; BOTH is a constant, so the loop over whole pairs has no
  * test for the odd last block. */
-#define PAIR_STEP_VNNI(block_type, codes, scales, BOTH)                                                \
+#define PAIR_STEP_VNNI(block_type, codes, scales, IN_ORDER, BOTH)                                      \
     {                                                                                                  \
         __m512i wq[4], start[4];                                                                       \
         __m512 dw[4];                                                                                  \
         UNROLL                                                                                         \
         for (int r = 0; r < NR; r++) {                                                                 \
             const block_type *b = (const block_type *)(w + r * ws) + i;                                \
-            PREFETCH_ROW(b, NR, ws);                                                                   \
-            PREFETCH_ROW((const uint8_t *)b + 64, NR, ws);                                             \
+            if ((IN_ORDER) && NR == 4 && NC == 1) {                                                    \
+                if (r == 0) prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_type),                \
+                                                 (size_t)(i + 2) * sizeof(block_type));                \
+            } else {                                                                                   \
+                PREFETCH_ROW(b, NR, ws);                                                               \
+                PREFETCH_ROW((const uint8_t *)b + 64, NR, ws);                                         \
+            }                                                                                          \
             wq[r] = codes(b, BOTH);                                                                    \
             start[r] = _mm512_sub_epi32(_mm512_setzero_si512(),                                        \
                                         _mm512_dpbusd_epi32(_mm512_setzero_si512(), offset, wq[r]));   \
@@ -108,17 +114,17 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i nibbles_pair(const uint8_t *qs0, cons
     return _mm512_and_si512(_mm512_srlv_epi16(v, shift), _mm512_set1_epi8(0x0f));
 }
 
-#define PAIR_TILE_VNNI_BODY(block_type, codes, scales)                                                \
+#define PAIR_TILE_VNNI_BODY(block_type, codes, scales, IN_ORDER)                                       \
     __m512 acc[4][4];                                                                                  \
     UNROLL                                                                                             \
     for (int r = 0; r < NR; r++)                                                                       \
         UNROLL                                                                                         \
         for (int c = 0; c < NC; c++) acc[r][c] = _mm512_setzero_ps();                                  \
-    const __m512i offset = _mm512_set1_epi8((char)0x80);   /* for the weights' start values */       \
+    const __m512i offset = _mm512_set1_epi8((char)0x80);   /* for the weights' start values */         \
     const int64_t nb = k / QK;                                                                         \
     int64_t i = 0;                                                                                     \
-    for (; i + 1 < nb; i += 2) PAIR_STEP_VNNI(block_type, codes, scales, 1)                            \
-    if (i < nb) PAIR_STEP_VNNI(block_type, codes, scales, 0)                                           \
+    for (; i + 1 < nb; i += 2) PAIR_STEP_VNNI(block_type, codes, scales, IN_ORDER, 1)                  \
+    if (i < nb) PAIR_STEP_VNNI(block_type, codes, scales, IN_ORDER, 0)                                 \
     UNROLL                                                                                             \
     for (int r = 0; r < NR; r++)                                                                       \
         UNROLL                                                                                         \

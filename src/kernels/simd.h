@@ -142,7 +142,9 @@ static inline int q8k_bsum(const uint8_t *bsums, int g) {
  * its step over bytes [from, to) of each of its 4 rows prefetches the same share of the 4
  * contiguous rows two calls ahead, [w + 8 ws + 4 from, w + 8 ws + 4 to). Measured on 512 MB
  * products, 2 threads (tools/bench_matvec.c), interleaved: Q4_K 69-74% -> 86-95% of the read-only
- * probe; Q6_K 89-98% -> 81-84% and Q8_0 no change, so those keep PREFETCH_ROW. */
+ * probe; Q6_K 89-98% -> 81-84%, so it keeps PREFETCH_ROW. Q8_0 (pair_dot.h, IN_ORDER): no change
+ * at 2048 columns, but at SmolLM2's 960 (1020-byte rows) 69-78% -> 78-85% of the probe and its
+ * decode +9%; Q4_0, Q5_0 and IQ4_NL (compute-bound there) no gain, so they keep PREFETCH_ROW. */
 static ALWAYS_INLINE void prefetch_rows4_share(const uint8_t *w, size_t ws, size_t from, size_t to) {
     const char *ahead = (const char *)w + 8 * ws;
     for (size_t o = 4 * from & ~(size_t)63; o < 4 * to; o += 64) _mm_prefetch(ahead + o, _MM_HINT_T0);
