@@ -52,55 +52,114 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 codes16(const int8_t *p) {
     return _mm512_cvtepi32_ps(_mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)p)));
 }
 
-static TARGET_AVX512 void scores_one_avx512(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
+/* Up to 2 query heads per pass (each head keeps its per-group partial sums and its total for 4
+ * vectors of keys: 16 accumulators), each widened vector of codes used by both; a head's chains
+ * are those of a pass of its own, so are its bits. The pass prefetches the same code row of the
+ * next block. */
+static ALWAYS_INLINE TARGET_AVX512 void scores_heads_avx512(const float *q, int gn, const void *block, int hd, int i0,
+                                                            int count, float scale, float *score, size_t score_stride) {
     const int8_t *codes = block;
     const uint16_t *scales = (const uint16_t *)((const uint8_t *)block + (size_t)hd * KV_KEY_BLOCK);
+    const size_t block_bytes = (size_t)hd * KV_KEY_BLOCK + (size_t)(hd / QK) * KV_KEY_BLOCK * 2;
     const int u0 = i0 / 16, u1 = (i0 + count - 1) / 16;
-    __m512 acc[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps() };
+    __m512 acc[2][4];
+    for (int h = 0; h < 2; h++)
+        for (int u = 0; u < 4; u++) acc[h][u] = _mm512_setzero_ps();
     for (int g = 0; g < hd / QK; g++) {
-        __m512 part[4] = { _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps() };
+        __m512 part[2][4];
+        for (int h = 0; h < 2; h++)
+            for (int u = 0; u < 4; u++) part[h][u] = _mm512_setzero_ps();
         for (int i = QK * g; i < QK * (g + 1); i++) {
             const int8_t *row = codes + (size_t)i * KV_KEY_BLOCK;
-            __m512 qi = _mm512_set1_ps(q[i]);
-            for (int u = u0; u <= u1; u++) part[u] = _mm512_fmadd_ps(qi, codes16(row + 16 * u), part[u]);
-        }
-        const uint16_t *d = scales + (size_t)g * KV_KEY_BLOCK;
-        for (int u = u0; u <= u1; u++)
-            acc[u] = _mm512_fmadd_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(d + 16 * u))), part[u], acc[u]);
-    }
-    float all[KV_KEY_BLOCK];
-    const __m512 s = _mm512_set1_ps(scale);
-    for (int u = u0; u <= u1; u++) _mm512_storeu_ps(all + 16 * u, _mm512_mul_ps(acc[u], s));
-    memcpy(score, all + i0, (size_t)count * sizeof(float));
-}
-
-/* 64 dimensions (two blocks) at a time, even and odd rows into separate accumulators */
-static TARGET_AVX512 void values_one_avx512(const float *a, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out) {
-    const uint8_t *base = v;
-    for (int g0 = 0; g0 < hd / QK; g0 += 2) {
-        const int nv = hd / QK - g0 >= 2 ? 4 : 2;   /* vectors of 16 dimensions in this step */
-        __m512 even[4], odd[4];
-        for (int u = 0; u < 4; u++) even[u] = odd[u] = _mm512_setzero_ps();
-        int slot = s0 % slots, j = 0;
-        for (; j < count; j++) {
-            const block_q8_0 *row = (const block_q8_0 *)(base + (size_t)slot * row_bytes) + g0;
-            if (++slot == slots) slot = 0;
-            __m512 *acc = j % 2 ? odd : even;
-            for (int u = 0; u < nv; u++) {
-                const block_q8_0 *b = row + u / 2;
-                __m512 f = _mm512_set1_ps(a[j] * f16_bits_to_f32(b->d));
-                acc[u] = _mm512_fmadd_ps(f, codes16(b->qs + 16 * (u % 2)), acc[u]);
+            _mm_prefetch((const char *)row + block_bytes, _MM_HINT_T0);
+            UNROLL
+            for (int u = 0; u < 4; u++) {
+                if (u < u0 || u > u1) continue;
+                const __m512 c = codes16(row + 16 * u);
+                UNROLL
+                for (int h = 0; h < 2; h++)
+                    if (h < gn) part[h][u] = _mm512_fmadd_ps(_mm512_set1_ps(q[(size_t)h * hd + i]), c, part[h][u]);
             }
         }
-        for (int u = 0; u < nv; u++) _mm512_storeu_ps(out + QK * g0 + 16 * u, _mm512_add_ps(even[u], odd[u]));
+        const uint16_t *d = scales + (size_t)g * KV_KEY_BLOCK;
+        for (int u = u0; u <= u1; u++) {
+            const __m512 dv = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(d + 16 * u)));
+            for (int h = 0; h < gn; h++) acc[h][u] = _mm512_fmadd_ps(dv, part[h][u], acc[h][u]);
+        }
+    }
+    const __m512 s = _mm512_set1_ps(scale);
+    for (int h = 0; h < gn; h++) {
+        float all[KV_KEY_BLOCK];
+        for (int u = u0; u <= u1; u++) _mm512_storeu_ps(all + 16 * u, _mm512_mul_ps(acc[h][u], s));
+        memcpy(score + h * score_stride, all + i0, (size_t)count * sizeof(float));
     }
 }
 
-void attention_scores_q8_0_avx512(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride) {
-    for (int g = 0; g < heads; g++) scores_one_avx512(q + (size_t)g * hd, block, hd, i0, count, scale, score + g * score_stride);
+void TARGET_AVX512 attention_scores_q8_0_avx512(const float *q, int heads, const void *block, int hd, int i0, int count,
+                                                float scale, float *score, size_t score_stride) {
+    for (int g0 = 0; g0 < heads; g0 += 2) {
+        if (heads - g0 == 1) scores_heads_avx512(q + (size_t)g0 * hd, 1, block, hd, i0, count, scale, score + g0 * score_stride, score_stride);
+        else scores_heads_avx512(q + (size_t)g0 * hd, 2, block, hd, i0, count, scale, score + g0 * score_stride, score_stride);
+    }
 }
 
-void attention_values_q8_0_avx512(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
-    for (int g = 0; g < heads; g++) values_one_avx512(a + g * a_stride, count, v, row_bytes, slots, s0, hd, out + g * out_stride);
+#define VALUES_AHEAD 16   /* rows prefetched ahead */
+
+/* Row j's part of one pass: nv vectors of 16 dimensions from blocks g0, g0 + 1 of the row, for
+ * gn heads (their weights a_h[j] times the block's scale), into acc[h][u]. */
+static ALWAYS_INLINE TARGET_AVX512 void values_row_avx512(const block_q8_0 *row, const float *a, size_t a_stride, int j,
+                                                          int gn, int nv, __m512 acc[2][4]) {
+    UNROLL
+    for (int u = 0; u < 4; u++) {
+        if (u >= nv) continue;
+        const block_q8_0 *b = row + u / 2;
+        const float d = f16_bits_to_f32(b->d);
+        const __m512 c = codes16(b->qs + 16 * (u % 2));
+        UNROLL
+        for (int h = 0; h < 2; h++)
+            if (h < gn) acc[h][u] = _mm512_fmadd_ps(_mm512_set1_ps(a[h * a_stride + j] * d), c, acc[h][u]);
+    }
+}
+
+/* 64 dimensions (two blocks) at a time for up to 2 heads, even and odd rows into separate
+ * accumulators per head */
+static ALWAYS_INLINE TARGET_AVX512 void values_heads_avx512(const float *a, size_t a_stride, int gn, int count, const uint8_t *base,
+                                                            size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
+    for (int g0 = 0; g0 < hd / QK; g0 += 2) {
+        const int nv = hd / QK - g0 >= 2 ? 4 : 2;   /* vectors of 16 dimensions in this step */
+        __m512 even[2][4], odd[2][4];
+        for (int h = 0; h < 2; h++)
+            for (int u = 0; u < 4; u++) even[h][u] = odd[h][u] = _mm512_setzero_ps();
+        int slot = s0 % slots, j = 0;
+        for (; j + 2 <= count; j += 2) {
+            const uint8_t *r0 = base + (size_t)slot * row_bytes;
+            if (++slot == slots) slot = 0;
+            const uint8_t *r1 = base + (size_t)slot * row_bytes;
+            if (++slot == slots) slot = 0;
+            if (g0 == 0)
+                for (size_t o = 0; o < 2 * row_bytes; o += 64) _mm_prefetch((const char *)r0 + VALUES_AHEAD * row_bytes + o, _MM_HINT_T0);
+            if (nv == 4) {
+                values_row_avx512((const block_q8_0 *)r0 + g0, a, a_stride, j, gn, 4, even);
+                values_row_avx512((const block_q8_0 *)r1 + g0, a, a_stride, j + 1, gn, 4, odd);
+            } else {
+                values_row_avx512((const block_q8_0 *)r0 + g0, a, a_stride, j, gn, 2, even);
+                values_row_avx512((const block_q8_0 *)r1 + g0, a, a_stride, j + 1, gn, 2, odd);
+            }
+        }
+        if (j < count) values_row_avx512((const block_q8_0 *)(base + (size_t)slot * row_bytes) + g0, a, a_stride, j, gn, nv, even);
+        for (int h = 0; h < gn; h++)
+            for (int u = 0; u < nv; u++)
+                _mm512_storeu_ps(out + h * out_stride + QK * g0 + 16 * u, _mm512_add_ps(even[h][u], odd[h][u]));
+    }
+}
+
+void TARGET_AVX512 attention_values_q8_0_avx512(const float *a, size_t a_stride, int heads, int count, const void *v,
+                                                size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
+    for (int g0 = 0; g0 < heads; g0 += 2) {
+        const float *ag = a + g0 * a_stride;
+        float *og = out + g0 * out_stride;
+        if (heads - g0 == 1) values_heads_avx512(ag, a_stride, 1, count, v, row_bytes, slots, s0, hd, og, out_stride);
+        else values_heads_avx512(ag, a_stride, 2, count, v, row_bytes, slots, s0, hd, og, out_stride);
+    }
 }
 #endif
