@@ -41,11 +41,12 @@ void attention_values_f16_generic(const float *a, size_t a_stride, int heads, in
  * is always allocated whole) and the wanted lanes kept, one FMA chain per head and vector. Values:
  * the dimensions in slices of NV vectors, even and odd rows into separate chains per head and
  * vector, added at the end. A head's chains are the same whichever heads share the pass, so its
- * bits are too. Both prefetch what they read next (scores: the same row of the next block; values:
- * the rows VALUES_AHEAD on): a decoded token reads the whole cache once, and without it the value
- * rows came in at a third of the speed (an experiment on a 1B shape at 4,096 positions, one thread:
- * 13.5 -> 6.5 ms per token for the 16 layers' attention, the scores' prefetch 6.5 -> 6.0). The head count of a pass (and the slice) is a constant in each instance of the
- * inline bodies, so their accumulators stay in registers. ---- */
+ * bits are too. The head count of a pass (and the slice) is a constant in each instance of the
+ * inline bodies, so their accumulators stay in registers. Both prefetch what they read next
+ * (scores: the same row of the next block; values: prefetch_row_pair_ahead): a decoded token reads
+ * the whole cache once, and without it the value rows came in at a third of the speed (a 1B shape
+ * at 4,096 positions, one thread: 13.5 -> 6.5 ms per token for the 16 layers' attention, the
+ * scores' prefetch 6.5 -> 6.0). ---- */
 
 static ALWAYS_INLINE TARGET_AVX512 void scores_pass_avx512(const float *q, int gn, const uint16_t *kt, int hd,
                                                            int u0, int u1, __m512 acc[4][4]) {
@@ -99,7 +100,6 @@ static ALWAYS_INLINE TARGET_AVX512 __mmask16 half_mask16(int n) {
     return n >= 16 ? (__mmask16)0xffff : n <= 0 ? (__mmask16)0 : (__mmask16)((1u << n) - 1);
 }
 
-#define VALUES_AHEAD 16   /* rows */
 /* gn heads (<= 4), dimensions [i0, i0 + 16 nv) of them (nv <= 4, lanes past hd masked) */
 static ALWAYS_INLINE TARGET_AVX512 void values_slice_avx512(const float *a, size_t a_stride, int gn, int nv, int count,
                                                             const uint8_t *base, size_t row_bytes, int slots, int s0,
@@ -116,10 +116,7 @@ static ALWAYS_INLINE TARGET_AVX512 void values_slice_avx512(const float *a, size
         if (++slot == slots) slot = 0;
         const uint16_t *r1 = (const uint16_t *)(base + (size_t)slot * row_bytes) + i0;
         if (++slot == slots) slot = 0;
-        if (i0 == 0) {
-            const char *ahead = (const char *)r0 + VALUES_AHEAD * row_bytes;
-            for (size_t b = 0; b < 2 * row_bytes; b += 64) _mm_prefetch(ahead + b, _MM_HINT_T0);
-        }
+        if (i0 == 0) prefetch_row_pair_ahead(r0, row_bytes);
         UNROLL
         for (int u = 0; u < 4; u++)
             if (u < nv && m[u]) {

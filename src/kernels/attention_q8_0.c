@@ -103,8 +103,6 @@ void TARGET_AVX512 attention_scores_q8_0_avx512(const float *q, int heads, const
     }
 }
 
-#define VALUES_AHEAD 16   /* rows prefetched ahead */
-
 /* Row j's part of one pass: nv vectors of 16 dimensions from blocks g0, g0 + 1 of the row, for
  * gn heads (their weights a_h[j] times the block's scale), into acc[h][u]. */
 static ALWAYS_INLINE TARGET_AVX512 void values_row_avx512(const block_q8_0 *row, const float *a, size_t a_stride, int j,
@@ -136,8 +134,7 @@ static ALWAYS_INLINE TARGET_AVX512 void values_heads_avx512(const float *a, size
             if (++slot == slots) slot = 0;
             const uint8_t *r1 = base + (size_t)slot * row_bytes;
             if (++slot == slots) slot = 0;
-            if (g0 == 0)
-                for (size_t o = 0; o < 2 * row_bytes; o += 64) _mm_prefetch((const char *)r0 + VALUES_AHEAD * row_bytes + o, _MM_HINT_T0);
+            if (g0 == 0) prefetch_row_pair_ahead(r0, row_bytes);
             if (nv == 4) {
                 values_row_avx512((const block_q8_0 *)r0 + g0, a, a_stride, j, gn, 4, even);
                 values_row_avx512((const block_q8_0 *)r1 + g0, a, a_stride, j + 1, gn, 4, odd);

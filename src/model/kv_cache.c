@@ -43,7 +43,7 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
         c->k_head_bytes[il] = attention_key_block_bytes(type_k, ly->head_dim);
         c->v_row_bytes[il] = attention_value_row_bytes(type_v, ly->head_dim);
         total += key_bytes(c, il, ly) + value_bytes(c, il, ly);
-        c->bytes += (size_t)c->slots[il] * (c->k_head_bytes[il] / KV_KEY_BLOCK + c->v_row_bytes[il]) * ly->n_kv_heads;
+        c->bytes += (size_t)c->slots[il] * kv_bytes_per_token_of_layer(ly, type_k, type_v);
     }
     if (total > 0) {
         void *p = mmap(NULL, total, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
