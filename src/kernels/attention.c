@@ -332,8 +332,8 @@ attention_kernels attention_kernels_for(int simd_level) {
             { values_f32_avx512, attention_values_f16_avx512, attention_values_q8_0_avx512 } };
     if (simd_level == SIMD_AVX2)
         return (attention_kernels){
-            { scores_f32_avx2, attention_scores_f16_avx2, attention_scores_q8_0_generic }, softmax_avx2,
-            { values_f32_avx2, attention_values_f16_avx2, attention_values_q8_0_generic } };
+            { scores_f32_avx2, attention_scores_f16_avx2, attention_scores_q8_0_avx2 }, softmax_avx2,
+            { values_f32_avx2, attention_values_f16_avx2, attention_values_q8_0_avx2 } };
 #endif
     (void)simd_level;
     return (attention_kernels){
