@@ -174,8 +174,8 @@ void TARGET_AVX512 attention_values_f16_avx512(const float *a, size_t a_stride, 
  * passes 15.5-15.8; scores in passes of 4 heads x 2 vectors 17.1, values 2 x 2 for 4 heads 19.6. ---- */
 
 /* The scores of HG <= 2 heads (query stride hd) for key vectors [ub, ub + un) of the block,
- * un <= UG <= 8, scaled, into all[h][8 (ub + u)]. HG and UG are constants in each instance, so the accumulators stay
- * in registers. */
+ * un <= UG <= 8, scaled, into all[h][8 (ub + u)]. HG and UG are constants in each instance, so
+ * the accumulators stay in registers. */
 static ALWAYS_INLINE TARGET_AVX2 void scores_pass_avx2(const float *q, const int HG, const int UG, const uint16_t *kt,
                                                        int hd, int ub, int un, float scale, float all[2][KV_KEY_BLOCK]) {
     __m256 acc[2][8];
@@ -196,12 +196,7 @@ static ALWAYS_INLINE TARGET_AVX2 void scores_pass_avx2(const float *q, const int
             for (int h = 0; h < HG; h++) acc[h][u] = _mm256_fmadd_ps(qi[h], k, acc[h][u]);
         }
     }
-    const __m256 s = _mm256_set1_ps(scale);
-    UNROLL
-    for (int h = 0; h < HG; h++)
-        UNROLL
-        for (int u = 0; u < UG; u++)
-            if (u < un) _mm256_storeu_ps(all[h] + 8 * (ub + u), _mm256_mul_ps(acc[h][u], s));
+    store_scaled_scores_avx2(acc, HG, UG, un, scale, (float *const[2]){ all[0] + 8 * ub, all[1] + 8 * ub });
 }
 
 static ALWAYS_INLINE TARGET_AVX2 void scores_group_avx2(const float *q, const int HG, const int UG, const void *block,

@@ -51,7 +51,7 @@ void attention_values_q8_0_generic(const float *a, size_t a_stride, int heads, i
  * registers (as the AVX-512 ones below, each widened vector of codes serves every head of the
  * pass, and a head's chains are those of a pass of its own, so are its bits). These replace the
  * portable ones in the AVX2 set: a 1B shape at 4,096 positions, one thread (tools/bench_attention.c),
- * 43 ms per token for the 16 layers' attention with the portable ones. ---- */
+ * 43.0 ms per token for the 16 layers' attention with the portable ones, 13.4 with these. ---- */
 
 static ALWAYS_INLINE TARGET_AVX2 __m256 codes8(const int8_t *p) {
     return _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(_mm_loadl_epi64((const __m128i *)p)));
@@ -66,7 +66,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q8_scores_pass_avx2(const float *q, const 
     const int8_t *codes = block;
     const uint16_t *scales = (const uint16_t *)((const uint8_t *)block + (size_t)hd * KV_KEY_BLOCK);
     const size_t block_bytes = (size_t)hd * KV_KEY_BLOCK + (size_t)(hd / QK) * KV_KEY_BLOCK * 2;
-    __m256 acc[2][4];
+    __m256 acc[2][8];
     UNROLL
     for (int h = 0; h < HG; h++)
         UNROLL
@@ -100,12 +100,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q8_scores_pass_avx2(const float *q, const 
             for (int h = 0; h < HG; h++) acc[h][u] = _mm256_fmadd_ps(dv, part[h][u], acc[h][u]);
         }
     }
-    const __m256 s = _mm256_set1_ps(scale);
-    UNROLL
-    for (int h = 0; h < HG; h++)
-        UNROLL
-        for (int u = 0; u < UG; u++)
-            if (u < un) _mm256_storeu_ps(all[h] + 8 * (ub + u), _mm256_mul_ps(acc[h][u], s));
+    store_scaled_scores_avx2(acc, HG, UG, un, scale, (float *const[2]){ all[0] + 8 * ub, all[1] + 8 * ub });
 }
 
 static ALWAYS_INLINE TARGET_AVX2 void q8_scores_group_avx2(const float *q, const int HG, const int UG, const void *block,

@@ -160,6 +160,18 @@ static ALWAYS_INLINE void prefetch_row_pair_ahead(const void *row, size_t row_by
     for (size_t o = 0; o < 2 * row_bytes; o += 64) _mm_prefetch(ahead + o, _MM_HINT_T0);
 }
 
+/* The end of an AVX2 attention score pass (attention_f16.c, attention_q8_0.c): the first un of
+ * the UG vectors of 8 keys of each of HG heads, acc[h][u], times scale, stored at out[h] + 8 u. */
+static ALWAYS_INLINE TARGET_AVX2 void store_scaled_scores_avx2(__m256 acc[2][8], const int HG, const int UG, int un,
+                                                               float scale, float *const out[2]) {
+    const __m256 s = _mm256_set1_ps(scale);
+    UNROLL
+    for (int h = 0; h < HG; h++)
+        UNROLL
+        for (int u = 0; u < UG; u++)
+            if (u < un) _mm256_storeu_ps(out[h] + 8 * u, _mm256_mul_ps(acc[h][u], s));
+}
+
 /* Sum of the 8 lanes, always in the same order. */
 static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
