@@ -74,12 +74,7 @@ static ALWAYS_INLINE TARGET_AVX512 void scores_heads_avx512(const float *q, int 
         for (int u = 0; u < 4; u++) acc[g][u] = _mm512_setzero_ps();
     if (u0 == 0 && u1 == 3) scores_pass_avx512(q, gn, kt, hd, 0, 3, acc);   /* the whole block: no test per vector */
     else scores_pass_avx512(q, gn, kt, hd, u0, u1, acc);
-    const __m512 s = _mm512_set1_ps(scale);
-    for (int g = 0; g < gn; g++) {
-        float all[KV_KEY_BLOCK];
-        for (int u = u0; u <= u1; u++) _mm512_storeu_ps(all + 16 * u, _mm512_mul_ps(acc[g][u], s));
-        memcpy(score + g * score_stride, all + i0, (size_t)count * sizeof(float));
-    }
+    store_scaled_scores_avx512(acc, gn, u0, u1, i0, count, scale, score, score_stride);
 }
 
 void TARGET_AVX512 attention_scores_f16_avx512(const float *q, int heads, const void *block, int hd, int i0, int count,

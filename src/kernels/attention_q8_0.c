@@ -219,12 +219,7 @@ static ALWAYS_INLINE TARGET_AVX512 void scores_heads_avx512(const float *q, int 
             for (int h = 0; h < gn; h++) acc[h][u] = _mm512_fmadd_ps(dv, part[h][u], acc[h][u]);
         }
     }
-    const __m512 s = _mm512_set1_ps(scale);
-    for (int h = 0; h < gn; h++) {
-        float all[KV_KEY_BLOCK];
-        for (int u = u0; u <= u1; u++) _mm512_storeu_ps(all + 16 * u, _mm512_mul_ps(acc[h][u], s));
-        memcpy(score + h * score_stride, all + i0, (size_t)count * sizeof(float));
-    }
+    store_scaled_scores_avx512(acc, gn, u0, u1, i0, count, scale, score, score_stride);
 }
 
 void TARGET_AVX512 attention_scores_q8_0_avx512(const float *q, int heads, const void *block, int hd, int i0, int count,

@@ -172,6 +172,20 @@ static ALWAYS_INLINE TARGET_AVX2 void store_scaled_scores_avx2(__m256 acc[2][8],
             if (u < un) _mm256_storeu_ps(out[h] + 8 * u, _mm256_mul_ps(acc[h][u], s));
 }
 
+/* The end of an AVX-512 attention score kernel (attention_f16.c, attention_q8_0.c): for each of
+ * gn heads, its vectors [u0, u1] of 16 keys, acc[h][u], times scale, and of those the keys
+ * [i0, i0 + count) copied to score + h score_stride. */
+static ALWAYS_INLINE TARGET_AVX512 void store_scaled_scores_avx512(__m512 (*acc)[4], int gn, int u0, int u1, int i0,
+                                                                   int count, float scale, float *score,
+                                                                   size_t score_stride) {
+    const __m512 s = _mm512_set1_ps(scale);
+    for (int h = 0; h < gn; h++) {
+        float all[4 * 16];   /* the 4 vectors of 16 keys an acc row holds (a whole key block) */
+        for (int u = u0; u <= u1; u++) _mm512_storeu_ps(all + 16 * u, _mm512_mul_ps(acc[h][u], s));
+        memcpy(score + h * score_stride, all + i0, (size_t)count * sizeof(float));
+    }
+}
+
 /* Sum of the 8 lanes, always in the same order. */
 static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
     __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
