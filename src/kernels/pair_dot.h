@@ -12,7 +12,8 @@
  *   !both); scales(const void *b, int block_bytes, int both) the two blocks' scales spread over
  *   the low and high 8 lanes (0 for b[1] when !both): pair_scales below for the types whose f16
  *   d opens the block. IN_ORDER (a constant): the 4 x 1 row kernel prefetches the rows two calls
- *   ahead in address order (prefetch_rows4_share, simd.h) instead of per row (PREFETCH_ROW). */
+ *   ahead in address order, into L2 (prefetch_rows4_share, simd.h), instead of per row
+ *   (PREFETCH_ROW). */
 #ifndef TS_KERNELS_PAIR_DOT_H
 #define TS_KERNELS_PAIR_DOT_H
 #include "kernels/kernels_internal.h"
@@ -79,7 +80,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 pair_scales(const void *b, const int b
             const block_type *b = (const block_type *)(w + r * ws) + i;                                \
             if ((IN_ORDER) && NR == 4 && NC == 1) {                                                    \
                 if (r == 0) prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_type),                \
-                                                 (size_t)(i + 2) * sizeof(block_type));                \
+                                                 (size_t)(i + 2) * sizeof(block_type), 1);             \
             } else {                                                                                   \
                 PREFETCH_ROW(b, NR, ws);                                                               \
                 PREFETCH_ROW((const uint8_t *)b + 64, NR, ws);                                         \

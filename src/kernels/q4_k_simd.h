@@ -116,7 +116,7 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
             for (int j = 0; j < 4; j++) scale[r][j] = _mm512_permutexvar_epi16(group_of_half[j], sc8);
             mins[r] = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
         }
-        if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * bsize, (size_t)(i + 1) * bsize);
+        if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * bsize, (size_t)(i + 1) * bsize, 0);
         UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m512i isum[4][4];
