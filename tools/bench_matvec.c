@@ -5,7 +5,9 @@
  * buffer size taken in the same process (this machine's bandwidth drifts between minutes).
  * BENCH_MATVEC_CHUNK_MB=4 multiplies the matrix as separate products of 4 MB each, as a forward
  * does a layer's matrices; BENCH_MATVEC_MMAP=FILE maps it from FILE (written first) as a model's
- * weights are.
+ * weights are; BENCH_MATVEC_FILE=MODEL reads the first MB of an existing file's own page-cache pages
+ * instead (its bytes taken as rows of TYPE: only the speed means anything), to tell a slow model
+ * file's pages from a slow kernel.
  *
  *   bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]
  *   TYPE: Q8_0, Q4_K, Q6_K, Q5_K, IQ4_XS, ... (a type the engine quantizes); COLS default 2048,
@@ -20,6 +22,7 @@
 #include <time.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "kernels/cpu.h"
 #include "kernels/matmul.h"
@@ -94,6 +97,17 @@ int main(int argc, char **argv) {
         free(data);
         data = m;
     }
+    if (getenv("BENCH_MATVEC_FILE")) {   /* an existing file's own page-cache pages (a model), read only */
+        const char *path = getenv("BENCH_MATVEC_FILE");
+        int fd = open(path, O_RDONLY);
+        struct stat st;
+        void *m = fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size < rb * (size_t)rows
+                ? MAP_FAILED : mmap(NULL, rb * (size_t)rows, PROT_READ, MAP_SHARED, fd, 0);
+        if (fd >= 0) close(fd);
+        if (m == MAP_FAILED) { fprintf(stderr, "error: %s: cannot map %ld MB of it\n", path, mb); return 1; }
+        free(data);
+        data = m;
+    }
     thread_pool *pool = thread_pool_new(threads);
     size_t scratch = matmul_scratch_bytes(1, cols);
     matmul_ctx mc = { .pool = pool, .ks = matmul_kernels(level), .act = malloc(scratch), .act_bytes = scratch };
@@ -125,7 +139,7 @@ int main(int argc, char **argv) {
            gbs[passes - 1], gbs[passes / 2], probe[passes - 1], probe[passes / 2],
            100 * gbs[passes / 2] / probe[passes / 2], y[rows / 2], (unsigned long long)pa.sum);
     free(gbs); free(probe); free(mc.act); thread_pool_free(pool);
-    if (getenv("BENCH_MATVEC_MMAP")) munmap(data, rb * (size_t)rows); else free(data);
+    if (getenv("BENCH_MATVEC_MMAP") || getenv("BENCH_MATVEC_FILE")) munmap(data, rb * (size_t)rows); else free(data);
     free(row); free(x); free(y);
     return 0;
 }

@@ -144,12 +144,11 @@ static inline int q8k_bsum(const uint8_t *bsums, int g) {
  * products, 2 threads (tools/bench_matvec.c), interleaved: Q4_K 69-74% -> 86-95% of the read-only
  * probe; Q6_K 89-98% -> 81-84%, so it keeps PREFETCH_ROW. Q8_0 (pair_dot.h, IN_ORDER): no change
  * at 2048 columns, but at SmolLM2's 960 (1020-byte rows) 69-78% -> 78-85% of the probe and its
- * decode +9%; Q4_0, Q5_0 and IQ4_NL (compute-bound there) no gain, so they keep PREFETCH_ROW. */
-/* TO_L2 (a constant): prefetch into L2 only (T2) instead of every level (T0). Q8_0, whose rows
- * take little arithmetic per byte, streams faster that way (2 threads, 512 MB, interleaved: 2048
- * columns 69-75% -> 81-89% of the probe, 8192 columns 70-80% -> 78-82%, 960 unchanged; 1B Q8_0
- * decode +1-8% in 6 of 6 A/B pairs); Q4_K reads slower (2048 columns 84-88% -> 68-74%), so it
- * keeps T0. */
+ * decode +9%; Q4_0, Q5_0 and IQ4_NL (compute-bound there) no gain, so they keep PREFETCH_ROW.
+ * TO_L2 (a constant) prefetches into L2 only (T2) instead of every level (T0): Q8_0, whose rows
+ * take little arithmetic per byte, streams faster that way (2048 columns 69-75% -> 81-89% of the
+ * probe, 8192 columns 70-80% -> 78-82%, 960 unchanged; 1B Q8_0 decode +1-8% in 6 of 6 A/B pairs);
+ * Q4_K reads slower (2048 columns 84-88% -> 68-77% with T1 or T2), so it keeps T0. */
 static ALWAYS_INLINE void prefetch_rows4_share(const uint8_t *w, size_t ws, size_t from, size_t to,
                                                const int to_l2) {
     const char *ahead = (const char *)w + 8 * ws;
