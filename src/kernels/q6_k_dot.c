@@ -62,10 +62,12 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws
     for (int64_t i = 0; i < k / QK_K; i++) {
         const block_q6_K *wb[4];
         const block_q8_K *ab[4];
+        __m256i scales8[4];   /* the 16 int8 scales of the super-block in both 128-bit lanes */
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q6_K *)(w + r * ws) + i;
             for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
+            scales8[r] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)wb[r]->scales));
         }
         UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
@@ -84,8 +86,11 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws
                     __m256i low = _mm256_and_si256(_mm256_srli_epi16(ql, 4 * (j >> 1)), low4);
                     __m256i high = _mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), low2);
                     q[r] = _mm256_or_si256(low, _mm256_slli_epi16(high, 4));
-                    const int8_t *s = wb[r]->scales + 8 * n + 2 * j;
-                    scale[r] = _mm256_setr_m128i(_mm_set1_epi16(s[0]), _mm_set1_epi16(s[1]));
+                    /* scales g and g + 1 (g = 8n + 2j) as int16 in the low and high lanes: each byte
+                     * pair holds the scale twice, and the arithmetic shift keeps its sign */
+                    const __m256i pick = _mm256_setr_m128i(_mm_set1_epi8((char)(8 * n + 2 * j)),
+                                                           _mm_set1_epi8((char)(8 * n + 2 * j + 1)));
+                    scale[r] = _mm256_srai_epi16(_mm256_shuffle_epi8(scales8[r], pick), 8);
                 }
                 UNROLL
                 for (int c = 0; c < NC; c++) {
