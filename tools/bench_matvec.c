@@ -7,7 +7,7 @@
  * does a layer's matrices; BENCH_MATVEC_MMAP=FILE maps it from FILE (written first) as a model's
  * weights are; BENCH_MATVEC_FILE=MODEL reads the first MB of an existing file's own page-cache pages
  * instead (its bytes taken as rows of TYPE: only the speed means anything), to tell a slow model
- * file's pages from a slow kernel.
+ * file's pages from a slow kernel (BENCH_MATVEC_MMAP, when set, wins).
  *
  *   bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]
  *   TYPE: Q8_0, Q4_K, Q6_K, Q5_K, IQ4_XS, ... (a type the engine quantizes); COLS default 2048,
@@ -96,8 +96,7 @@ int main(int argc, char **argv) {
         if (m == MAP_FAILED) { fprintf(stderr, "error: %s: cannot map\n", path); return 1; }
         free(data);
         data = m;
-    }
-    if (getenv("BENCH_MATVEC_FILE")) {   /* an existing file's own page-cache pages (a model), read only */
+    } else if (getenv("BENCH_MATVEC_FILE")) {   /* an existing file's own page-cache pages (a model), read only */
         const char *path = getenv("BENCH_MATVEC_FILE");
         int fd = open(path, O_RDONLY);
         struct stat st;
