@@ -35,11 +35,12 @@ static const kernel_set avx2_set = {
     } };
 
 /* AVX-512: the Q8_0, Q5_0, Q4_0, IQ4_NL and MXFP4 kernels take their activations in pairs of blocks
- * (block_q8_0x2); the other quantized types share the AVX2 quantizers' formats. */
+ * (block_q8_0x2), the Q4_K kernels Q8_K in their code order (ACT_Q8_K_NIBBLES); the other quantized
+ * types share the AVX2 quantizers' formats. */
 static const kernel_set avx512_set = {
     .level = SIMD_AVX512,
     .quantize_q8_0 = act_quantize_q8_0_avx2, .quantize_q8_k = act_quantize_q8_k_avx2,
-    .quantize_q8_0x2 = act_quantize_q8_0x2_avx512,
+    .quantize_q8_0x2 = act_quantize_q8_0x2_avx512, .quantize_q8_k_nibbles = act_quantize_q8_k_nibbles_avx2,
     .types = {
         [TS_F32]  = &f32_kernels_avx512,
         [TS_F16]  = &f16_kernels_avx512,

@@ -7,12 +7,11 @@
 const struct kernel_set *matmul_kernels(int simd_level) { return kernel_set_for(simd_level); }
 int matmul_kernels_level(const struct kernel_set *ks) { return ks ? ks->level : SIMD_SCALAR; }
 
-/* Room for the Q8_0, the paired Q8_0 and the Q8_K form of every position (a Q8_K row needs
- * k % 256 == 0). */
+/* Room for every activation format of every position (a Q8_K row needs k % 256 == 0). */
 size_t matmul_scratch_bytes(int max_n, int64_t max_k) {
     int64_t k0 = (max_k + QK - 1) / QK * QK, kk = (max_k + QK_K - 1) / QK_K * QK_K;
     return (size_t)max_n * (act_row_bytes(TS_Q8_0, k0) + act_row_bytes(ACT_Q8_0X2, k0) +
-                            act_row_bytes(TS_Q8_K, kk)) + 64;
+                            act_row_bytes(TS_Q8_K, kk) + act_row_bytes(ACT_Q8_K_NIBBLES, kk)) + 64;
 }
 
 /* ---- the product ---- */
@@ -155,7 +154,7 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
         if (!tk || tk->act_type == TS_F32 || in->act[tk->act_type]) continue;
         int at = tk->act_type;
         size_t stride = act_row_bytes(at, ws[i]->cols);
-        quantize_act_fn quant = at == TS_Q8_0 ? ks->quantize_q8_0 : at == TS_Q8_K ? ks->quantize_q8_k : ks->quantize_q8_0x2;
+        quantize_act_fn quant = act_quantizer(ks, at);
         q.fmt[q.n_fmt++] = (quantize_fmt){ quant, in->x, in->x_stride, scratch, stride, ws[i]->cols };
         in->act[at] = scratch;
         in->act_stride[at] = stride;

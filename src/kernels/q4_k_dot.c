@@ -153,5 +153,5 @@ static TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_t ws, const ui
 }
 
 const type_kernels q4_k_kernels_avx2 = { TS_Q8_K, q4_k_dot_avx2, q4_k_tile_avx2, 4, 4, q4_k_rows4_avx2 };
-const type_kernels q4_k_kernels_avx512 = { TS_Q8_K, q4_k_dot_avx512, q4_k_tile_avx512, 4, 4, q4_k_rows4_avx512 };
+const type_kernels q4_k_kernels_avx512 = { ACT_Q8_K_NIBBLES, q4_k_dot_avx512, q4_k_tile_avx512, 4, 4, q4_k_rows4_avx512 };
 #endif

@@ -1,10 +1,9 @@
 /* Shared by the Q4_K and Q5_K kernels: the min terms (AVX2 and AVX-512), and the AVX-512 tile body
- * of Q4_K and Q5_K weights . Q8_K activations (the two share the
- * super-block layout except Q5_K's fifth bits in qh): per super-block and output, the scaled group
- * sums in 16 int32 lanes, both groups of a 32-byte chunk of codes in one 512-bit vector (low
- * nibbles in the low half, high nibbles in the high half, against 64 contiguous activations),
- * added up as integers, then the portable kernel's float operations (k4_term_16), so every
- * AVX-512 Q4_K/Q5_K kernel gives the portable one's bits. Included by q4_k_dot.c (five = 0) and
+ * of Q4_K and Q5_K weights . Q8_K activations (the two share the super-block layout except Q5_K's
+ * fifth bits in qh; Q4_K's activations come in its code order, ACT_Q8_K_NIBBLES): per super-block
+ * and output, the scaled group sums in 16 int32 lanes, two groups of codes in one 512-bit vector
+ * against 64 activations, added up as integers, then the portable kernel's float operations
+ * (k4_term_16), so every AVX-512 Q4_K/Q5_K kernel gives the portable one's bits. Included by q4_k_dot.c (five = 0) and
  * q5_k_dot.c (five = 1). */
 #ifndef TS_KERNELS_Q4_K_SIMD_H
 #define TS_KERNELS_Q4_K_SIMD_H
@@ -72,6 +71,18 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i k4_min_sums_4x4(const __m128i mins[4]
     return lane_sums_4_blocks(t);
 }
 
+/* m . bsum for 4 rows and one column, row r in lane r: per 128-bit lane r, madd against the
+ * column's sums gives 4 partial sums; two in-lane shuffles + adds total them, a permute gathers
+ * the totals. */
+static ALWAYS_INLINE TARGET_AVX512 __m128i k4_min_sums_4x1(const __m128i mins[4], const block_q8_K *ab) {
+    const __m512i m = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(mins[1], mins[0])),
+                                         _mm256_set_m128i(mins[3], mins[2]), 1);
+    __m512i t = _mm512_madd_epi16(m, _mm512_broadcast_i32x4(k4_group_bsums(ab)));
+    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_BADC));
+    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_CDAB));
+    return _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), t));
+}
+
 /* One super-block's term, as the portable kernel forms it, so the result has its bits: with the
  * exact integer sums isum = sum_g sc[g] sum(q a) and msum = sum_g m[g] bsum(g),
  *   sum += d_a * (d * (float)isum - dmin * (float)msum)
@@ -91,18 +102,26 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
     const __m512i low4 = _mm512_set1_epi8(0x0f);
     const __m512i nibble_shift = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(4), 1);
     const __m512i one = _mm512_set1_epi8(1);
-    /* per chunk j, the 16-bit lanes of the low half hold 2j and of the high half 2j + 1: the
-     * groups of the chunk's two halves (to pick their scales) and the qh bits they take */
-    __m512i group_of_half[4];
+    /* Step j of a super-block multiplies 64 codes, two groups of 32 (one per 256-bit half), by 64
+     * activations. Q5_K: chunk j of 32 code bytes, its low nibbles (group 2j) in the low half, its
+     * high nibbles (2j + 1) in the high half. Q4_K: one 64-byte load serves steps 2h and 2h + 1:
+     * its low nibbles (groups 4h, 4h + 2), then its high nibbles (4h + 1, 4h + 3), against
+     * activations in that order (ACT_Q8_K_NIBBLES). group_of_half[j]: 16-bit lanes holding the
+     * low and high half's group (Q5_K: the qh bits they take); scale_pick[j]: a byte shuffle of the
+     * 8 scale bytes that widens each half's group scale to its 16-bit lanes. */
+    __m512i group_of_half[4], scale_pick[4];
     UNROLL
-    for (int j = 0; j < 4; j++)
-        group_of_half[j] = _mm512_inserti64x4(_mm512_set1_epi16((short)(2 * j)), _mm256_set1_epi16((short)(2 * j + 1)), 1);
+    for (int j = 0; j < 4; j++) {
+        const int g0 = five ? 2 * j : 4 * (j / 2) + j % 2, g1 = five ? g0 + 1 : g0 + 2;
+        group_of_half[j] = _mm512_inserti64x4(_mm512_set1_epi16((short)g0), _mm256_set1_epi16((short)g1), 1);
+        scale_pick[j] = _mm512_or_si512(group_of_half[j], _mm512_set1_epi16((short)0xff00));   /* high byte: zero */
+    }
     const size_t bsize = five ? sizeof(block_q5_K) : sizeof(block_q4_K);
     const size_t qs_at = five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
     for (int64_t i = 0; i < k / QK_K; i++) {
         const uint8_t *wb[4];       /* super-block i of each row */
         const block_q8_K *ab[4];
-        __m512i scale[4][4];
+        __m512i scale[4][4], code_bytes[4];
         __m128i mins[4];
         UNROLL
         for (int r = 0; r < NR; r++) {
@@ -111,9 +130,9 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
                 UNROLL
                 for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l, NR, ws);
             const __m128i sm = k4_scales_mins(wb[r] + SCALES_AT);
-            const __m512i sc8 = _mm512_castsi128_si512(_mm_cvtepu8_epi16(sm));
+            const __m512i sm4 = _mm512_broadcast_i32x4(sm);
             UNROLL
-            for (int j = 0; j < 4; j++) scale[r][j] = _mm512_permutexvar_epi16(group_of_half[j], sc8);
+            for (int j = 0; j < 4; j++) scale[r][j] = _mm512_shuffle_epi8(sm4, scale_pick[j]);
             mins[r] = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
         }
         if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * bsize, (size_t)(i + 1) * bsize, 0);
@@ -127,13 +146,17 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
             __m512i q[4];
             UNROLL
             for (int r = 0; r < NR; r++) {
+                if (!five) {   /* step 2h: load 64 code bytes, keep them for step 2h + 1 */
+                    if (j % 2 == 0) code_bytes[r] = _mm512_loadu_si512((const void *)(wb[r] + qs_at + 64 * (j / 2)));
+                    q[r] = _mm512_and_si512(j % 2 ? _mm512_srli_epi16(code_bytes[r], 4) : code_bytes[r], low4);
+                    continue;
+                }
                 __m512i both = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r] + qs_at + 32 * j)));
                 q[r] = _mm512_and_si512(_mm512_srlv_epi16(both, nibble_shift), low4);
-                if (five) {   /* bit 2j (low half) or 2j + 1 (high half) of qh[l], as bit 4 */
-                    __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r] + QH_AT)));
-                    __m512i hb = _mm512_and_si512(_mm512_srlv_epi16(qh, group_of_half[j]), one);
-                    q[r] = _mm512_or_si512(q[r], _mm512_slli_epi16(hb, 4));
-                }
+                /* bit 2j (low half) or 2j + 1 (high half) of qh[l], as bit 4 */
+                __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r] + QH_AT)));
+                __m512i hb = _mm512_and_si512(_mm512_srlv_epi16(qh, group_of_half[j]), one);
+                q[r] = _mm512_or_si512(q[r], _mm512_slli_epi16(hb, 4));
             }
             UNROLL
             for (int c = 0; c < NC; c++) {
@@ -151,9 +174,7 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
                                                                  f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
             sum16 = k4_term_16(sum16, da, d, dmin, lane_sums_4x4(isum), k4_min_sums_4x4(mins, ab));
         } else if (NR == 4 && NC == 1) {   /* 4 rows: lanes 0-3 */
-            const __m128i bs = k4_group_bsums(ab[0]);
-            const __m128i msum = _mm_setr_epi32(k4_min_sum(mins[0], bs), k4_min_sum(mins[1], bs),
-                                                k4_min_sum(mins[2], bs), k4_min_sum(mins[3], bs));
+            const __m128i msum = k4_min_sums_4x1(mins, ab[0]);
             const __m256 ddmin = _mm256_cvtph_ps(_mm_setr_epi32((int)load_u32(wb[0] + D_AT), (int)load_u32(wb[1] + D_AT),
                                                                 (int)load_u32(wb[2] + D_AT), (int)load_u32(wb[3] + D_AT)));
             const __m256 dd = _mm256_permutevar8x32_ps(ddmin, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));

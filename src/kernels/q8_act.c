@@ -11,7 +11,18 @@
 size_t act_row_bytes(int act_type, int64_t k) {
     if (act_type == TS_F32) return (size_t)k * sizeof(float);
     if (act_type == ACT_Q8_0X2) return (size_t)((k / QK + 1) / 2) * sizeof(block_q8_0x2);
+    if (act_type == ACT_Q8_K_NIBBLES) return type_row_bytes(TS_Q8_K, k);
     return type_row_bytes(act_type, k);
+}
+
+quantize_act_fn act_quantizer(const kernel_set *ks, int act_type) {
+    switch (act_type) {
+    case TS_Q8_0: return ks->quantize_q8_0;
+    case TS_Q8_K: return ks->quantize_q8_k;
+    case ACT_Q8_0X2: return ks->quantize_q8_0x2;
+    case ACT_Q8_K_NIBBLES: return ks->quantize_q8_k_nibbles;
+    default: return NULL;
+    }
 }
 
 void act_quantize_q8_0_generic(const float *x, void *act, int64_t k) { q8_0_quantize_row(x, act, k); }
@@ -69,14 +80,15 @@ TARGET_AVX512 void act_quantize_q8_0x2_avx512(const float *x, void *act, int64_t
     }
 }
 
-TARGET_AVX2 void act_quantize_q8_k_avx2(const float *x, void *act, int64_t k) {
+/* nibble_order (a constant): each group of 32 codes at q8_k_nibble_slot (ACT_Q8_K_NIBBLES) */
+static ALWAYS_INLINE TARGET_AVX2 void q8_k_avx2(const float *x, void *act, int64_t k, const int nibble_order) {
     block_q8_K *b = act;
     for (int64_t i = 0; i < k / QK_K; i++, b++, x += QK_K) {
         float d = max_abs_f32(x, QK_K) / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
         memcpy(b->d, &d, 4);
         for (int j = 0; j < QK_K; j += 32) {
             __m256i q = round_pack32(x + j, id);
-            _mm256_storeu_si256((__m256i *)(b->qs + j), q);
+            _mm256_storeu_si256((__m256i *)(b->qs + (nibble_order ? 32 * q8_k_nibble_slot(j / 32) : j)), q);
             /* the sums of each 16 codes: widen to int16 and add horizontally */
             __m256i w = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q), _mm256_set1_epi16(1));
             /* w: 8 int32 lanes, lanes 0-3 cover codes 0-15, lanes 4-7 codes 16-31 */
@@ -90,15 +102,29 @@ TARGET_AVX2 void act_quantize_q8_k_avx2(const float *x, void *act, int64_t k) {
         }
     }
 }
+
+TARGET_AVX2 void act_quantize_q8_k_avx2(const float *x, void *act, int64_t k) { q8_k_avx2(x, act, k, 0); }
+TARGET_AVX2 void act_quantize_q8_k_nibbles_avx2(const float *x, void *act, int64_t k) { q8_k_avx2(x, act, k, 1); }
 #endif
 
-void act_dequant_q8_0x2(const void *act, float *y, int64_t k) {
-    const block_q8_0x2 *p = act;
-    for (int64_t e = 0; e < k; e++) {
-        const block_q8_0x2 *pair = p + e / (2 * QK);
-        int j = (int)(e % (2 * QK));
-        float d;
-        memcpy(&d, pair->d + 4 * (j / QK * 8), 4);
-        y[e] = (float)((int)pair->qs[j] - 128) * d;
+void act_dequant(int act_type, const void *act, float *y, int64_t k) {
+    if (act_type == ACT_Q8_0X2) {
+        const block_q8_0x2 *p = act;
+        for (int64_t e = 0; e < k; e++) {
+            const block_q8_0x2 *pair = p + e / (2 * QK);
+            int j = (int)(e % (2 * QK));
+            float d;
+            memcpy(&d, pair->d + 4 * (j / QK * 8), 4);
+            y[e] = (float)((int)pair->qs[j] - 128) * d;
+        }
+    } else if (act_type == ACT_Q8_K_NIBBLES) {
+        const block_q8_K *b = act;
+        for (int64_t e = 0; e < k; e++) {
+            const block_q8_K *sb = b + e / QK_K;
+            int j = (int)(e % QK_K);
+            y[e] = f32_from_bits(load_u32(sb->d)) * sb->qs[32 * q8_k_nibble_slot(j / 32) + j % 32];
+        }
+    } else {
+        type_get(act_type)->dequant_row(act, y, k);
     }
 }

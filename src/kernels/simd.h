@@ -44,11 +44,17 @@ typedef void (*tile_fn)(const uint8_t *w, size_t w_stride, const uint8_t *act, s
  * One activation row of k floats into the 8-bit format. */
 typedef void (*quantize_act_fn)(const float *x, void *act, int64_t k);
 
-/* An activation format that is no tensor type: Q8_0 blocks in pairs (block_q8_0x2). */
+/* Activation formats that are no tensor type: Q8_0 blocks in pairs (block_q8_0x2), and Q8_K
+ * super-blocks with their codes in the order the AVX-512 Q4_K kernel loads a super-block's 4-bit
+ * codes, 64 bytes at a time: the low nibbles of such a load are groups 4h and 4h + 2 (of 32
+ * codes), the high nibbles groups 4h + 1 and 4h + 3, so each half h of 128 codes holds its groups
+ * in the order 0, 2, 1, 3 (q8_k_nibble_slot). d and bsums as Q8_K, bsums in element order. */
 #define ACT_Q8_0X2 (TS_TYPE_COUNT - 1)
+#define ACT_Q8_K_NIBBLES (TS_TYPE_COUNT - 2)
+static inline int q8_k_nibble_slot(int group) { return 4 * (group / 4) + (int[]){ 0, 2, 1, 3 }[group % 4]; }
 
 typedef struct type_kernels {
-    int act_type;      /* TS_F32 (the activations as they are), TS_Q8_0, TS_Q8_K or ACT_Q8_0X2 */
+    int act_type;      /* TS_F32 (the activations as they are), TS_Q8_0, TS_Q8_K, ACT_Q8_0X2 or ACT_Q8_K_NIBBLES */
     vec_dot_fn dot;
     tile_fn tile;      /* NULL: the matmul calls dot for every output */
     int tile_rows, tile_cols;
@@ -59,7 +65,7 @@ typedef struct type_kernels {
 
 typedef struct kernel_set {
     int level;                       /* enum simd_level */
-    quantize_act_fn quantize_q8_0, quantize_q8_k, quantize_q8_0x2;
+    quantize_act_fn quantize_q8_0, quantize_q8_k, quantize_q8_0x2, quantize_q8_k_nibbles;
     /* NULL: the scalar reference type_traits.dot_f32 on f32 activations */
     const type_kernels *types[TS_TYPE_COUNT];
 } kernel_set;
@@ -70,6 +76,8 @@ const kernel_set *kernel_set_for(int level);
 
 /* Bytes of one activation row of k values in format act_type (k a multiple of its block; q8_act.c). */
 size_t act_row_bytes(int act_type, int64_t k);
+/* The set's quantizer into a quantized activation format (NULL for TS_F32 or one it lacks). */
+quantize_act_fn act_quantizer(const kernel_set *ks, int act_type);
 
 /* ---- each weight type's kernels, exported by its file (q8_0_dot.c, ...) ----
  * _generic: portable C (the compiler vectorizes the integer loops for the build target); the
@@ -107,9 +115,11 @@ void act_quantize_q8_0_avx2(const float *x, void *act, int64_t k);
 void act_quantize_q8_k_avx2(const float *x, void *act, int64_t k);
 /* The paired format: the same scales and codes as act_quantize_q8_0_avx2, laid out as block_q8_0x2. */
 void act_quantize_q8_0x2_avx512(const float *x, void *act, int64_t k);
+/* ACT_Q8_K_NIBBLES: the same scales, codes and sums as act_quantize_q8_k_avx2, codes reordered. */
+void act_quantize_q8_k_nibbles_avx2(const float *x, void *act, int64_t k);
 #endif
-/* Back to floats (for tests): y[i] = (code - 128) * scale. */
-void act_dequant_q8_0x2(const void *act, float *y, int64_t k);
+/* Back to floats in element order (for tests), from any quantized activation format. */
+void act_dequant(int act_type, const void *act, float *y, int64_t k);
 
 /* Sum of a[i] * b[i] over n int8 values: the inner loop of the portable kernels, written to
  * vectorize with whatever ISA the caller is compiled for. */

@@ -124,12 +124,29 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
         ks->quantize_q8_0(x, q, k7);
         ks->quantize_q8_0x2(x, pairs, k7);
         type_get(TS_Q8_0)->dequant_row(q, v1, k7);
-        act_dequant_q8_0x2(pairs, v2, k7);
+        act_dequant(ACT_Q8_0X2, pairs, v2, k7);
         int pad_ok = 1;
         for (int j = 32; j < 64; j++) pad_ok &= pairs[3 * 128 + j] == 128;
         for (int j = 96; j < 128; j++) pad_ok &= pairs[3 * 128 + j] == 0;
         CHECK(memcmp(v1, v2, sizeof v1) == 0 && pad_ok && act_row_bytes(ACT_Q8_0X2, k7) == 4 * 128,
               "%s: paired Q8_0 activations hold the Q8_0 quantizer's values exactly, half pair padded", isa);
+    }
+    if (ks->quantize_q8_k_nibbles) {
+        /* the Q4_K code order holds the set's Q8_K values and sums exactly; every group moved as said */
+        uint8_t q[2 * 292], nib[2 * 292];
+        float v1[512], v2[512];
+        ks->quantize_q8_k(x, q, k);
+        ks->quantize_q8_k_nibbles(x, nib, k);
+        type_get(TS_Q8_K)->dequant_row(q, v1, k);
+        act_dequant(ACT_Q8_K_NIBBLES, nib, v2, k);
+        int same_sums = 1, moved = 0;
+        for (int b = 0; b < 2; b++) {
+            same_sums &= memcmp(q + b * 292, nib + b * 292, 4) == 0 && memcmp(q + b * 292 + 260, nib + b * 292 + 260, 32) == 0;
+            for (int g = 0; g < 8; g++)   /* group g of 32 codes at slot 0 2 1 3 4 6 5 7 */
+                moved += memcmp(q + b * 292 + 4 + 32 * g, nib + b * 292 + 4 + 32 * (int[]){ 0, 2, 1, 3, 4, 6, 5, 7 }[g], 32) == 0;
+        }
+        CHECK(memcmp(v1, v2, sizeof v1) == 0 && same_sums && moved == 16 && act_row_bytes(ACT_Q8_K_NIBBLES, k) == 2 * 292,
+              "%s: Q8_K activations in Q4_K code order hold the Q8_K quantizer's values, scales and sums exactly", isa);
     }
 }
 
@@ -150,8 +167,7 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
     uint8_t *act = malloc((size_t)cols * as);
     for (int c = 0; c < cols; c++) {
         if (tk->act_type == TS_F32) memcpy(act + c * as, x + c * k, as);
-        else (tk->act_type == TS_Q8_0 ? ks->quantize_q8_0 : tk->act_type == TS_Q8_K ? ks->quantize_q8_k
-                                                                                  : ks->quantize_q8_0x2)(x + c * k, act + c * as, k);
+        else act_quantizer(ks, tk->act_type)(x + c * k, act + c * as, k);
     }
     double worst_exact = 0, worst_ref = 0;
     float y[6][9];
@@ -161,13 +177,16 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
                                     : type == TS_Q5_K ? &q5_k_kernels_generic
                                     : type == TS_Q6_K ? &q6_k_kernels_generic : NULL;
     int same_bits_diff = 0;
+    /* the portable kernel reads plain Q8_K: the set's own Q8_K quantizer gives it the same values */
+    uint8_t *plain = same_bits ? malloc(act_row_bytes(TS_Q8_K, k) * cols) : NULL;
+    const size_t ps = act_row_bytes(TS_Q8_K, k);
+    if (plain) for (int c = 0; c < cols; c++) ks->quantize_q8_k(x + c * k, plain + c * ps, k);
     for (int i = 0; i < rows; i++) {
         tt->dequant_row(w + i * rb, wd, k);
         for (int c = 0; c < cols; c++) {
             const float *xc = x + c * k;
             if (tk->act_type == TS_F32) memcpy(ad, xc, k * sizeof(float));
-            else if (tk->act_type == ACT_Q8_0X2) act_dequant_q8_0x2(act + c * as, ad, k);
-            else type_get(tk->act_type)->dequant_row(act + c * as, ad, k);
+            else act_dequant(tk->act_type, act + c * as, ad, k);
             double exact = 0, mag = 0, qerr = 0;
             for (int64_t j = 0; j < k; j++) {
                 exact += (double)wd[j] * ad[j];
@@ -177,7 +196,7 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
             float got = tk->dot(w + i * rb, act + c * as, k);
             y[c][i] = got;
             if (same_bits) {
-                float want = same_bits->dot(w + i * rb, act + c * as, k);
+                float want = same_bits->dot(w + i * rb, plain + c * ps, k);
                 same_bits_diff += memcmp(&got, &want, 4) != 0;
             }
             double e1 = fabs(got - exact) / (mag + 1e-30);
@@ -220,7 +239,7 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
             }
         CHECK(diff == 0, "%s: %s 4x1 row kernels equal the row kernel bit for bit (%d differ)", isa, tname, diff);
     }
-    free(w); free(x); free(wd); free(ad); free(act);
+    free(w); free(x); free(wd); free(ad); free(act); free(plain);
 }
 
 /* matmul: batched/threaded equals one position at a time on one thread, bit for bit; with 600
