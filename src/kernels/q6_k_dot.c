@@ -147,6 +147,22 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q6_k_offsets_4x4(const __m256i sc16[4
     return _mm512_slli_epi32(_mm512_shuffle_i32x4(w[0], w[1], _MM_SHUFFLE(2, 0, 2, 0)), 5);
 }
 
+/* 32 sum_g scales[g] bsum(g) for 4 rows and one column, row r in lane r: two rows per vector
+ * against the column's sums in both halves; 128-bit shuffles + adds bring each row's 8 partial
+ * sums to 4 in one block, two in-block rounds total them, a permute gathers the totals */
+static ALWAYS_INLINE TARGET_AVX512 __m128i q6_k_offsets_4x1(const __m256i sc16[4], const block_q8_K *ab) {
+    const __m512i bs = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)ab->bsums));
+    const __m512i t0 = _mm512_madd_epi16(_mm512_inserti64x4(_mm512_castsi256_si512(sc16[0]), sc16[1], 1), bs);
+    const __m512i t1 = _mm512_madd_epi16(_mm512_inserti64x4(_mm512_castsi256_si512(sc16[2]), sc16[3], 1), bs);
+    /* blocks: row 0, row 1 (of t0), row 2, row 3 (of t1), 4 partial sums each */
+    __m512i t = _mm512_add_epi32(_mm512_shuffle_i32x4(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)),
+                                 _mm512_shuffle_i32x4(t0, t1, _MM_SHUFFLE(3, 1, 3, 1)));
+    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_BADC));
+    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_CDAB));
+    const __m512i gathered = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), t);
+    return _mm_slli_epi32(_mm512_castsi512_si128(gathered), 5);
+}
+
 /* the d of four rows' super-blocks */
 static ALWAYS_INLINE TARGET_AVX512 __m128 q6_k_d4(const block_q6_K *const wb[4]) {
     return _mm_cvtph_ps(_mm_setr_epi16((short)(wb[0]->d[0] | wb[0]->d[1] << 8), (short)(wb[1]->d[0] | wb[1]->d[1] << 8),
@@ -160,7 +176,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
     __m512 sum16 = _mm512_setzero_ps();    /* 4 x 4: pair (r, c) in lane 4r + c */
     __m128 sum4 = _mm_setzero_ps();        /* 4 x 1: row r in lane r */
     float sum[4][4] = { { 0 } };           /* other shapes */
-    const __m512i low4 = _mm512_set1_epi8(0x0f), low2 = _mm512_set1_epi8(0x03);
+    const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
     /* step (n, jj) covers groups 8n + 4jj .. + 3, one per 128-bit lane: each 16-bit lane of 128-bit
      * lane l takes the scale of group 8n + 4jj + l from the 16 widened scales */
     __m512i scale_index[4];
@@ -190,16 +206,17 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
         for (int n = 0; n < 2; n++)
             UNROLL
             for (int jj = 0; jj < 2; jj++) {
-                const __m512i high_shift = _mm512_inserti64x4(_mm512_set1_epi16((short)(4 * jj)),
-                                                              _mm256_set1_epi16((short)(4 * jj + 2)), 1);
+                /* the two high bits at 4jj (low half) and 4jj + 2 (high half) moved straight to bits 4-5:
+                 * left by 4 and 2 (jj = 0), right by 0 and 2 (jj = 1) */
+                const __m512i high_move = _mm512_inserti64x4(_mm512_set1_epi16((short)(jj ? 0 : 4)), _mm256_set1_epi16(2), 1);
                 __m512i q[4], scale[4];
                 UNROLL
                 for (int r = 0; r < NR; r++) {
                     __m512i ql = _mm512_loadu_si512((const void *)(wb[r]->ql + 64 * n));
                     __m512i qh = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)(wb[r]->qh + 32 * n)));
                     __m512i low = _mm512_and_si512(_mm512_srli_epi16(ql, 4 * jj), low4);
-                    __m512i high = _mm512_and_si512(_mm512_srlv_epi16(qh, high_shift), low2);
-                    q[r] = _mm512_or_si512(low, _mm512_slli_epi16(high, 4));
+                    __m512i high = _mm512_and_si512(jj ? _mm512_srlv_epi16(qh, high_move) : _mm512_sllv_epi16(qh, high_move), bits45);
+                    q[r] = _mm512_or_si512(low, high);
                     scale[r] = _mm512_permutexvar_epi16(scale_index[2 * n + jj], _mm512_castsi256_si512(sc16[r]));
                 }
                 UNROLL
@@ -219,11 +236,8 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
             const __m512i total = _mm512_sub_epi32(lane_sums_4x4(isum), q6_k_offsets_4x4(sc16, ab));
             sum16 = _mm512_add_ps(sum16, _mm512_mul_ps(_mm512_mul_ps(da, dw), _mm512_cvtepi32_ps(total)));
         } else if (NR == 4 && NC == 1) {   /* 4 rows: lanes 0-3 */
-            const __m256i bs = _mm256_loadu_si256((const __m256i *)ab[0]->bsums);
-            const __m128i cs = _mm_setr_epi32(q6_k_scaled_bsums(wb[0]->scales, bs), q6_k_scaled_bsums(wb[1]->scales, bs),
-                                              q6_k_scaled_bsums(wb[2]->scales, bs), q6_k_scaled_bsums(wb[3]->scales, bs));
             const __m512i col[4] = { isum[0][0], isum[1][0], isum[2][0], isum[3][0] };
-            const __m128i total = _mm_sub_epi32(lane_sums_4(col), _mm_slli_epi32(cs, 5));
+            const __m128i total = _mm_sub_epi32(lane_sums_4(col), q6_k_offsets_4x1(sc16, ab[0]));
             const __m128 d = _mm_mul_ps(_mm_set1_ps(f32_from_bits(load_u32(ab[0]->d))), q6_k_d4(wb));
             sum4 = _mm_add_ps(sum4, _mm_mul_ps(d, _mm_cvtepi32_ps(total)));
         } else {
