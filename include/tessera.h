@@ -31,6 +31,9 @@ typedef struct ts_load_options {
                                     (the reference kernels), "avx2", "avx512" or "neon" */
     int cache_type_k, cache_type_v;   /* enum ts_kv_type: the KV cache types of this model's
                                     contexts unless ts_context_options says otherwise (0: f16) */
+    bool mmap;                   /* true: the matrices are read in place from the file's pages
+                                    (a faster load); false: copied once into 2 MB pages, which
+                                    decode reads faster (a mixture's experts stay in place) */
 } ts_load_options;
 
 /* KV cache element types (llama.cpp's --cache-type-k/-v). f16 halves the bytes attention reads

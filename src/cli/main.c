@@ -202,7 +202,7 @@ static int run(int argc, char **argv) {
     ts_session *s = NULL;
     int rc = 1;
     ts_load_options lo = { .tokenizer_path = o.tokenizer, .simd = o.simd, .quant = o.quant,
-                           .cache_type_k = o.cache_type_k, .cache_type_v = o.cache_type_v };
+                           .cache_type_k = o.cache_type_k, .cache_type_v = o.cache_type_v, .mmap = o.mmap };
     if (ts_model_load(o.model_path, &lo, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
     if (o.info) {
         ts_model_print_info(m, stdout);

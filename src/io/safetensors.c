@@ -65,6 +65,10 @@ struct safetensors {
     int n_copies;
 };
 
+void safetensors_release(const safetensors *s, const void *p, size_t n) {
+    for (int i = 0; s && i < s->n_shards; i++) file_map_release(s->shards[i].map, s->shards[i].size, p, n);
+}
+
 static char *dup_bytes(const char *s, size_t len) {
     char *d = malloc(len + 1);
     if (d) {

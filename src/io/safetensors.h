@@ -24,6 +24,10 @@ int safetensors_open_folder(const char *dir, safetensors **out, ts_error *err);
 
 void safetensors_close(safetensors *s);
 
+/* Drops the mapped pages of [p, p + n) from resident memory once their bytes were copied (a
+ * range outside every shard's mapping: nothing). */
+void safetensors_release(const safetensors *s, const void *p, size_t n);
+
 /* Tensors in header order (sharded: weight_map order). ne[] is innermost-first: a safetensors
  * shape [rows, cols] gives ne[0] = cols, ne[1] = rows, n_dims = 2 (0 for a scalar). A tensor
  * whose data the file leaves misaligned for its element size is copied, so data is always

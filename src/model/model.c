@@ -1,5 +1,6 @@
 /* The public API: loading (dispatch by container), the tokenizer wrappers, contexts and eval. */
 #include "model/model.h"
+#include "model/resident.h"
 #include "model/forward.h"
 #include "model/kv_cache.h"
 #include "text/tokenizer.h"
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -115,6 +117,10 @@ int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, 
     }
     if (rc == 0 && opt && opt->tokenizer_path) rc = replace_tokenizer(m, opt->tokenizer_path, err);
     if (rc != 0) { ts_model_free(m); return -1; }
+    if (m->g.n_layers > 0) {
+        if (opt && opt->mmap) model_note(m, "matrices: read in place from the file (--mmap)");
+        else resident_copy_matrices(m);
+    }
     *out = m;
     return 0;
 }
@@ -125,6 +131,7 @@ void ts_model_free(ts_model *m) {
     if (m->gguf) gguf_close(m->gguf);
     if (m->safetensors) safetensors_close(m->safetensors);
     model_arena_free(&m->arena);
+    if (m->resident) munmap(m->resident, m->resident_bytes);
     for (int i = 0; i < m->n_notes; i++) free(m->notes[i]);
     free(m->notes);
     free(m);

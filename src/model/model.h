@@ -10,6 +10,7 @@
 /* Owned allocations of a model, freed together. */
 typedef struct model_arena { void **ptrs; int n, cap; } model_arena;
 void *model_arena_alloc(model_arena *a, size_t bytes);   /* zeroed; NULL on failure */
+bool  model_arena_release(model_arena *a, const void *p);   /* frees allocation p early; false: not one */
 void  model_arena_free(model_arena *a);
 
 struct ts_model {
@@ -25,6 +26,8 @@ struct ts_model {
     int simd;                    /* enum simd_level: the kernel set its contexts use */
     int cache_type_k, cache_type_v;   /* enum ts_kv_type: its contexts' default KV cache types */
     model_arena arena;
+    void *resident;              /* the matrices' copy in 2 MB pages (resident_copy_matrices), or NULL */
+    size_t resident_bytes;       /* its mapping's size */
     /* Layout decisions the loader made, one line each, for --info. */
     char **notes;
     int n_notes;

@@ -19,6 +19,16 @@ void *model_arena_alloc(model_arena *a, size_t bytes) {
     return q;
 }
 
+bool model_arena_release(model_arena *a, const void *p) {
+    for (int i = 0; p && i < a->n; i++)
+        if (a->ptrs[i] == p) {
+            free(a->ptrs[i]);
+            a->ptrs[i] = a->ptrs[--a->n];
+            return true;
+        }
+    return false;
+}
+
 void model_arena_free(model_arena *a) {
     for (int i = 0; i < a->n; i++) free(a->ptrs[i]);
     free(a->ptrs);

@@ -47,6 +47,25 @@ check "--info: the un-permutation decision" grep -q "attn_q/attn_k: un-permuted 
 "$RUN_OPT" "$FIX/qwen3-tiny/model-q8_0.gguf" --info >"$TMP/info2.txt" 2>&1
 check "--info: qwen3 is not un-permuted" grep -q "used as stored (qwen3 GGUF is not permuted)" "$TMP/info2.txt"
 
+# The matrices copied into 2 MB pages (the default) or read in place (--mmap): the same logits, bit
+# for bit, for each way a matrix reaches the copy (file pages; the loader's un-permuted Q/K rows; a
+# tied head shared with the embedding; --quant's re-encoded matrices; routers beside experts that
+# stay in place; per-layer embedding projections). The copy runs sanitized.
+ids="1,5,9,2,7,3,11,4"
+for case in "llama-tiny/model-q4_k_m.gguf" "llama-tiny-tied-odd/model-f32.gguf" "llama-tiny/hf --quant q8_0" \
+            "mixtral-tiny/model-q8_0.gguf" "gemma4-ple-tiny/model-f32.gguf" "qwen3-tiny/hf"; do
+    set -- $case
+    model=$1; shift
+    "$RUN_SAN" "$FIX/$model" "$@" --tokens "$ids" -n 3 --dump-logits "$TMP/copy.f32" --quiet >/dev/null 2>"$TMP/copy.err"
+    "$RUN_OPT" "$FIX/$model" "$@" --mmap --tokens "$ids" -n 3 --dump-logits "$TMP/inplace.f32" --quiet >/dev/null 2>&1
+    check "$case: logits with the matrices copied == read in place (--mmap), bit for bit" \
+        bash -c "test -s '$TMP/copy.f32' && test ! -s '$TMP/copy.err' && cmp -s '$TMP/copy.f32' '$TMP/inplace.f32'"
+done
+"$RUN_OPT" "$FIX/llama-tiny/model-q4_k_m.gguf" --info >"$TMP/info3.txt" 2>&1
+"$RUN_OPT" "$FIX/llama-tiny/model-q4_k_m.gguf" --mmap --info >"$TMP/info4.txt" 2>&1
+check "--info: the matrices' copy into 2 MB pages" grep -q "matrices: [0-9.]* MB copied into 2 MB pages" "$TMP/info3.txt"
+check "--info: --mmap reads them in place" grep -q "matrices: read in place from the file (--mmap)" "$TMP/info4.txt"
+
 # Sampling: a seed makes it repeatable; different seeds differ
 "$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 40 --temp 1.0 --top-k 40 --top-p 0.95 --min-p 0.05 --repeat-penalty 1.1 --seed 7 --quiet >"$TMP/r1.txt" 2>/dev/null
 "$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 40 --temp 1.0 --top-k 40 --top-p 0.95 --min-p 0.05 --repeat-penalty 1.1 --seed 7 --quiet >"$TMP/r2.txt" 2>/dev/null
