@@ -8,9 +8,10 @@
 #include "io/gguf.h"
 
 /* Owned allocations of a model, freed together. */
-typedef struct model_arena { void **ptrs; int n, cap; } model_arena;
+typedef struct model_arena { void **ptrs; size_t *sizes; int n, cap; } model_arena;
 void *model_arena_alloc(model_arena *a, size_t bytes);   /* zeroed; NULL on failure */
-bool  model_arena_release(model_arena *a, const void *p);   /* frees allocation p early; false: not one */
+size_t model_arena_size(const model_arena *a, const void *p);   /* bytes of allocation p; 0: not one */
+void  model_arena_release(model_arena *a, const void *p);       /* frees allocation p early */
 void  model_arena_free(model_arena *a);
 
 struct ts_model {

@@ -12,26 +12,36 @@ void *model_arena_alloc(model_arena *a, size_t bytes) {
         void **p = realloc(a->ptrs, (size_t)cap * sizeof *p);
         if (!p) return NULL;
         a->ptrs = p;
+        size_t *s = realloc(a->sizes, (size_t)cap * sizeof *s);
+        if (!s) return NULL;
+        a->sizes = s;
         a->cap = cap;
     }
     void *q = calloc(1, bytes ? bytes : 1);
-    if (q) a->ptrs[a->n++] = q;
+    if (q) { a->ptrs[a->n] = q; a->sizes[a->n++] = bytes; }
     return q;
 }
 
-bool model_arena_release(model_arena *a, const void *p) {
+size_t model_arena_size(const model_arena *a, const void *p) {
+    for (int i = 0; p && i < a->n; i++) if (a->ptrs[i] == p) return a->sizes[i];
+    return 0;
+}
+
+void model_arena_release(model_arena *a, const void *p) {
     for (int i = 0; p && i < a->n; i++)
         if (a->ptrs[i] == p) {
             free(a->ptrs[i]);
-            a->ptrs[i] = a->ptrs[--a->n];
-            return true;
+            a->n--;
+            a->ptrs[i] = a->ptrs[a->n];
+            a->sizes[i] = a->sizes[a->n];
+            return;
         }
-    return false;
 }
 
 void model_arena_free(model_arena *a) {
     for (int i = 0; i < a->n; i++) free(a->ptrs[i]);
     free(a->ptrs);
+    free(a->sizes);
     memset(a, 0, sizeof *a);
 }
 

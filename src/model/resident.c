@@ -89,8 +89,9 @@ void resident_copy_matrices(ts_model *m) {
         for (int j = i; j < l.n; j++)
             if (l.w[j]->data == src) l.w[j]->data = dst;
         if (g->tok_embd.data == src) g->tok_embd.data = dst;   /* a tied head: the embedding reads the copy */
-        /* the loader's own copy (un-permuted rows, --quant), unless a weight left in place reads it */
-        if (!read_elsewhere(g, &l, src, n)) model_arena_release(&m->arena, src);
+        /* the loader's own copy (un-permuted rows, --quant), unless a weight not copied reads it */
+        const size_t owned = model_arena_size(&m->arena, src);
+        if (owned && !read_elsewhere(g, &l, src, owned)) model_arena_release(&m->arena, src);
     }
     m->resident = map;
     m->resident_bytes = size;

@@ -49,11 +49,13 @@ check "--info: qwen3 is not un-permuted" grep -q "used as stored (qwen3 GGUF is 
 
 # The matrices copied into 2 MB pages (the default) or read in place (--mmap): the same logits, bit
 # for bit, for each way a matrix reaches the copy (file pages; the loader's un-permuted Q/K rows; a
-# tied head shared with the embedding; --quant's re-encoded matrices; routers beside experts that
-# stay in place; per-layer embedding projections). The copy runs sanitized.
+# tied head shared with the embedding; --quant's re-encoded matrices, also split from a fused QKV;
+# q4nx tiles repacked at load; routers beside experts that stay in place; per-layer embedding
+# projections). The copy runs sanitized.
 ids="1,5,9,2,7,3,11,4"
 for case in "llama-tiny/model-q4_k_m.gguf" "llama-tiny-tied-odd/model-f32.gguf" "llama-tiny/hf --quant q8_0" \
-            "mixtral-tiny/model-q8_0.gguf" "gemma4-ple-tiny/model-f32.gguf" "qwen3-tiny/hf"; do
+            "phi3-tiny/hf --quant q8_0" "q4nx-gemma3-quarter" "mixtral-tiny/model-q8_0.gguf" \
+            "gemma4-ple-tiny/model-f32.gguf" "qwen3-tiny/hf"; do
     set -- $case
     model=$1; shift
     "$RUN_SAN" "$FIX/$model" "$@" --tokens "$ids" -n 3 --dump-logits "$TMP/copy.f32" --quiet >/dev/null 2>"$TMP/copy.err"
