@@ -3,8 +3,8 @@
  * fifth bits in qh; Q4_K's activations come in its code order, ACT_Q8_K_NIBBLES): per super-block
  * and output, the scaled group sums in 16 int32 lanes, two groups of codes in one 512-bit vector
  * against 64 activations, added up as integers, then the portable kernel's float operations
- * (k4_term_16), so every AVX-512 Q4_K/Q5_K kernel gives the portable one's bits. Included by q4_k_dot.c (five = 0) and
- * q5_k_dot.c (five = 1). */
+ * (k4_term_16), so every AVX-512 Q4_K/Q5_K kernel gives the portable one's bits. Included by
+ * q4_k_dot.c (five = 0) and q5_k_dot.c (five = 1). */
 #ifndef TS_KERNELS_Q4_K_SIMD_H
 #define TS_KERNELS_Q4_K_SIMD_H
 #include <stddef.h>
@@ -71,16 +71,12 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i k4_min_sums_4x4(const __m128i mins[4]
     return lane_sums_4_blocks(t);
 }
 
-/* m . bsum for 4 rows and one column, row r in lane r: per 128-bit lane r, madd against the
- * column's sums gives 4 partial sums; two in-lane shuffles + adds total them, a permute gathers
- * the totals. */
+/* m . bsum for 4 rows and one column, row r in lane r: per 128-bit block r, madd against the
+ * column's sums gives 4 partial sums, which block_sums_4 totals. */
 static ALWAYS_INLINE TARGET_AVX512 __m128i k4_min_sums_4x1(const __m128i mins[4], const block_q8_K *ab) {
     const __m512i m = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(mins[1], mins[0])),
                                          _mm256_set_m128i(mins[3], mins[2]), 1);
-    __m512i t = _mm512_madd_epi16(m, _mm512_broadcast_i32x4(k4_group_bsums(ab)));
-    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_BADC));
-    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_CDAB));
-    return _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), t));
+    return block_sums_4(_mm512_madd_epi16(m, _mm512_broadcast_i32x4(k4_group_bsums(ab))));
 }
 
 /* One super-block's term, as the portable kernel forms it, so the result has its bits: with the

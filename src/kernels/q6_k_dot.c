@@ -149,18 +149,15 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q6_k_offsets_4x4(const __m256i sc16[4
 
 /* 32 sum_g scales[g] bsum(g) for 4 rows and one column, row r in lane r: two rows per vector
  * against the column's sums in both halves; 128-bit shuffles + adds bring each row's 8 partial
- * sums to 4 in one block, two in-block rounds total them, a permute gathers the totals */
+ * sums to 4 in one block, which block_sums_4 totals */
 static ALWAYS_INLINE TARGET_AVX512 __m128i q6_k_offsets_4x1(const __m256i sc16[4], const block_q8_K *ab) {
     const __m512i bs = _mm512_broadcast_i64x4(_mm256_loadu_si256((const __m256i *)ab->bsums));
     const __m512i t0 = _mm512_madd_epi16(_mm512_inserti64x4(_mm512_castsi256_si512(sc16[0]), sc16[1], 1), bs);
     const __m512i t1 = _mm512_madd_epi16(_mm512_inserti64x4(_mm512_castsi256_si512(sc16[2]), sc16[3], 1), bs);
     /* blocks: row 0, row 1 (of t0), row 2, row 3 (of t1), 4 partial sums each */
-    __m512i t = _mm512_add_epi32(_mm512_shuffle_i32x4(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)),
+    const __m512i t = _mm512_add_epi32(_mm512_shuffle_i32x4(t0, t1, _MM_SHUFFLE(2, 0, 2, 0)),
                                  _mm512_shuffle_i32x4(t0, t1, _MM_SHUFFLE(3, 1, 3, 1)));
-    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_BADC));
-    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_CDAB));
-    const __m512i gathered = _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), t);
-    return _mm_slli_epi32(_mm512_castsi512_si128(gathered), 5);
+    return _mm_slli_epi32(block_sums_4(t), 5);
 }
 
 /* the d of four rows' super-blocks */

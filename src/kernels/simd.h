@@ -212,6 +212,14 @@ static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
+/* The sum of each 128-bit block's 4 int32 lanes, block b's in lane b: two in-block shuffles + adds
+ * total every block, a permute gathers the totals. */
+static ALWAYS_INLINE TARGET_AVX512 __m128i block_sums_4(__m512i t) {
+    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_BADC));
+    t = _mm512_add_epi32(t, _mm512_shuffle_epi32(t, _MM_PERM_CDAB));
+    return _mm512_castsi512_si128(_mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), t));
+}
+
 /* The integer sums of 4 vectors' 16 lanes: per 128-bit block b, after two unpack + add rounds,
  * lane r holds vector r's sum over block b; the result adds the four blocks. */
 static ALWAYS_INLINE TARGET_AVX512 __m512i lane_sums_4_blocks(const __m512i x[4]) {
