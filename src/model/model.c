@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,7 +130,7 @@ void ts_model_free(ts_model *m) {
     if (m->gguf) gguf_close(m->gguf);
     if (m->safetensors) safetensors_close(m->safetensors);
     model_arena_free(&m->arena);
-    if (m->resident) munmap(m->resident, m->resident_bytes);
+    resident_free(m);
     for (int i = 0; i < m->n_notes; i++) free(m->notes[i]);
     free(m->notes);
     free(m);

@@ -45,6 +45,12 @@ static bool read_elsewhere(const model_geometry *g, const resident_list *l, cons
     return false;
 }
 
+void resident_free(ts_model *m) {
+    if (m->resident) munmap(m->resident, m->resident_bytes);
+    m->resident = NULL;
+    m->resident_bytes = 0;
+}
+
 void resident_copy_matrices(ts_model *m) {
     model_geometry *g = &m->g;
     resident_list l = { .n = 0 };

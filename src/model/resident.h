@@ -12,4 +12,7 @@
  * memory stays near the model's size. Without room for the copy the matrices stay where they are. */
 void resident_copy_matrices(ts_model *m);
 
+/* Unmaps the copy (nothing when there is none). */
+void resident_free(ts_model *m);
+
 #endif
