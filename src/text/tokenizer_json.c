@@ -101,6 +101,13 @@ static int load_tokens(loader *L, const json_value *model, const json_value *add
         if (id > max_id) max_id = id;
     }
     if (max_id < 0) return ts_fail(L->err, "%s: the vocabulary is empty", L->path);
+    /* Unnamed ids become placeholders; a real vocabulary has few (padding), and bounding them by
+     * the named ones keeps the work proportional to the file (an id of 16 million in a small
+     * file would otherwise cost seconds and hundreds of MB). */
+    const int64_t named = (int64_t)tokens->n + (int64_t)n_added;
+    if (max_id + 1 > 2 * named + 4096)
+        return ts_fail(L->err, "%s: token ids reach %lld but only %lld tokens are named (ids this sparse are not a vocabulary)",
+                       L->path, (long long)max_id, (long long)named);
 
     v->n = (int)(max_id + 1);
     v->text = calloc((size_t)v->n, sizeof *v->text);
