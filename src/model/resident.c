@@ -1,7 +1,9 @@
 /* resident_copy_matrices (resident.h): the matrices copied into one anonymous mapping in 2 MB pages. */
 #include "model/resident.h"
 #include "io/safetensors.h"
+#include <inttypes.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -9,6 +11,9 @@
 #define SLICE ((size_t)16 << 20)   /* bytes copied between two releases of the source's pages */
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
 #endif
 
 typedef struct resident_list { weight *w[4096]; int n; bool full; } resident_list;
@@ -43,6 +48,27 @@ static bool read_elsewhere(const model_geometry *g, const resident_list *l, cons
                 (e->down && inside(&e->down[x], p, n))) return true;
     }
     return false;
+}
+
+/* Bytes of [p, p + n) the kernel backs with 2 MB pages: the AnonHugePages of the mappings inside
+ * it or overlapping it, from /proc/self/smaps (-1 when that cannot be read). */
+long long resident_huge_bytes(const void *p, size_t n) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    const uintptr_t lo = (uintptr_t)p, hi = lo + n;
+    char line[512];
+    bool in = false;
+    long long huge = 0;
+    while (fgets(line, sizeof line, f)) {
+        uintptr_t a, b;
+        unsigned long long kb;
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = a < hi && b > lo;   /* a mapping that overlaps the range (mine hold only the copy) */
+        else if (in && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
+            huge += (long long)kb * 1024;
+    }
+    fclose(f);
+    return huge;
 }
 
 void resident_free(ts_model *m) {
@@ -101,5 +127,19 @@ void resident_copy_matrices(ts_model *m) {
     }
     m->resident = map;
     m->resident_bytes = size;
-    model_note(m, "matrices: %.1f MB copied into 2 MB pages (--mmap: read in place from the file)", (double)total / 1048576.0);
+    /* On a fragmented machine the copy's page faults may have found no free 2 MB pages (the kernel
+     * then maps 4 KB ones and decode loses what the copy is for): ask for them once more,
+     * synchronously (MADV_COLLAPSE, Linux 6.1; an error leaves the pages as they are). */
+    const size_t span = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    long long huge = resident_huge_bytes(base, span);
+    if (huge >= 0 && (size_t)huge < span / 10 * 9) {
+        madvise(base, span, MADV_COLLAPSE);
+        huge = resident_huge_bytes(base, span);
+    }
+    if (huge > (long long)total) huge = (long long)total;   /* the last page holds the end of the copy */
+    if (huge >= 0)
+        model_note(m, "matrices: %.1f MB copied, %.1f MB of it in 2 MB pages (--mmap: read in place from the file)",
+                   (double)total / 1048576.0, (double)huge / 1048576.0);
+    else
+        model_note(m, "matrices: %.1f MB copied into 2 MB pages (--mmap: read in place from the file)", (double)total / 1048576.0);
 }
