@@ -42,6 +42,31 @@ static ALWAYS_INLINE TARGET_AVX2 __m128i k4_scales_mins(const uint8_t *packed) {
     return _mm_or_si128(lo, hi);
 }
 
+/* k4_scales_mins for four rows at once, row r's 16 packed bytes in 128-bit lane r (the same
+ * operations lane by lane) */
+static ALWAYS_INLINE TARGET_AVX512 __m512i k4_scales_mins_x4(const uint8_t *const packed[4]) {
+    __m512i v = _mm512_castsi128_si512(_mm_loadu_si128((const __m128i *)packed[0]));
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)packed[1]), 1);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)packed[2]), 2);
+    v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)packed[3]), 3);
+    __m512i lo = _mm512_srlv_epi32(_mm512_shuffle_epi32(v, _MM_PERM_CBCA), _mm512_broadcast_i32x4(_mm_setr_epi32(0, 0, 0, 4)));
+    lo = _mm512_and_si512(lo, _mm512_broadcast_i32x4(_mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f)));
+    __m512i hi = _mm512_srli_epi32(_mm512_shuffle_epi32(v, _MM_PERM_BBAA), 2);
+    hi = _mm512_and_si512(hi, _mm512_broadcast_i32x4(_mm_setr_epi32(0, 0x30303030, 0, 0x30303030)));
+    return _mm512_or_si512(lo, hi);
+}
+
+/* 128-bit lane r of v in all four lanes (r a constant once unrolled; the switch keeps the
+ * immediate a literal for unoptimized builds) */
+static ALWAYS_INLINE TARGET_AVX512 __m512i k4_lane_everywhere(__m512i v, int r) {
+    switch (r) {
+    case 0: return _mm512_shuffle_i32x4(v, v, 0x00);
+    case 1: return _mm512_shuffle_i32x4(v, v, 0x55);
+    case 2: return _mm512_shuffle_i32x4(v, v, 0xaa);
+    default: return _mm512_shuffle_i32x4(v, v, 0xff);
+    }
+}
+
 /* field offsets, equal in both layouts */
 #define D_AT offsetof(block_q4_K, d)
 #define DMIN_AT offsetof(block_q4_K, dmin)
@@ -60,22 +85,19 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_d_dmin_4x4(const uint8_t *const wb[4]
     *dmin = _mm512_permutexvar_ps(_mm512_setr_epi32(1, 1, 1, 1, 3, 3, 3, 3, 5, 5, 5, 5, 7, 7, 7, 7), dd8);
 }
 
-/* m . bsum for the 16 pairs of a 4 x 4 tile, pair (r, c) in lane 4r + c: per 128-bit lane r, madd
+/* m . bsum for the 16 pairs of a 4 x 4 tile (m: row r's 8 mins as int16 in 128-bit lane r), pair
+ * (r, c) in lane 4r + c: per 128-bit lane r, madd
  * against column c's sums gives 4 partial sums, which lane_sums_4_blocks adds up */
-static ALWAYS_INLINE TARGET_AVX512 __m512i k4_min_sums_4x4(const __m128i mins[4], const block_q8_K *const ab[4]) {
-    const __m512i m = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(mins[1], mins[0])),
-                                         _mm256_set_m128i(mins[3], mins[2]), 1);
+static ALWAYS_INLINE TARGET_AVX512 __m512i k4_min_sums_4x4(__m512i m, const block_q8_K *const ab[4]) {
     __m512i t[4];
     UNROLL
     for (int c = 0; c < 4; c++) t[c] = _mm512_madd_epi16(m, _mm512_broadcast_i32x4(k4_group_bsums(ab[c])));
     return lane_sums_4_blocks(t);
 }
 
-/* m . bsum for 4 rows and one column, row r in lane r: per 128-bit block r, madd against the
+/* m . bsum for 4 rows (m as for the 4 x 4 tile) and one column, row r in lane r: per 128-bit block r, madd against the
  * column's sums gives 4 partial sums, which block_sums_4 totals. */
-static ALWAYS_INLINE TARGET_AVX512 __m128i k4_min_sums_4x1(const __m128i mins[4], const block_q8_K *ab) {
-    const __m512i m = _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_set_m128i(mins[1], mins[0])),
-                                         _mm256_set_m128i(mins[3], mins[2]), 1);
+static ALWAYS_INLINE TARGET_AVX512 __m128i k4_min_sums_4x1(__m512i m, const block_q8_K *ab) {
     return block_sums_4(_mm512_madd_epi16(m, _mm512_broadcast_i32x4(k4_group_bsums(ab))));
 }
 
@@ -119,17 +141,33 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
         const block_q8_K *ab[4];
         __m512i scale[4][4], code_bytes[4];
         __m128i mins[4];
+        __m512i mins4 = _mm512_setzero_si512();   /* 4 rows: row r's mins as int16 in 128-bit lane r */
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = w + r * ws + (size_t)i * bsize;
             if (NC > 1 || NR == 1)
                 UNROLL
                 for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l, NR, ws);
-            const __m128i sm = k4_scales_mins(wb[r] + SCALES_AT);
-            const __m512i sm4 = _mm512_broadcast_i32x4(sm);
+        }
+        if (NR == 4) {   /* the four rows' scales and mins unpacked together, one per 128-bit lane */
+            const uint8_t *packed[4] = { wb[0] + SCALES_AT, wb[1 % NR] + SCALES_AT, wb[2 % NR] + SCALES_AT, wb[3 % NR] + SCALES_AT };
+            const __m512i sm = k4_scales_mins_x4(packed);
             UNROLL
-            for (int j = 0; j < 4; j++) scale[r][j] = _mm512_shuffle_epi8(sm4, scale_pick[j]);
-            mins[r] = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
+            for (int r = 0; r < NR; r++) {
+                const __m512i sm4 = k4_lane_everywhere(sm, r);
+                UNROLL
+                for (int j = 0; j < 4; j++) scale[r][j] = _mm512_shuffle_epi8(sm4, scale_pick[j]);
+            }
+            mins4 = _mm512_unpackhi_epi8(sm, _mm512_setzero_si512());
+        } else {
+            UNROLL
+            for (int r = 0; r < NR; r++) {
+                const __m128i sm = k4_scales_mins(wb[r] + SCALES_AT);
+                const __m512i sm4 = _mm512_broadcast_i32x4(sm);
+                UNROLL
+                for (int j = 0; j < 4; j++) scale[r][j] = _mm512_shuffle_epi8(sm4, scale_pick[j]);
+                mins[r] = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
+            }
         }
         if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * bsize, (size_t)(i + 1) * bsize, 0);
         UNROLL
@@ -168,9 +206,9 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
             k4_d_dmin_4x4(wb, &d, &dmin);
             const __m512 da = _mm512_broadcast_f32x4(_mm_setr_ps(f32_from_bits(load_u32(ab[0]->d)), f32_from_bits(load_u32(ab[1]->d)),
                                                                  f32_from_bits(load_u32(ab[2]->d)), f32_from_bits(load_u32(ab[3]->d))));
-            sum16 = k4_term_16(sum16, da, d, dmin, lane_sums_4x4(isum), k4_min_sums_4x4(mins, ab));
+            sum16 = k4_term_16(sum16, da, d, dmin, lane_sums_4x4(isum), k4_min_sums_4x4(mins4, ab));
         } else if (NR == 4 && NC == 1) {   /* 4 rows: lanes 0-3 */
-            const __m128i msum = k4_min_sums_4x1(mins, ab[0]);
+            const __m128i msum = k4_min_sums_4x1(mins4, ab[0]);
             const __m256 ddmin = _mm256_cvtph_ps(_mm_setr_epi32((int)load_u32(wb[0] + D_AT), (int)load_u32(wb[1] + D_AT),
                                                                 (int)load_u32(wb[2] + D_AT), (int)load_u32(wb[3] + D_AT)));
             const __m256 dd = _mm256_permutevar8x32_ps(ddmin, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
