@@ -149,7 +149,8 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
                 UNROLL
                 for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l, NR, ws);
         }
-        if (NR == 4) {   /* the four rows' scales and mins unpacked together, one per 128-bit lane */
+        if (NR == 4) {   /* the four rows' scales and mins unpacked together, one per 128-bit lane
+                          * (the "% NR" only keeps shapes where this branch is dead from naming wb[1..3]) */
             const uint8_t *packed[4] = { wb[0] + SCALES_AT, wb[1 % NR] + SCALES_AT, wb[2 % NR] + SCALES_AT, wb[3 % NR] + SCALES_AT };
             const __m512i sm = k4_scales_mins_x4(packed);
             UNROLL

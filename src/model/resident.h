@@ -12,7 +12,7 @@
  * memory stays near the model's size. Without room for the copy the matrices stay where they are. */
 void resident_copy_matrices(ts_model *m);
 
-/* Bytes of [p, p + n) backed by 2 MB pages (AnonHugePages of the mappings inside it, from
+/* Bytes backed by 2 MB pages in the mappings that overlap [p, p + n) (their AnonHugePages in
  * /proc/self/smaps), or -1 when that cannot be read. */
 long long resident_huge_bytes(const void *p, size_t n);
 
