@@ -141,7 +141,7 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
         const block_q8_K *ab[4];
         __m512i scale[4][4], code_bytes[4];
         __m128i mins[4];
-        __m512i mins4 = _mm512_setzero_si512();   /* 4 rows: row r's mins as int16 in 128-bit lane r */
+        __m512i sm_rows = _mm512_setzero_si512(), mins4 = _mm512_setzero_si512();   /* 4 rows: row r's in lane r */
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = w + r * ws + (size_t)i * bsize;
@@ -149,26 +149,24 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
                 UNROLL
                 for (int l = 0; l < 3 + five; l++) PREFETCH_ROW(wb[r] + 64 * l, NR, ws);
         }
-        if (NR == 4) {   /* the four rows' scales and mins unpacked together, one per 128-bit lane
+        if (NR == 4) {   /* the four rows' scales and mins unpacked together, row r in 128-bit lane r
                           * (the "% NR" only keeps shapes where this branch is dead from naming wb[1..3]) */
             const uint8_t *packed[4] = { wb[0] + SCALES_AT, wb[1 % NR] + SCALES_AT, wb[2 % NR] + SCALES_AT, wb[3 % NR] + SCALES_AT };
-            const __m512i sm = k4_scales_mins_x4(packed);
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                const __m512i sm4 = k4_lane_everywhere(sm, r);
-                UNROLL
-                for (int j = 0; j < 4; j++) scale[r][j] = _mm512_shuffle_epi8(sm4, scale_pick[j]);
-            }
-            mins4 = _mm512_unpackhi_epi8(sm, _mm512_setzero_si512());
-        } else {
-            UNROLL
-            for (int r = 0; r < NR; r++) {
+            sm_rows = k4_scales_mins_x4(packed);
+            mins4 = _mm512_unpackhi_epi8(sm_rows, _mm512_setzero_si512());
+        }
+        UNROLL
+        for (int r = 0; r < NR; r++) {
+            __m512i sm4;   /* row r's scales and mins in every 128-bit lane */
+            if (NR == 4) {
+                sm4 = k4_lane_everywhere(sm_rows, r);
+            } else {
                 const __m128i sm = k4_scales_mins(wb[r] + SCALES_AT);
-                const __m512i sm4 = _mm512_broadcast_i32x4(sm);
-                UNROLL
-                for (int j = 0; j < 4; j++) scale[r][j] = _mm512_shuffle_epi8(sm4, scale_pick[j]);
+                sm4 = _mm512_broadcast_i32x4(sm);
                 mins[r] = _mm_cvtepu8_epi16(_mm_srli_si128(sm, 8));
             }
+            UNROLL
+            for (int j = 0; j < 4; j++) scale[r][j] = _mm512_shuffle_epi8(sm4, scale_pick[j]);
         }
         if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * bsize, (size_t)(i + 1) * bsize, 0);
         UNROLL
