@@ -5,6 +5,10 @@
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
+#if defined(__aarch64__) && defined(__linux__)
+#include <sys/auxv.h>
+#define HWCAP_DOTPROD_BIT (1ul << 20)     /* HWCAP_ASIMDDP in the kernel's asm/hwcap.h */
+#endif
 
 static const char *const simd_names[SIMD_COUNT] = { "scalar", "avx2", "avx512", "neon" };
 
@@ -51,6 +55,16 @@ bool cpu_has_simd(int level) {
     if (level == SIMD_NEON) return true;                   /* Advanced SIMD is part of ARMv8-A */
 #endif
     return false;
+}
+
+bool cpu_has_neon_dotprod(void) {
+#if defined(__aarch64__) && defined(__linux__)
+    return (getauxval(AT_HWCAP) & HWCAP_DOTPROD_BIT) != 0;
+#elif defined(__aarch64__) && defined(__APPLE__)
+    return true;                           /* every Apple CPU that runs aarch64 code has it */
+#else
+    return false;
+#endif
 }
 
 int cpu_best_simd(void) {

@@ -17,5 +17,8 @@ const char *simd_name(int level);            /* "scalar", "avx2", "avx512", "neo
 int  simd_from_name(const char *name);       /* -1 when unknown; "auto" gives cpu_best_simd() */
 bool cpu_has_simd(int level);                /* compiled in and supported by this CPU and OS */
 int  cpu_best_simd(void);
+/* aarch64: the CPU has the ARMv8.2 dot product instructions (SDOT), which the NEON set's
+ * integer kernels use where present; false elsewhere. */
+bool cpu_has_neon_dotprod(void);
 
 #endif

@@ -1,7 +1,7 @@
 /* Q6_K weights . Q8_K activations: per super-block
  *   d * d_a * (sum_g scales[g] sum(q a) - 32 sum_g scales[g] bsum[g])
- * over the 16 groups of 16 with the unsigned 6-bit q; the sums are integers. Portable and
- * AVX2/AVX-512. */
+ * over the 16 groups of 16 with the unsigned 6-bit q; the sums are integers. Portable,
+ * AVX2/AVX-512 and NEON (SDOT). */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
@@ -287,4 +287,78 @@ static TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_t ws, const ui
 
 const type_kernels q6_k_kernels_avx2 = { TS_Q8_K, q6_k_dot_avx2, q6_k_tile_avx2, 4, 4, q6_k_rows4_avx2 };
 const type_kernels q6_k_kernels_avx512 = { TS_Q8_K, q6_k_dot_avx512, q6_k_tile_avx512, 4, 4, q6_k_rows4_avx512 };
+#endif
+
+#if defined(__aarch64__)
+/* NEON SDOT, NR rows x NC activations per super-block: each group of 16 6-bit codes assembled
+ * from ql and qh, its SDOT sum scaled in int32 lanes; the offset 32 through the activation's
+ * bsums; then the portable kernel's float operations, so the same bits. */
+static ALWAYS_INLINE TARGET_DOTPROD void q6_k_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                           int64_t k, float *y, long ys, const int NR, const int NC) {
+    float sum[4][4];
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
+    const uint8x16_t low4 = vdupq_n_u8(0x0f), low2 = vdupq_n_u8(0x03);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const block_q8_K *ab[4];
+        float da[4];
+        int16x8_t bsum_lo[4], bsum_hi[4];
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            da[c] = f32_from_bits(load_u32(ab[c]->d));
+            bsum_lo[c] = vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums));
+            bsum_hi[c] = vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums + 16));
+        }
+        UNROLL
+        for (int r = 0; r < NR; r++) {
+            const block_q6_K *wb = (const block_q6_K *)(w + r * ws) + i;
+            const int8x16_t scales = vld1q_s8(wb->scales);
+            const int16x8_t sc_lo = vmovl_s8(vget_low_s8(scales)), sc_hi = vmovl_s8(vget_high_s8(scales));
+            int32x4_t isum[4];
+            UNROLL
+            for (int c = 0; c < NC; c++) isum[c] = vdupq_n_s32(0);
+            for (int n = 0; n < 2; n++) {
+                uint8x16_t ql[4], qh[2];
+                UNROLL
+                for (int t = 0; t < 4; t++) ql[t] = vld1q_u8(wb->ql + 64 * n + 16 * t);
+                qh[0] = vld1q_u8(wb->qh + 32 * n);
+                qh[1] = vld1q_u8(wb->qh + 32 * n + 16);
+                UNROLL
+                for (int j = 0; j < 4; j++)
+                    UNROLL
+                    for (int half = 0; half < 2; half++) {   /* codes 128n + 32j + 16 half .. + 15: group 8n + 2j + half */
+                        const uint8x16_t l = ql[2 * (j & 1) + half];
+                        const uint8x16_t low = j < 2 ? vandq_u8(l, low4) : vshrq_n_u8(l, 4);
+                        const uint8x16_t high = vandq_u8(vshlq_u8(qh[half], vdupq_n_s8((int8_t)(-2 * j))), low2);
+                        const int8x16_t code = vreinterpretq_s8_u8(vorrq_u8(low, vshlq_n_u8(high, 4)));
+                        const int g = 8 * n + 2 * j + half;
+                        UNROLL
+                        for (int c = 0; c < NC; c++) {
+                            int32x4_t p = vdotq_s32(vdupq_n_s32(0), code, vld1q_s8(ab[c]->qs + 16 * g));
+                            isum[c] = vmlaq_n_s32(isum[c], p, wb->scales[g]);
+                        }
+                    }
+            }
+            const float d = load_f16(wb->d);
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                int32x4_t corr = vmull_s16(vget_low_s16(sc_lo), vget_low_s16(bsum_lo[c]));
+                corr = vmlal_s16(corr, vget_high_s16(sc_lo), vget_high_s16(bsum_lo[c]));
+                corr = vmlal_s16(corr, vget_low_s16(sc_hi), vget_low_s16(bsum_hi[c]));
+                corr = vmlal_s16(corr, vget_high_s16(sc_hi), vget_high_s16(bsum_hi[c]));
+                const int32_t is = vaddvq_s32(isum[c]), cs = vaddvq_s32(corr);
+                sum[r][c] += da[c] * d * (float)(is - 32 * cs);
+            }
+        }
+    }
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+}
+
+DOTPROD_KERNELS(q6_k, TS_Q8_K);
 #endif

@@ -1,5 +1,6 @@
 /* Q8_0 weights . Q8_0 activations: per block (d_w * d_a) * sum(q_w * q_a), the sum in integers.
- * Portable, AVX2 (sign trick + maddubs), AVX-512 VNNI (dpbusd) and NEON variants. */
+ * Portable, AVX2 (sign trick + maddubs), AVX-512 VNNI (dpbusd) and NEON (with and
+ * without SDOT) variants. */
 #include <stddef.h>
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
@@ -81,11 +82,11 @@ const type_kernels q8_0_kernels_avx512 = { ACT_Q8_0X2, q8_0_dot_avx512, q8_0_til
 #endif
 
 #if defined(__aarch64__)
-#include <arm_neon.h>
-/* NEON: widening byte multiplies summed pairwise into int32 lanes, per block scaled in f32. */
+/* NEON: each block's integer sum in int32 lanes, then the portable kernel's float operations (so
+ * the same bits). Without SDOT: widening byte multiplies summed pairwise. */
 static float q8_0_dot_neon(const void *w, const void *act, int64_t k) {
     const block_q8_0 *x = w, *y = act;
-    float32x4_t acc = vdupq_n_f32(0.0f);
+    float sum = 0.0f;
     for (int64_t i = 0; i < k / QK; i++) {
         int32x4_t s = vdupq_n_s32(0);
         for (int h = 0; h < 2; h++) {
@@ -93,10 +94,48 @@ static float q8_0_dot_neon(const void *w, const void *act, int64_t k) {
             s = vpadalq_s16(s, vmull_s8(vget_low_s8(a), vget_low_s8(b)));
             s = vpadalq_s16(s, vmull_s8(vget_high_s8(a), vget_high_s8(b)));
         }
-        acc = vmlaq_n_f32(acc, vcvtq_f32_s32(s), load_f16(x[i].d) * load_f16(y[i].d));
+        sum += load_f16(x[i].d) * load_f16(y[i].d) * (float)vaddvq_s32(s);
     }
-    return vaddvq_f32(acc);
+    return sum;
 }
 
 const type_kernels q8_0_kernels_neon = { TS_Q8_0, q8_0_dot_neon, NULL, 0, 0 };
+
+/* With SDOT, NR rows x NC activations: each activation block is loaded once for the NR rows. */
+static ALWAYS_INLINE TARGET_DOTPROD void q8_0_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                           int64_t k, float *y, long ys, const int NR, const int NC) {
+    float sum[4][4];
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
+    for (int64_t i = 0; i < k / QK; i++) {
+        int8x16_t alo[4], ahi[4];
+        float da[4];
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            const block_q8_0 *ab = (const block_q8_0 *)(a + c * as) + i;
+            alo[c] = vld1q_s8(ab->qs);
+            ahi[c] = vld1q_s8(ab->qs + 16);
+            da[c] = load_f16(ab->d);
+        }
+        UNROLL
+        for (int r = 0; r < NR; r++) {
+            const block_q8_0 *wb = (const block_q8_0 *)(w + r * ws) + i;
+            const int8x16_t wlo = vld1q_s8(wb->qs), whi = vld1q_s8(wb->qs + 16);
+            const float dw = load_f16(wb->d);
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                int32x4_t s = vdotq_s32(vdotq_s32(vdupq_n_s32(0), wlo, alo[c]), whi, ahi[c]);
+                sum[r][c] += dw * da[c] * (float)vaddvq_s32(s);
+            }
+        }
+    }
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+}
+
+DOTPROD_KERNELS(q8_0, TS_Q8_0);
 #endif

@@ -17,6 +17,28 @@
 #include "kernels/types.h"
 #include "kernels/cpu.h"
 
+#if defined(__aarch64__)
+#include <arm_neon.h>
+#define TARGET_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
+/* A type's NEON SDOT kernels from its tile body T_dotprod_body(w, ws, a, as, k, y, ys, NR, NC):
+ * the row dot (1 x 1), the 4 x 1 rows of a matrix-vector product and the 4 x 4 tile, exported as
+ * T_kernels_neon_dotprod. */
+#define DOTPROD_KERNELS(T, ACT)                                                                          \
+    static TARGET_DOTPROD float T##_dot_dotprod(const void *w, const void *a, int64_t k) {               \
+        float y;                                                                                         \
+        T##_dotprod_body(w, 0, a, 0, k, &y, 0, 1, 1);                                                    \
+        return y;                                                                                        \
+    }                                                                                                    \
+    static TARGET_DOTPROD void T##_rows4_dotprod(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
+                                                 int64_t k, float *y, long ys) {                         \
+        T##_dotprod_body(w, ws, a, as, k, y, ys, 4, 1);                                                  \
+    }                                                                                                    \
+    static TARGET_DOTPROD void T##_tile_dotprod(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
+                                                int64_t k, float *y, long ys) {                          \
+        T##_dotprod_body(w, ws, a, as, k, y, ys, 4, 4);                                                  \
+    }                                                                                                    \
+    const type_kernels T##_kernels_neon_dotprod = { ACT, T##_dot_dotprod, T##_tile_dotprod, 4, 4, T##_rows4_dotprod }
+#endif
 #if defined(__x86_64__)
 #define TS_X86 1
 #define TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
@@ -70,7 +92,8 @@ typedef struct kernel_set {
     const type_kernels *types[TS_TYPE_COUNT];
 } kernel_set;
 
-/* The set of a level, NULL when it is not compiled into this binary. Does not check the CPU
+/* The set of a level, NULL when it is not compiled into this binary. Does not check that the CPU
+ * runs the level (cpu_has_simd); within NEON it picks the SDOT kernels where the CPU has them
  * (kernel_sets.c). */
 const kernel_set *kernel_set_for(int level);
 
@@ -105,6 +128,10 @@ extern const type_kernels iq4_nl_kernels_avx512, iq4_xs_kernels_avx512, mxfp4_ke
 #endif
 #if defined(__aarch64__)
 extern const type_kernels q8_0_kernels_neon;
+/* With the dot product instructions (ARMv8.2 DotProd, cpu_has_neon_dotprod): the integer sums
+ * by SDOT, then the portable kernel's float operations, so each gives the portable kernel's bits;
+ * rows4 and tiles share the activation's loads. */
+extern const type_kernels q8_0_kernels_neon_dotprod, q4_k_kernels_neon_dotprod, q6_k_kernels_neon_dotprod;
 #endif
 
 /* Activation quantizers (q8_act.c): the same formats as the Q8_0 / Q8_K reference quantizers. */

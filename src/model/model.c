@@ -146,7 +146,8 @@ static void print_weight_type(FILE *f, const char *label, const weight *w) {
 void ts_model_print_info(const ts_model *m, FILE *f) {
     const model_geometry *g = &m->g;
     fprintf(f, "model: %s\n", m->path);
-    fprintf(f, "kernels: %s\n", simd_name(m->simd));
+    fprintf(f, "kernels: %s%s\n", simd_name(m->simd),
+            m->simd == SIMD_NEON && cpu_has_neon_dotprod() ? " (with SDOT)" : "");
     if (g->n_layers > 0) {
         fprintf(f, "arch: %s  hidden %d  layers %d  vocab %d  context %d  norm eps %g\n", g->arch,
                 g->hidden, g->n_layers, g->n_vocab, g->n_ctx_train, (double)g->norm_eps);

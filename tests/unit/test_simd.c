@@ -76,6 +76,9 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
     float x[512], deq[512];
     random_acts(r, x, k);
     x[5] = 0.0f; x[300] = -x[301];   /* a zero and a symmetric pair */
+    /* halfway cases: max|x| 127 makes the step 1 in Q8_0 block 1 and Q8_K block 0 */
+    x[32] = 127.0f;
+    for (int j = 33; j < 64; j++) x[j] = (float)(j - 48) + 0.5f;
     struct { int type; quantize_act_fn q; } fmt[2] = { { TS_Q8_0, ks->quantize_q8_0 }, { TS_Q8_K, ks->quantize_q8_k } };
     for (int f = 0; f < 2; f++) {
         const type_traits *tt = type_get(fmt[f].type);
@@ -114,7 +117,13 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
               "%s: %s activation quantizer: within half a step (%d off), codes within 1 of the reference "
               "(%d off), same scales (%d differ), block sums (%d wrong)", isa, type_name(fmt[f].type), bad, code_diff,
               scale_diff, bsum_bad);
-        free(a); free(ref);
+        /* every set quantizes activations to the same bytes: the portable quantizers (the NEON
+         * set's) are the x86 ones in C, halfway cases to even included */
+        uint8_t *portable = malloc(bytes);
+        (fmt[f].type == TS_Q8_0 ? act_quantize_q8_0_generic : act_quantize_q8_k_generic)(x, portable, k);
+        CHECK(memcmp(a, portable, bytes) == 0, "%s: %s activation quantizer makes the portable quantizer's bytes",
+              isa, type_name(fmt[f].type));
+        free(a); free(ref); free(portable);
     }
     if (ks->quantize_q8_0x2) {
         /* the paired layout holds the set's Q8_0 values exactly; 7 blocks end in a half pair */
@@ -151,6 +160,19 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
 }
 
 /* One type under one kernel set. */
+/* the portable kernels (the NEON set's, and the reference for every ISA) on this machine */
+static const kernel_set portable = {
+    .level = SIMD_COUNT,   /* labelled "portable" */
+    .quantize_q8_0 = act_quantize_q8_0_generic, .quantize_q8_k = act_quantize_q8_k_generic,
+    .types = {
+        [TS_F32] = &f32_kernels_generic, [TS_F16] = &f16_kernels_generic, [TS_BF16] = &bf16_kernels_generic,
+        [TS_Q8_0] = &q8_0_kernels_generic, [TS_Q4_0] = &q4_0_kernels_generic, [TS_Q4_1] = &q4_1_kernels_generic,
+        [TS_Q5_0] = &q5_0_kernels_generic, [TS_Q5_1] = &q5_1_kernels_generic, [TS_Q2_K] = &q2_k_kernels_generic,
+        [TS_Q3_K] = &q3_k_kernels_generic, [TS_Q4_K] = &q4_k_kernels_generic, [TS_Q5_K] = &q5_k_kernels_generic,
+        [TS_Q6_K] = &q6_k_kernels_generic, [TS_IQ4_NL] = &iq4_nl_kernels_generic,
+        [TS_IQ4_XS] = &iq4_xs_kernels_generic, [TS_MXFP4] = &mxfp4_kernels_generic,
+    } };
+
 static void check_type(const kernel_set *ks, int type, rng *r) {
     const char *isa = ISA_NAMES[ks->level];
     const type_traits *tt = type_get(type);
@@ -171,16 +193,22 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
     }
     double worst_exact = 0, worst_ref = 0;
     float y[6][9];
-    /* kernels that do the portable kernel's float operations on the same integer sums */
-    const type_kernels *same_bits = ks->level != SIMD_AVX512 ? NULL
+    /* kernels that do the portable kernel's float operations on the same integer sums: the
+     * AVX-512 K-quants, and every NEON kernel */
+    const type_kernels *same_bits = ks->level == SIMD_NEON ? portable.types[type]
+                                    : ks->level != SIMD_AVX512 ? NULL
                                     : type == TS_Q4_K ? &q4_k_kernels_generic
                                     : type == TS_Q5_K ? &q5_k_kernels_generic
                                     : type == TS_Q6_K ? &q6_k_kernels_generic : NULL;
     int same_bits_diff = 0;
-    /* the portable kernel reads plain Q8_K: the set's own Q8_K quantizer gives it the same values */
-    uint8_t *plain = same_bits ? malloc(act_row_bytes(TS_Q8_K, k) * cols) : NULL;
-    const size_t ps = act_row_bytes(TS_Q8_K, k);
-    if (plain) for (int c = 0; c < cols; c++) ks->quantize_q8_k(x + c * k, plain + c * ps, k);
+    /* the portable kernel reads its own format (plain Q8_K for the K-quants): the set's quantizer
+     * into that format gives it the same values */
+    const size_t ps = same_bits ? act_row_bytes(same_bits->act_type, k) : 0;
+    uint8_t *plain = same_bits ? malloc(ps * cols) : NULL;
+    for (int c = 0; plain && c < cols; c++) {
+        if (same_bits->act_type == TS_F32) memcpy(plain + c * ps, x + c * k, ps);
+        else act_quantizer(ks, same_bits->act_type)(x + c * k, plain + c * ps, k);
+    }
     for (int i = 0; i < rows; i++) {
         tt->dequant_row(w + i * rb, wd, k);
         for (int c = 0; c < cols; c++) {
@@ -431,18 +459,6 @@ int main(void) {
         for (int i = 0; i < N_TYPES; i++) { check_matmul(level, TYPES[i], 23, &r); check_matmul(level, TYPES[i], 600, &r); }
         check_attention(level, &r);
     }
-    /* the portable kernels (the NEON set's, and the reference for every ISA) on this machine */
-    const kernel_set portable = {
-        .level = SIMD_COUNT,   /* labelled "portable" */
-        .quantize_q8_0 = act_quantize_q8_0_generic, .quantize_q8_k = act_quantize_q8_k_generic,
-        .types = {
-            [TS_F32] = &f32_kernels_generic, [TS_F16] = &f16_kernels_generic, [TS_BF16] = &bf16_kernels_generic,
-            [TS_Q8_0] = &q8_0_kernels_generic, [TS_Q4_0] = &q4_0_kernels_generic, [TS_Q4_1] = &q4_1_kernels_generic,
-            [TS_Q5_0] = &q5_0_kernels_generic, [TS_Q5_1] = &q5_1_kernels_generic, [TS_Q2_K] = &q2_k_kernels_generic,
-            [TS_Q3_K] = &q3_k_kernels_generic, [TS_Q4_K] = &q4_k_kernels_generic, [TS_Q5_K] = &q5_k_kernels_generic,
-            [TS_Q6_K] = &q6_k_kernels_generic, [TS_IQ4_NL] = &iq4_nl_kernels_generic,
-            [TS_IQ4_XS] = &iq4_xs_kernels_generic, [TS_MXFP4] = &mxfp4_kernels_generic,
-        } };
     for (int i = 0; i < N_TYPES; i++) check_type(&portable, TYPES[i], &r);
     CHECK_EXIT();
 }
