@@ -335,6 +335,12 @@ attention_kernels attention_kernels_for(int simd_level) {
             { scores_f32_avx2, attention_scores_f16_avx2, attention_scores_q8_0_avx2 }, softmax_avx2,
             { values_f32_avx2, attention_values_f16_avx2, attention_values_q8_0_avx2 } };
 #endif
+#if defined(__aarch64__)
+    if (simd_level == SIMD_NEON)
+        return (attention_kernels){
+            { attention_scores_f32_generic, attention_scores_f16_neon, attention_scores_q8_0_generic }, softmax_generic,
+            { attention_values_f32_generic, attention_values_f16_neon, attention_values_q8_0_generic } };
+#endif
     (void)simd_level;
     return (attention_kernels){
         { attention_scores_f32_generic, attention_scores_f16_generic, attention_scores_q8_0_generic }, softmax_generic,

@@ -2,7 +2,8 @@
  * value row half [hd]. The halves are widened exactly to f32 and the kernels do the f32 cache's
  * operations: scores one FMA chain per dimension with a key in each lane (the portable version
  * multiplies and adds), values even and odd rows into separate accumulators. Portable, AVX2 (F16C)
- * and AVX-512, both with up to four query heads per widened key or value. */
+ * and AVX-512, both with up to four query heads per widened key or value, and NEON (the portable
+ * kernels' operations, so their bits, with as many heads per widened key or value). */
 #include "kernels/attention.h"
 #include "kernels/simd.h"
 #include "kernels/kernels_internal.h"
@@ -279,6 +280,135 @@ TARGET_AVX2 void attention_values_f16_avx2(const float *a, size_t a_stride, int 
         if (heads - g >= 4) { values_group_avx2(ag, a_stride, 4, 1, count, v, row_bytes, slots, s0, hd, og, out_stride); g += 4; }
         else if (heads - g >= 2) { values_group_avx2(ag, a_stride, 2, 2, count, v, row_bytes, slots, s0, hd, og, out_stride); g += 2; }
         else { values_group_avx2(ag, a_stride, 1, 4, count, v, row_bytes, slots, s0, hd, og, out_stride); g += 1; }
+    }
+}
+#endif
+
+#if defined(__aarch64__)
+/* NEON: the portable kernels' operations (each product rounded, then added, in the same order),
+ * four keys or dimensions per vector and up to four query heads per widened key or value, so the
+ * portable kernels' bits. HG (a constant after inlining) is the count of heads taken together. */
+static ALWAYS_INLINE float32x4_t widen4_f16(const uint16_t *p) {
+    return vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)));
+}
+
+static ALWAYS_INLINE void scores_heads_neon(const float *q, const uint16_t *kt, int hd, int count, float scale,
+                                            float *score, size_t score_stride, const int HG) {
+    int j = 0;
+    for (; j + 16 <= count; j += 16) {
+        float32x4_t acc[4][4];
+        UNROLL
+        for (int h = 0; h < HG; h++)
+            UNROLL
+            for (int u = 0; u < 4; u++) acc[h][u] = vdupq_n_f32(0.0f);
+        for (int i = 0; i < hd; i++) {
+            const uint16_t *row = kt + (size_t)i * KV_KEY_BLOCK + j;
+            float32x4_t key[4];
+            UNROLL
+            for (int u = 0; u < 4; u++) key[u] = widen4_f16(row + 4 * u);
+            UNROLL
+            for (int h = 0; h < HG; h++)
+                UNROLL
+                for (int u = 0; u < 4; u++) acc[h][u] = vaddq_f32(acc[h][u], vmulq_n_f32(key[u], q[(size_t)h * hd + i]));
+        }
+        UNROLL
+        for (int h = 0; h < HG; h++)
+            UNROLL
+            for (int u = 0; u < 4; u++) vst1q_f32(score + h * score_stride + j + 4 * u, vmulq_n_f32(acc[h][u], scale));
+    }
+    for (; j + 4 <= count; j += 4) {
+        float32x4_t acc[4];
+        UNROLL
+        for (int h = 0; h < HG; h++) acc[h] = vdupq_n_f32(0.0f);
+        for (int i = 0; i < hd; i++) {
+            const float32x4_t key = widen4_f16(kt + (size_t)i * KV_KEY_BLOCK + j);
+            UNROLL
+            for (int h = 0; h < HG; h++) acc[h] = vaddq_f32(acc[h], vmulq_n_f32(key, q[(size_t)h * hd + i]));
+        }
+        UNROLL
+        for (int h = 0; h < HG; h++) vst1q_f32(score + h * score_stride + j, vmulq_n_f32(acc[h], scale));
+    }
+    for (; j < count; j++)
+        for (int h = 0; h < HG; h++) {
+            float s = 0.0f;
+            for (int i = 0; i < hd; i++) s += q[(size_t)h * hd + i] * half_to_f32(kt[(size_t)i * KV_KEY_BLOCK + j]);
+            score[h * score_stride + j] = s * scale;
+        }
+}
+
+static ALWAYS_INLINE void values_heads_neon(const float *a, size_t a_stride, int count, const uint8_t *v, size_t row_bytes,
+                                            int slots, int s0, int hd, float *out, size_t out_stride, const int HG) {
+    int i = 0;
+    for (; i + 16 <= hd; i += 16) {
+        float32x4_t acc[4][4];
+        UNROLL
+        for (int h = 0; h < HG; h++)
+            UNROLL
+            for (int u = 0; u < 4; u++) acc[h][u] = vdupq_n_f32(0.0f);
+        for (int j = 0, slot = s0 % slots; j < count; j++) {
+            const uint16_t *row = (const uint16_t *)(v + (size_t)slot * row_bytes) + i;
+            float32x4_t val[4];
+            UNROLL
+            for (int u = 0; u < 4; u++) val[u] = widen4_f16(row + 4 * u);
+            UNROLL
+            for (int h = 0; h < HG; h++)
+                UNROLL
+                for (int u = 0; u < 4; u++) acc[h][u] = vaddq_f32(acc[h][u], vmulq_n_f32(val[u], a[h * a_stride + j]));
+            if (++slot == slots) slot = 0;
+        }
+        UNROLL
+        for (int h = 0; h < HG; h++)
+            UNROLL
+            for (int u = 0; u < 4; u++) vst1q_f32(out + h * out_stride + i + 4 * u, acc[h][u]);
+    }
+    for (; i + 4 <= hd; i += 4) {
+        float32x4_t acc[4];
+        UNROLL
+        for (int h = 0; h < HG; h++) acc[h] = vdupq_n_f32(0.0f);
+        for (int j = 0, slot = s0 % slots; j < count; j++) {
+            const float32x4_t val = widen4_f16((const uint16_t *)(v + (size_t)slot * row_bytes) + i);
+            UNROLL
+            for (int h = 0; h < HG; h++) acc[h] = vaddq_f32(acc[h], vmulq_n_f32(val, a[h * a_stride + j]));
+            if (++slot == slots) slot = 0;
+        }
+        UNROLL
+        for (int h = 0; h < HG; h++) vst1q_f32(out + h * out_stride + i, acc[h]);
+    }
+    for (; i < hd; i++)
+        for (int h = 0; h < HG; h++) {
+            float s = 0.0f;
+            for (int j = 0, slot = s0 % slots; j < count; j++) {
+                s += a[h * a_stride + j] * half_to_f32(((const uint16_t *)(v + (size_t)slot * row_bytes))[i]);
+                if (++slot == slots) slot = 0;
+            }
+            out[h * out_stride + i] = s;
+        }
+}
+
+void attention_scores_f16_neon(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride) {
+    const uint16_t *kt = (const uint16_t *)block + i0;
+    for (int g = 0; g < heads; g += 4) {
+        const float *qg = q + (size_t)g * hd;
+        float *sg = score + g * score_stride;
+        switch (heads - g) {
+        case 1: scores_heads_neon(qg, kt, hd, count, scale, sg, score_stride, 1); break;
+        case 2: scores_heads_neon(qg, kt, hd, count, scale, sg, score_stride, 2); break;
+        case 3: scores_heads_neon(qg, kt, hd, count, scale, sg, score_stride, 3); break;
+        default: scores_heads_neon(qg, kt, hd, count, scale, sg, score_stride, 4); break;
+        }
+    }
+}
+
+void attention_values_f16_neon(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
+    for (int g = 0; g < heads; g += 4) {
+        const float *ag = a + g * a_stride;
+        float *og = out + g * out_stride;
+        switch (heads - g) {
+        case 1: values_heads_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 1); break;
+        case 2: values_heads_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 2); break;
+        case 3: values_heads_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 3); break;
+        default: values_heads_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 4); break;
+        }
     }
 }
 #endif

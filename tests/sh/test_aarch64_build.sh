@@ -42,9 +42,10 @@ check "under $QEMU the binary picks the NEON kernels with SDOT" \
 check "on an emulated Cortex-A72 (no SDOT) the NEON kernels without it" \
     sh -c "$QEMU -cpu cortex-a72 '$TMP/run-aarch64' --info '$FIX/qa-llama/qa-llama-q8_0.gguf' 2>&1 | grep -qx 'kernels: neon'"
 # The unit tests' own ok / not ok lines count, as tests/run_all.sh counts them; a crash is a failure.
-# test_simd runs on both CPUs; the fixture logits with the SDOT kernels (those without are the
-# portable kernels but Q8_0's, whose bits test_simd checks).
-for t in test_simd test_logits test_simd@cortex-a72; do
+# test_simd runs on both CPUs; the fixture logits and test_kernels (the f16 conversions,
+# exhaustively: on aarch64 they are FCVT) on the default one, with the SDOT kernels (the set
+# without them is the portable kernels but Q8_0's, whose bits test_simd checks).
+for t in test_simd test_logits test_kernels test_simd@cortex-a72; do
     src=${t%@*} cpu=${t#*@}
     [ "$cpu" = "$t" ] && cpu=max
     if [ ! -x "$TMP/$src" ] && ! $CC_ARM $FLAGS -Itests/unit "tests/unit/$src.c" "$TMP/libtessera.a" -lm -lpthread -o "$TMP/$src" 2>"$TMP/$src.err"; then

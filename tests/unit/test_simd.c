@@ -441,6 +441,21 @@ static void check_attention(int level, rng *r) {
             CHECK(worst < 2e-6 && memcmp(o1, o2, hd * sizeof(float)) == 0,
                   "%s: attention values, %s cache, head %d, %d rows: within %.1e of double on the stored values, a wrapped ring == rows in order",
                   ISA_NAMES[level], attention_kv_type_name(kv), hd, count, worst);
+            if (level == SIMD_NEON) {
+                /* the NEON kernels do the portable kernels' operations: their bits, run by run */
+                const attention_kernels pk = attention_kernels_for(SIMD_SCALAR);
+                for (int done = 0, sl = s0; done < count; ) {
+                    int len = KV_KEY_BLOCK - sl % KV_KEY_BLOCK;
+                    if (len > count - done) len = count - done;
+                    pk.scores[kv](q, 1, kc + (size_t)(sl / KV_KEY_BLOCK) * kb, hd, sl % KV_KEY_BLOCK, len, 0.125f, s2 + done, 0);
+                    done += len;
+                    sl += len;
+                }
+                pk.values[kv](a, 0, 1, count, vc + head1, rb, slots, start, hd, o2, 0);
+                CHECK(memcmp(s1, s2, count * sizeof(float)) == 0 && memcmp(o1, o2, hd * sizeof(float)) == 0,
+                      "%s: attention, %s cache, head %d, %d keys: scores and values are the portable kernels' bits",
+                      ISA_NAMES[level], attention_kv_type_name(kv), hd, count);
+            }
             check_attention_heads(level, &ak, kv, hd, count, kc, kb, vc + head1, rb, slots, r);
             free(q); free(key); free(val); free(kd); free(vd); free(kc); free(vc); free(lin);
             free(s1); free(s2); free(o1); free(o2); free(a);
