@@ -71,7 +71,7 @@ static const kernel_set avx512_set = {
     [TS_Q4_0] = &q4_0_kernels_generic, [TS_Q4_1] = &q4_1_kernels_generic,                              \
     [TS_Q5_0] = &q5_0_kernels_generic, [TS_Q5_1] = &q5_1_kernels_generic,                              \
     [TS_Q2_K] = &q2_k_kernels_generic, [TS_Q3_K] = &q3_k_kernels_generic,                              \
-    [TS_Q5_K] = &q5_k_kernels_generic, [TS_IQ4_NL] = &iq4_nl_kernels_generic,                          \
+    [TS_IQ4_NL] = &iq4_nl_kernels_generic,                                                             \
     [TS_IQ4_XS] = &iq4_xs_kernels_generic, [TS_MXFP4] = &mxfp4_kernels_generic
 static const kernel_set neon_set = {
     .level = SIMD_NEON,
@@ -80,10 +80,11 @@ static const kernel_set neon_set = {
         NEON_PORTABLE_TYPES,
         [TS_Q8_0] = &q8_0_kernels_neon,
         [TS_Q4_K] = &q4_k_kernels_generic,
+        [TS_Q5_K] = &q5_k_kernels_generic,
         [TS_Q6_K] = &q6_k_kernels_generic,
     } };
-/* With the ARMv8.2 dot product (SDOT): Q8_0, Q4_K and Q6_K (the Q8_0 and Q4_K_M files) in SDOT
- * row, 4-row and tile kernels, still the portable kernels' bits. */
+/* With the ARMv8.2 dot product (SDOT): Q8_0, Q4_K, Q5_K and Q6_K (the Q8_0, Q4_K_M and Q5_K_M
+ * files) in SDOT row, 4-row and tile kernels, still the portable kernels' bits. */
 static const kernel_set neon_dotprod_set = {
     .level = SIMD_NEON,
     .quantize_q8_0 = act_quantize_q8_0_generic, .quantize_q8_k = act_quantize_q8_k_generic,
@@ -91,6 +92,7 @@ static const kernel_set neon_dotprod_set = {
         NEON_PORTABLE_TYPES,
         [TS_Q8_0] = &q8_0_kernels_neon_dotprod,
         [TS_Q4_K] = &q4_k_kernels_neon_dotprod,
+        [TS_Q5_K] = &q5_k_kernels_neon_dotprod,
         [TS_Q6_K] = &q6_k_kernels_neon_dotprod,
     } };
 #endif

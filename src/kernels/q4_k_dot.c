@@ -158,72 +158,10 @@ const type_kernels q4_k_kernels_avx512 = { ACT_Q8_K_NIBBLES, q4_k_dot_avx512, q4
 #endif
 
 #if defined(__aarch64__)
-/* NEON SDOT, NR rows x NC activations per super-block: the groups' integer sums by SDOT, scaled
- * per group in int32 lanes; the mins against the activation's pair sums of bsums; then the
- * portable kernel's float operations, so the same bits. */
+/* NEON SDOT: the shared body (q4_k_simd.h) */
 static ALWAYS_INLINE TARGET_DOTPROD void q4_k_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
                                                            int64_t k, float *y, long ys, const int NR, const int NC) {
-    float sum[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
-    const uint8x16_t low4 = vdupq_n_u8(0x0f);
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const block_q8_K *ab[4];
-        float da[4];
-        int16x8_t group_sums[4];   /* the activation's sums over each group of 32 codes */
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            da[c] = f32_from_bits(load_u32(ab[c]->d));
-            group_sums[c] = vpaddq_s16(vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums)),
-                                       vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums + 16)));
-        }
-        UNROLL
-        for (int r = 0; r < NR; r++) {
-            const block_q4_K *wb = (const block_q4_K *)(w + r * ws) + i;
-            int sc[8];
-            int16_t mins[8];
-            for (int g = 0; g < 8; g++) {
-                int m;
-                kq_get_scale_min(wb->scales, g, &sc[g], &m);
-                mins[g] = (int16_t)m;
-            }
-            const int16x8_t m8 = vld1q_s16(mins);
-            int32x4_t isum[4];
-            UNROLL
-            for (int c = 0; c < NC; c++) isum[c] = vdupq_n_s32(0);
-            UNROLL
-            for (int h = 0; h < 4; h++) {   /* 32 bytes: group 2h in the low nibbles, 2h + 1 in the high */
-                const uint8x16_t raw0 = vld1q_u8(wb->qs + 32 * h), raw1 = vld1q_u8(wb->qs + 32 * h + 16);
-                const int8x16_t lo0 = vreinterpretq_s8_u8(vandq_u8(raw0, low4));
-                const int8x16_t lo1 = vreinterpretq_s8_u8(vandq_u8(raw1, low4));
-                const int8x16_t hi0 = vreinterpretq_s8_u8(vshrq_n_u8(raw0, 4));
-                const int8x16_t hi1 = vreinterpretq_s8_u8(vshrq_n_u8(raw1, 4));
-                UNROLL
-                for (int c = 0; c < NC; c++) {
-                    const int8_t *q = ab[c]->qs + 64 * h;
-                    int32x4_t p = vdotq_s32(vdotq_s32(vdupq_n_s32(0), lo0, vld1q_s8(q)), lo1, vld1q_s8(q + 16));
-                    isum[c] = vmlaq_n_s32(isum[c], p, sc[2 * h]);
-                    p = vdotq_s32(vdotq_s32(vdupq_n_s32(0), hi0, vld1q_s8(q + 32)), hi1, vld1q_s8(q + 48));
-                    isum[c] = vmlaq_n_s32(isum[c], p, sc[2 * h + 1]);
-                }
-            }
-            const float d = load_f16(wb->d), dmin = load_f16(wb->dmin);
-            UNROLL
-            for (int c = 0; c < NC; c++) {
-                int32x4_t ms = vmull_s16(vget_low_s16(m8), vget_low_s16(group_sums[c]));
-                ms = vmlal_s16(ms, vget_high_s16(m8), vget_high_s16(group_sums[c]));
-                const int32_t is = vaddvq_s32(isum[c]), msum = vaddvq_s32(ms);
-                sum[r][c] += da[c] * (d * (float)is - dmin * (float)msum);
-            }
-        }
-    }
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+    k4_tile_dotprod(w, ws, a, as, k, y, ys, NR, NC, 0);
 }
 
 DOTPROD_KERNELS(q4_k, TS_Q8_K);

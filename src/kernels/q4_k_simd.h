@@ -3,8 +3,8 @@
  * fifth bits in qh; Q4_K's activations come in its code order, ACT_Q8_K_NIBBLES): per super-block
  * and output, the scaled group sums in 16 int32 lanes, two groups of codes in one 512-bit vector
  * against 64 activations, added up as integers, then the portable kernel's float operations
- * (k4_term_16), so every AVX-512 Q4_K/Q5_K kernel gives the portable one's bits. Included by
- * q4_k_dot.c (five = 0) and q5_k_dot.c (five = 1). */
+ * (k4_term_16), so every AVX-512 Q4_K/Q5_K kernel gives the portable one's bits; and the NEON
+ * SDOT tile body (same bits too). Included by q4_k_dot.c (five = 0) and q5_k_dot.c (five = 1). */
 #ifndef TS_KERNELS_Q4_K_SIMD_H
 #define TS_KERNELS_Q4_K_SIMD_H
 #include <stddef.h>
@@ -235,6 +235,93 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
 #undef DMIN_AT
 #undef SCALES_AT
 #undef QH_AT
+#endif
+
+#if defined(__aarch64__)
+/* NEON SDOT, NR rows x NC activations per super-block of Q4_K (five = 0) or Q5_K (five = 1): the
+ * groups' integer sums by SDOT, scaled per group in int32 lanes; the mins against the activation's
+ * pair sums of bsums; then the portable kernel's float operations, so the same bits. */
+static ALWAYS_INLINE TARGET_DOTPROD void k4_tile_dotprod(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                         int64_t k, float *y, long ys, const int NR, const int NC,
+                                                         const int five) {
+    const size_t bsize = five ? sizeof(block_q5_K) : sizeof(block_q4_K);
+    const size_t qs_at = five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
+    float sum[4][4];
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
+    const uint8x16_t low4 = vdupq_n_u8(0x0f), one = vdupq_n_u8(1);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const block_q8_K *ab[4];
+        float da[4];
+        int16x8_t group_sums[4];   /* the activation's sums over each group of 32 codes */
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            da[c] = f32_from_bits(load_u32(ab[c]->d));
+            group_sums[c] = vpaddq_s16(vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums)),
+                                       vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums + 16)));
+        }
+        UNROLL
+        for (int r = 0; r < NR; r++) {
+            /* d, dmin and the scales sit where they do in both layouts */
+            const block_q4_K *wb = (const block_q4_K *)(w + r * ws + (size_t)i * bsize);
+            const uint8_t *qs = (const uint8_t *)wb + qs_at;
+            int sc[8];
+            int16_t mins[8];
+            for (int g = 0; g < 8; g++) {
+                int m;
+                kq_get_scale_min(wb->scales, g, &sc[g], &m);
+                mins[g] = (int16_t)m;
+            }
+            const int16x8_t m8 = vld1q_s16(mins);
+            uint8x16_t qh0 = vdupq_n_u8(0), qh1 = vdupq_n_u8(0);
+            if (five) {
+                qh0 = vld1q_u8(((const block_q5_K *)wb)->qh);
+                qh1 = vld1q_u8(((const block_q5_K *)wb)->qh + 16);
+            }
+            int32x4_t isum[4];
+            UNROLL
+            for (int c = 0; c < NC; c++) isum[c] = vdupq_n_s32(0);
+            UNROLL
+            for (int h = 0; h < 4; h++) {   /* 32 bytes: group 2h in the low nibbles, 2h + 1 in the high */
+                const uint8x16_t raw0 = vld1q_u8(qs + 32 * h), raw1 = vld1q_u8(qs + 32 * h + 16);
+                uint8x16_t lo0 = vandq_u8(raw0, low4), lo1 = vandq_u8(raw1, low4);
+                uint8x16_t hi0 = vshrq_n_u8(raw0, 4), hi1 = vshrq_n_u8(raw1, 4);
+                if (five) {   /* group 2h's fifth bits are bit 2h of qh, group 2h + 1's bit 2h + 1 */
+                    const int8x16_t down_lo = vdupq_n_s8((int8_t)(-2 * h)), down_hi = vdupq_n_s8((int8_t)(-2 * h - 1));
+                    lo0 = vorrq_u8(lo0, vshlq_n_u8(vandq_u8(vshlq_u8(qh0, down_lo), one), 4));
+                    lo1 = vorrq_u8(lo1, vshlq_n_u8(vandq_u8(vshlq_u8(qh1, down_lo), one), 4));
+                    hi0 = vorrq_u8(hi0, vshlq_n_u8(vandq_u8(vshlq_u8(qh0, down_hi), one), 4));
+                    hi1 = vorrq_u8(hi1, vshlq_n_u8(vandq_u8(vshlq_u8(qh1, down_hi), one), 4));
+                }
+                UNROLL
+                for (int c = 0; c < NC; c++) {
+                    const int8_t *q = ab[c]->qs + 64 * h;
+                    int32x4_t p = vdotq_s32(vdotq_s32(vdupq_n_s32(0), vreinterpretq_s8_u8(lo0), vld1q_s8(q)),
+                                            vreinterpretq_s8_u8(lo1), vld1q_s8(q + 16));
+                    isum[c] = vmlaq_n_s32(isum[c], p, sc[2 * h]);
+                    p = vdotq_s32(vdotq_s32(vdupq_n_s32(0), vreinterpretq_s8_u8(hi0), vld1q_s8(q + 32)),
+                                  vreinterpretq_s8_u8(hi1), vld1q_s8(q + 48));
+                    isum[c] = vmlaq_n_s32(isum[c], p, sc[2 * h + 1]);
+                }
+            }
+            const float d = load_f16(wb->d), dmin = load_f16(wb->dmin);
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                int32x4_t ms = vmull_s16(vget_low_s16(m8), vget_low_s16(group_sums[c]));
+                ms = vmlal_s16(ms, vget_high_s16(m8), vget_high_s16(group_sums[c]));
+                const int32_t is = vaddvq_s32(isum[c]), msum = vaddvq_s32(ms);
+                sum[r][c] += da[c] * (d * (float)is - dmin * (float)msum);
+            }
+        }
+    }
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+}
 #endif
 
 #endif

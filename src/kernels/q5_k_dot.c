@@ -64,3 +64,13 @@ static TARGET_AVX512 void q5_k_tile_avx512(const uint8_t *w, size_t ws, const ui
 const type_kernels q5_k_kernels_avx2 = { TS_Q8_K, q5_k_dot_avx2, NULL, 0, 0 };
 const type_kernels q5_k_kernels_avx512 = { TS_Q8_K, q5_k_dot_avx512, q5_k_tile_avx512, 4, 4, q5_k_rows4_avx512 };
 #endif
+
+#if defined(__aarch64__)
+/* NEON SDOT: the Q4_K body (q4_k_simd.h) with the fifth bit. */
+static ALWAYS_INLINE TARGET_DOTPROD void q5_k_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                           int64_t k, float *y, long ys, const int NR, const int NC) {
+    k4_tile_dotprod(w, ws, a, as, k, y, ys, NR, NC, 1);
+}
+
+DOTPROD_KERNELS(q5_k, TS_Q8_K);
+#endif
