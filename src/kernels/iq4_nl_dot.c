@@ -57,3 +57,20 @@ static TARGET_AVX512 void iq4_nl_tile_avx512(const uint8_t *w, size_t ws, const 
 const type_kernels iq4_nl_kernels_avx2 = { TS_Q8_0, iq4_nl_dot_avx2, iq4_nl_tile_avx2, 4, 4 };
 const type_kernels iq4_nl_kernels_avx512 = { ACT_Q8_0X2, iq4_nl_dot_avx512, iq4_nl_tile_avx512, 4, 4 };
 #endif
+
+#if defined(__aarch64__)
+/* NEON SDOT (pair_dot.h): the nibbles looked up in the table (TBL; it fits one register) */
+static ALWAYS_INLINE TARGET_DOTPROD void iq4_nl_codes_neon(const uint8_t *b, int8x16_t *lo, int8x16_t *hi) {
+    const int8x16_t table = vld1q_s8(kvalues_iq4nl);
+    const uint8x16_t qs = vld1q_u8(((const block_iq4_nl *)b)->qs);
+    *lo = vqtbl1q_s8(table, vandq_u8(qs, vdupq_n_u8(0x0f)));
+    *hi = vqtbl1q_s8(table, vshrq_n_u8(qs, 4));
+}
+
+static ALWAYS_INLINE TARGET_DOTPROD void iq4_nl_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                             int64_t k, float *y, long ys, const int NR, const int NC) {
+    SIGNED_TILE_DOTPROD_BODY(sizeof(block_iq4_nl), iq4_nl_codes_neon, block_f16_scale)
+}
+
+DOTPROD_KERNELS(iq4_nl, TS_Q8_0);
+#endif

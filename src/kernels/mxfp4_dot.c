@@ -64,3 +64,22 @@ static TARGET_AVX512 void mxfp4_tile_avx512(const uint8_t *w, size_t ws, const u
 const type_kernels mxfp4_kernels_avx2 = { TS_Q8_0, mxfp4_dot_avx2, mxfp4_tile_avx2, 4, 4 };
 const type_kernels mxfp4_kernels_avx512 = { ACT_Q8_0X2, mxfp4_dot_avx512, mxfp4_tile_avx512, 4, 4 };
 #endif
+
+#if defined(__aarch64__)
+/* NEON SDOT (pair_dot.h): the nibbles looked up in the doubled E2M1 table, the E8M0 scale halved */
+static ALWAYS_INLINE TARGET_DOTPROD void mxfp4_codes_neon(const uint8_t *b, int8x16_t *lo, int8x16_t *hi) {
+    const int8x16_t table = vld1q_s8(kvalues_mxfp4);
+    const uint8x16_t qs = vld1q_u8(((const block_mxfp4 *)b)->qs);
+    *lo = vqtbl1q_s8(table, vandq_u8(qs, vdupq_n_u8(0x0f)));
+    *hi = vqtbl1q_s8(table, vshrq_n_u8(qs, 4));
+}
+
+static ALWAYS_INLINE float mxfp4_scale_neon(const uint8_t *b) { return e8m0_half_to_f32(b[0]); }
+
+static ALWAYS_INLINE TARGET_DOTPROD void mxfp4_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                            int64_t k, float *y, long ys, const int NR, const int NC) {
+    SIGNED_TILE_DOTPROD_BODY(sizeof(block_mxfp4), mxfp4_codes_neon, mxfp4_scale_neon)
+}
+
+DOTPROD_KERNELS(mxfp4, TS_Q8_0);
+#endif

@@ -132,4 +132,48 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i nibbles_pair(const uint8_t *qs0, cons
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
 #endif
 
+#if defined(__aarch64__)
+/* NEON SDOT, the tile body of the 32-weight types with one scale per block and signed codes (Q8_0,
+ * Q4_0, Q5_0, IQ4_NL, MXFP4) against Q8_0 activations: per block and output the integer sum by
+ * two SDOTs, then the portable kernels' float operations, sum += d_w * d_a * (float)isum, so
+ * their bits.
+ *
+ *   SIGNED_TILE_DOTPROD_BODY(block_bytes, codes, scale)   is the statement body of a tile body
+ *   function (simd.h's parameters w, ws, a, as, k, y, ys, NR, NC); codes(const uint8_t *b,
+ *   int8x16_t *lo, int8x16_t *hi) gives the block's signed codes 0-15 and 16-31, scale(const
+ *   uint8_t *b) its scale as a float. */
+#define SIGNED_TILE_DOTPROD_BODY(block_bytes, codes, scale)                                            \
+    float sum[4][4];                                                                                   \
+    UNROLL                                                                                             \
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;                        \
+    for (int64_t i = 0; i < k / QK; i++) {                                                             \
+        int8x16_t alo[4], ahi[4];                                                                      \
+        float da[4];                                                                                   \
+        UNROLL                                                                                         \
+        for (int c = 0; c < NC; c++) {                                                                 \
+            const block_q8_0 *ab = (const block_q8_0 *)(a + c * as) + i;                               \
+            alo[c] = vld1q_s8(ab->qs);                                                                 \
+            ahi[c] = vld1q_s8(ab->qs + 16);                                                            \
+            da[c] = load_f16(ab->d);                                                                   \
+        }                                                                                              \
+        UNROLL                                                                                         \
+        for (int r = 0; r < NR; r++) {                                                                 \
+            const uint8_t *b = w + r * ws + (size_t)i * (block_bytes);                                 \
+            int8x16_t wlo, whi;                                                                        \
+            codes(b, &wlo, &whi);                                                                      \
+            const float dw = scale(b);                                                                 \
+            UNROLL                                                                                     \
+            for (int c = 0; c < NC; c++) {                                                             \
+                int32x4_t p = vdotq_s32(vdotq_s32(vdupq_n_s32(0), wlo, alo[c]), whi, ahi[c]);          \
+                sum[r][c] += dw * da[c] * (float)vaddvq_s32(p);                                        \
+            }                                                                                          \
+        }                                                                                              \
+    }                                                                                                  \
+    UNROLL                                                                                             \
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+
+/* The f16 scale that opens a block (Q8_0, Q4_0, Q5_0, IQ4_NL) */
+static ALWAYS_INLINE float block_f16_scale(const uint8_t *b) { return load_f16(b); }
+#endif
+
 #endif

@@ -54,3 +54,19 @@ static TARGET_AVX512 void q4_0_tile_avx512(const uint8_t *w, size_t ws, const ui
 const type_kernels q4_0_kernels_avx2 = { TS_Q8_0, q4_0_dot_avx2, NULL, 0, 0 };
 const type_kernels q4_0_kernels_avx512 = { ACT_Q8_0X2, q4_0_dot_avx512, q4_0_tile_avx512, 4, 4 };
 #endif
+
+#if defined(__aarch64__)
+/* NEON SDOT (pair_dot.h): the nibbles minus 8 */
+static ALWAYS_INLINE TARGET_DOTPROD void q4_0_codes_neon(const uint8_t *b, int8x16_t *lo, int8x16_t *hi) {
+    const uint8x16_t qs = vld1q_u8(((const block_q4_0 *)b)->qs);
+    *lo = vsubq_s8(vreinterpretq_s8_u8(vandq_u8(qs, vdupq_n_u8(0x0f))), vdupq_n_s8(8));
+    *hi = vsubq_s8(vreinterpretq_s8_u8(vshrq_n_u8(qs, 4)), vdupq_n_s8(8));
+}
+
+static ALWAYS_INLINE TARGET_DOTPROD void q4_0_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                           int64_t k, float *y, long ys, const int NR, const int NC) {
+    SIGNED_TILE_DOTPROD_BODY(sizeof(block_q4_0), q4_0_codes_neon, block_f16_scale)
+}
+
+DOTPROD_KERNELS(q4_0, TS_Q8_0);
+#endif

@@ -98,3 +98,26 @@ static TARGET_AVX512 void q5_0_tile_avx512(const uint8_t *w, size_t ws, const ui
 const type_kernels q5_0_kernels_avx2 = { TS_Q8_0, q5_0_dot_avx2, q5_0_tile_avx2, 4, 4 };
 const type_kernels q5_0_kernels_avx512 = { ACT_Q8_0X2, q5_0_dot_avx512, q5_0_tile_avx512, 4, 4 };
 #endif
+
+#if defined(__aarch64__)
+/* NEON SDOT (pair_dot.h): nibble j (low) and j + 16 (high) of qs, minus 16 unless bit j of qh is
+ * set: the nibble with the top four bits set where the bit is clear. Bit j of qh becomes byte
+ * j's mask by testing the byte of qh that holds it against that bit. */
+static ALWAYS_INLINE TARGET_DOTPROD void q5_0_codes_neon(const uint8_t *b, int8x16_t *lo, int8x16_t *hi) {
+    const block_q5_0 *blk = (const block_q5_0 *)b;
+    static const uint8_t bit_of_byte[16] = { 1, 2, 4, 8, 16, 32, 64, 128, 1, 2, 4, 8, 16, 32, 64, 128 };
+    const uint8x16_t bits = vld1q_u8(bit_of_byte), top4 = vdupq_n_u8(0xf0);
+    const uint8x16_t qs = vld1q_u8(blk->qs);
+    const uint8x16_t set_lo = vtstq_u8(vcombine_u8(vdup_n_u8(blk->qh[0]), vdup_n_u8(blk->qh[1])), bits);
+    const uint8x16_t set_hi = vtstq_u8(vcombine_u8(vdup_n_u8(blk->qh[2]), vdup_n_u8(blk->qh[3])), bits);
+    *lo = vreinterpretq_s8_u8(vorrq_u8(vandq_u8(qs, vdupq_n_u8(0x0f)), vbicq_u8(top4, set_lo)));
+    *hi = vreinterpretq_s8_u8(vorrq_u8(vshrq_n_u8(qs, 4), vbicq_u8(top4, set_hi)));
+}
+
+static ALWAYS_INLINE TARGET_DOTPROD void q5_0_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                           int64_t k, float *y, long ys, const int NR, const int NC) {
+    SIGNED_TILE_DOTPROD_BODY(sizeof(block_q5_0), q5_0_codes_neon, block_f16_scale)
+}
+
+DOTPROD_KERNELS(q5_0, TS_Q8_0);
+#endif

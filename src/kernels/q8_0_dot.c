@@ -101,40 +101,15 @@ static float q8_0_dot_neon(const void *w, const void *act, int64_t k) {
 
 const type_kernels q8_0_kernels_neon = { TS_Q8_0, q8_0_dot_neon, NULL, 0, 0 };
 
-/* With SDOT, NR rows x NC activations: each activation block is loaded once for the NR rows. */
+/* With SDOT (pair_dot.h), NR rows x NC activations: each activation block loaded once for the rows. */
+static ALWAYS_INLINE TARGET_DOTPROD void q8_0_codes_neon(const uint8_t *b, int8x16_t *lo, int8x16_t *hi) {
+    *lo = vld1q_s8(((const block_q8_0 *)b)->qs);
+    *hi = vld1q_s8(((const block_q8_0 *)b)->qs + 16);
+}
+
 static ALWAYS_INLINE TARGET_DOTPROD void q8_0_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
                                                            int64_t k, float *y, long ys, const int NR, const int NC) {
-    float sum[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
-    for (int64_t i = 0; i < k / QK; i++) {
-        int8x16_t alo[4], ahi[4];
-        float da[4];
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const block_q8_0 *ab = (const block_q8_0 *)(a + c * as) + i;
-            alo[c] = vld1q_s8(ab->qs);
-            ahi[c] = vld1q_s8(ab->qs + 16);
-            da[c] = load_f16(ab->d);
-        }
-        UNROLL
-        for (int r = 0; r < NR; r++) {
-            const block_q8_0 *wb = (const block_q8_0 *)(w + r * ws) + i;
-            const int8x16_t wlo = vld1q_s8(wb->qs), whi = vld1q_s8(wb->qs + 16);
-            const float dw = load_f16(wb->d);
-            UNROLL
-            for (int c = 0; c < NC; c++) {
-                int32x4_t s = vdotq_s32(vdotq_s32(vdupq_n_s32(0), wlo, alo[c]), whi, ahi[c]);
-                sum[r][c] += dw * da[c] * (float)vaddvq_s32(s);
-            }
-        }
-    }
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+    SIGNED_TILE_DOTPROD_BODY(sizeof(block_q8_0), q8_0_codes_neon, block_f16_scale)
 }
 
 DOTPROD_KERNELS(q8_0, TS_Q8_0);

@@ -131,8 +131,9 @@ extern const type_kernels q8_0_kernels_neon;
 /* With the dot product instructions (ARMv8.2 DotProd, cpu_has_neon_dotprod): the integer sums
  * by SDOT, then the portable kernel's float operations, so each gives the portable kernel's bits;
  * rows4 and tiles share the activation's loads. */
-extern const type_kernels q8_0_kernels_neon_dotprod, q4_k_kernels_neon_dotprod, q5_k_kernels_neon_dotprod;
-extern const type_kernels q6_k_kernels_neon_dotprod;
+extern const type_kernels q8_0_kernels_neon_dotprod, q4_0_kernels_neon_dotprod, q5_0_kernels_neon_dotprod;
+extern const type_kernels iq4_nl_kernels_neon_dotprod, mxfp4_kernels_neon_dotprod;
+extern const type_kernels q4_k_kernels_neon_dotprod, q5_k_kernels_neon_dotprod, q6_k_kernels_neon_dotprod;
 #endif
 
 /* Activation quantizers (q8_act.c): the same formats as the Q8_0 / Q8_K reference quantizers. */
