@@ -42,13 +42,60 @@ static float softmax_generic(float *x, int n, float *max) {
     return sum;
 }
 
-#if defined(TS_X86)
+#if defined(TS_X86) || defined(__aarch64__)
+/* The vector exponential of the SIMD softmaxes: e^x = 2^n e^r with n = round(x log2 e) and
+ * r = x - n ln 2 (ln 2 in two parts, so r keeps its low bits), e^r by its Taylor series. */
 #define EXP_LOG2E 1.44269504088896341f
 #define EXP_LN2_HI 0.693359375f          /* ln 2 = EXP_LN2_HI + EXP_LN2_LO, the high part exact in 10 bits */
 #define EXP_LN2_LO -2.12194440e-4f
 #define EXP_MIN -87.0f                   /* below: e^x underflows to (near) 0 anyway */
 /* e^r = 1 + r + r^2/2! + ... + r^6/6!, coefficients in Horner order */
 static const float EXP_TAYLOR[7] = { 1.0f / 720.0f, 1.0f / 120.0f, 1.0f / 24.0f, 1.0f / 6.0f, 0.5f, 1.0f, 1.0f };
+#endif
+
+#if defined(__aarch64__)
+/* NEON: the AVX2 softmax's exponential, four scores per vector (glibc's expf per score was the
+ * portable softmax's cost). */
+static ALWAYS_INLINE float32x4_t exp_neon(float32x4_t x) {
+    x = vmaxq_f32(x, vdupq_n_f32(EXP_MIN));
+    const float32x4_t n = vrndnq_f32(vmulq_f32(x, vdupq_n_f32(EXP_LOG2E)));
+    float32x4_t r = vfmsq_f32(x, n, vdupq_n_f32(EXP_LN2_HI));
+    r = vfmsq_f32(r, n, vdupq_n_f32(EXP_LN2_LO));
+    float32x4_t p = vdupq_n_f32(EXP_TAYLOR[0]);
+    UNROLL
+    for (int i = 1; i < 7; i++) p = vfmaq_f32(vdupq_n_f32(EXP_TAYLOR[i]), p, r);
+    /* 2^n for n in [-126, 1] from the exponent bits */
+    const int32x4_t e = vshlq_n_s32(vaddq_s32(vcvtnq_s32_f32(n), vdupq_n_s32(127)), 23);
+    return vmulq_f32(p, vreinterpretq_f32_s32(e));
+}
+
+static float softmax_neon(float *x, int n, float *max) {
+    float maxv = -INFINITY;
+    for (int j = 0; j < n; j++) if (x[j] > maxv) maxv = x[j];
+    const float32x4_t mv = vdupq_n_f32(maxv);
+    float32x4_t sum = vdupq_n_f32(0.0f);
+    int j = 0;
+    for (; j + 4 <= n; j += 4) {
+        const float32x4_t e = exp_neon(vsubq_f32(vld1q_f32(x + j), mv));
+        sum = vaddq_f32(sum, e);
+        vst1q_f32(x + j, e);
+    }
+    float total = vaddvq_f32(sum);
+    if (j < n) {   /* the last 1-3 scores, in a vector of their own */
+        float tail[4] = { 0.0f, 0.0f, 0.0f, 0.0f };
+        memcpy(tail, x + j, (size_t)(n - j) * sizeof(float));
+        vst1q_f32(tail, exp_neon(vsubq_f32(vld1q_f32(tail), mv)));
+        for (int t = 0; t < n - j; t++) { x[j + t] = tail[t]; total += tail[t]; }
+    }
+    const float32x4_t inv = vdupq_n_f32(1.0f / total);
+    for (j = 0; j + 4 <= n; j += 4) vst1q_f32(x + j, vmulq_f32(vld1q_f32(x + j), inv));
+    for (; j < n; j++) x[j] *= 1.0f / total;
+    *max = maxv;
+    return total;
+}
+#endif
+
+#if defined(TS_X86)
 
 /* ---- AVX-512: 16 lanes, 8 vectors of keys (128) per block of scores, 4 of dimensions (64) ---- */
 
@@ -338,7 +385,7 @@ attention_kernels attention_kernels_for(int simd_level) {
 #if defined(__aarch64__)
     if (simd_level == SIMD_NEON)
         return (attention_kernels){
-            { attention_scores_f32_generic, attention_scores_f16_neon, attention_scores_q8_0_generic }, softmax_generic,
+            { attention_scores_f32_generic, attention_scores_f16_neon, attention_scores_q8_0_generic }, softmax_neon,
             { attention_values_f32_generic, attention_values_f16_neon, attention_values_q8_0_generic } };
 #endif
     (void)simd_level;

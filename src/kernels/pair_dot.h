@@ -143,9 +143,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i nibbles_pair(const uint8_t *qs0, cons
  *   int8x16_t *lo, int8x16_t *hi) gives the block's signed codes 0-15 and 16-31, scale(const
  *   uint8_t *b) its scale as a float. */
 #define SIGNED_TILE_DOTPROD_BODY(block_bytes, codes, scale)                                            \
-    float sum[4][4];                                                                                   \
-    UNROLL                                                                                             \
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;                        \
+    float sum[4][4] = { { 0.0f } };                                                                    \
     for (int64_t i = 0; i < k / QK; i++) {                                                             \
         int8x16_t alo[4], ahi[4];                                                                      \
         float da[4];                                                                                   \
@@ -169,8 +167,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i nibbles_pair(const uint8_t *qs0, cons
             }                                                                                          \
         }                                                                                              \
     }                                                                                                  \
-    UNROLL                                                                                             \
-    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+    store_tile_sums(sum, y, ys, NR, NC);
 
 /* The f16 scale that opens a block (Q8_0, Q4_0, Q5_0, IQ4_NL) */
 static ALWAYS_INLINE float block_f16_scale(const uint8_t *b) { return load_f16(b); }

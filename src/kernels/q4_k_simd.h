@@ -246,11 +246,7 @@ static ALWAYS_INLINE TARGET_DOTPROD void k4_tile_dotprod(const uint8_t *w, size_
                                                          const int five) {
     const size_t bsize = five ? sizeof(block_q5_K) : sizeof(block_q4_K);
     const size_t qs_at = five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
-    float sum[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
+    float sum[4][4] = { { 0.0f } };
     const uint8x16_t low4 = vdupq_n_u8(0x0f), one = vdupq_n_u8(1);
     for (int64_t i = 0; i < k / QK_K; i++) {
         const block_q8_K *ab[4];
@@ -317,10 +313,7 @@ static ALWAYS_INLINE TARGET_DOTPROD void k4_tile_dotprod(const uint8_t *w, size_
             }
         }
     }
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+    store_tile_sums(sum, y, ys, NR, NC);
 }
 #endif
 

@@ -295,11 +295,7 @@ const type_kernels q6_k_kernels_avx512 = { TS_Q8_K, q6_k_dot_avx512, q6_k_tile_a
  * bsums; then the portable kernel's float operations, so the same bits. */
 static ALWAYS_INLINE TARGET_DOTPROD void q6_k_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
                                                            int64_t k, float *y, long ys, const int NR, const int NC) {
-    float sum[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) sum[r][c] = 0.0f;
+    float sum[4][4] = { { 0.0f } };
     const uint8x16_t low4 = vdupq_n_u8(0x0f), low2 = vdupq_n_u8(0x03);
     for (int64_t i = 0; i < k / QK_K; i++) {
         const block_q8_K *ab[4];
@@ -354,10 +350,7 @@ static ALWAYS_INLINE TARGET_DOTPROD void q6_k_dotprod_body(const uint8_t *w, siz
             }
         }
     }
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+    store_tile_sums(sum, y, ys, NR, NC);
 }
 
 DOTPROD_KERNELS(q6_k, TS_Q8_K);

@@ -17,9 +17,28 @@
 #include "kernels/types.h"
 #include "kernels/cpu.h"
 
+#if defined(__x86_64__)
+#define TS_X86 1
+#define TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
+#define TARGET_AVX512 \
+    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#endif
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+/* Unroll the following small loop completely. The tile kernels index arrays of vector accumulators
+ * by row and column: only with every index a constant does GCC keep them in registers (without
+ * it, GCC 12 stores every accumulator to the stack on every iteration). */
+#define UNROLL _Pragma("GCC unroll 8")
+
 #if defined(__aarch64__)
 #include <arm_neon.h>
 #define TARGET_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
+/* The end of a NEON tile body: output (r, c) of the NR x NC tile to y[c * ys + r]. */
+static ALWAYS_INLINE void store_tile_sums(float sum[4][4], float *y, long ys, const int NR, const int NC) {
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+}
 /* A type's NEON SDOT kernels from its tile body T_dotprod_body(w, ws, a, as, k, y, ys, NR, NC):
  * the row dot (1 x 1), the 4 x 1 rows of a matrix-vector product and the 4 x 4 tile, exported as
  * T_kernels_neon_dotprod. */
@@ -39,17 +58,6 @@
     }                                                                                                    \
     const type_kernels T##_kernels_neon_dotprod = { ACT, T##_dot_dotprod, T##_tile_dotprod, 4, 4, T##_rows4_dotprod }
 #endif
-#if defined(__x86_64__)
-#define TS_X86 1
-#define TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
-#define TARGET_AVX512 \
-    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
-#endif
-#define ALWAYS_INLINE inline __attribute__((always_inline))
-/* Unroll the following small loop completely. The tile kernels index arrays of vector accumulators
- * by row and column: only with every index a constant does GCC keep them in registers (without
- * it, GCC 12 stores every accumulator to the stack on every iteration). */
-#define UNROLL _Pragma("GCC unroll 8")
 
 /* w . act over k weights: one weight row with one activation row (in the set's format). */
 typedef float (*vec_dot_fn)(const void *w, const void *act, int64_t k);
