@@ -1,11 +1,12 @@
 /* BF16 weights . f32 activations, a bfloat16 widened to f32 by a 16-bit shift (the shared float
- * kernel in float_dot.h). Portable and AVX2/AVX-512. */
+ * kernel in float_dot.h). Portable, AVX2/AVX-512 and NEON. */
 #define FLOAT_DOT_ELEM uint16_t
 #define FLOAT_DOT_WIDEN(v) bfloat_to_f32(v)
 #define FLOAT_DOT_LOAD8(p) \
     _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(p))), 16))
 #define FLOAT_DOT_LOAD16(p) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(p))), 16))
 #define FLOAT_DOT_MLOAD16(m, p) _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, p)), 16))
+#define FLOAT_DOT_LOAD4(p) vreinterpretq_f32_u32(vshll_n_u16(vld1_u16(p), 16))
 #include "kernels/float_dot.h"
 
 static float bf16_dot_generic(const void *w, const void *a, int64_t k) { return float_dot_portable(w, a, k); }
@@ -38,4 +39,8 @@ static TARGET_AVX512 void bf16_tile_avx512(const uint8_t *w, size_t ws, const ui
 
 const type_kernels bf16_kernels_avx2 = { TS_F32, bf16_dot_avx2, bf16_tile_avx2, 1, 2 };
 const type_kernels bf16_kernels_avx512 = { TS_F32, bf16_dot_avx512, bf16_tile_avx512, 2, 4 };
+#endif
+
+#if defined(__aarch64__)
+FLOAT_NEON_KERNELS(bf16);
 #endif

@@ -1,10 +1,11 @@
-/* F16 weights . f32 activations, the weights widened with F16C (the shared float kernel in
- * float_dot.h). Portable and AVX2/AVX-512. */
+/* F16 weights . f32 activations, the weights widened with F16C or FCVT (the shared float kernel
+ * in float_dot.h). Portable, AVX2/AVX-512 and NEON. */
 #define FLOAT_DOT_ELEM uint16_t
 #define FLOAT_DOT_WIDEN(v) half_to_f32(v)
 #define FLOAT_DOT_LOAD8(p) _mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(p)))
 #define FLOAT_DOT_LOAD16(p) _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(p)))
 #define FLOAT_DOT_MLOAD16(m, p) _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, p))
+#define FLOAT_DOT_LOAD4(p) vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(p)))
 #include "kernels/float_dot.h"
 
 static float f16_dot_generic(const void *w, const void *a, int64_t k) { return float_dot_portable(w, a, k); }
@@ -37,4 +38,8 @@ static TARGET_AVX512 void f16_tile_avx512(const uint8_t *w, size_t ws, const uin
 
 const type_kernels f16_kernels_avx2 = { TS_F32, f16_dot_avx2, f16_tile_avx2, 1, 2 };
 const type_kernels f16_kernels_avx512 = { TS_F32, f16_dot_avx512, f16_tile_avx512, 2, 4 };
+#endif
+
+#if defined(__aarch64__)
+FLOAT_NEON_KERNELS(f16);
 #endif

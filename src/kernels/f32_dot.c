@@ -1,9 +1,11 @@
-/* F32 weights . f32 activations (the shared float kernel in float_dot.h). Portable and AVX2/AVX-512. */
+/* F32 weights . f32 activations (the shared float kernel in float_dot.h). Portable, AVX2/AVX-512
+ * and NEON. */
 #define FLOAT_DOT_ELEM float
 #define FLOAT_DOT_WIDEN(v) (v)
 #define FLOAT_DOT_LOAD8(p) _mm256_loadu_ps(p)
 #define FLOAT_DOT_LOAD16(p) _mm512_loadu_ps(p)
 #define FLOAT_DOT_MLOAD16(m, p) _mm512_maskz_loadu_ps(m, p)
+#define FLOAT_DOT_LOAD4(p) vld1q_f32(p)
 #include "kernels/float_dot.h"
 
 static float f32_dot_generic(const void *w, const void *a, int64_t k) { return float_dot_portable(w, a, k); }
@@ -36,4 +38,8 @@ static TARGET_AVX512 void f32_tile_avx512(const uint8_t *w, size_t ws, const uin
 
 const type_kernels f32_kernels_avx2 = { TS_F32, f32_dot_avx2, f32_tile_avx2, 1, 2 };
 const type_kernels f32_kernels_avx512 = { TS_F32, f32_dot_avx512, f32_tile_avx512, 2, 4 };
+#endif
+
+#if defined(__aarch64__)
+FLOAT_NEON_KERNELS(f32);
 #endif

@@ -10,7 +10,8 @@
  *   FLOAT_DOT_LOAD8(p) 8 stored elements at p -> __m256 (x86 only)
  *   FLOAT_DOT_LOAD16(p) 16 stored elements at p -> __m512 (x86 only)
  *   FLOAT_DOT_MLOAD16(m, p) the stored elements at p selected by __mmask16 m -> __m512, 0 elsewhere
- *                      (x86 only) */
+ *                      (x86 only)
+ *   FLOAT_DOT_LOAD4(p) 4 stored elements at p -> float32x4_t (aarch64 only) */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
@@ -131,4 +132,66 @@ static ALWAYS_INLINE TARGET_AVX512 void float_avx512_body(const uint8_t *w, size
 }
 #undef LOAD_W
 #undef ELEM_BYTES
+#endif
+
+#if defined(__aarch64__)
+/* NEON: the portable kernel's operations (its 8 running sums as two vectors, the same final
+ * additions, the tail in element order) for NR rows x NC activations that share their loads, so
+ * the portable kernel's bits; 4 x 1 rows give a matrix-vector product 8 independent add chains. */
+static ALWAYS_INLINE void float_neon_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                          float *y, long ys, const int NR, const int NC) {
+    float32x4_t lo[4][4], hi[4][4];
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) lo[r][c] = hi[r][c] = vdupq_n_f32(0.0f);
+    int64_t i = 0;
+    for (; i + 8 <= k; i += 8) {
+        float32x4_t xl[4], xh[4];
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            xl[c] = vld1q_f32((const float *)(a + c * as) + i);
+            xh[c] = vld1q_f32((const float *)(a + c * as) + i + 4);
+        }
+        UNROLL
+        for (int r = 0; r < NR; r++) {
+            const FLOAT_DOT_ELEM *wr = (const FLOAT_DOT_ELEM *)(w + r * ws) + i;
+            const float32x4_t wl = FLOAT_DOT_LOAD4(wr), wh = FLOAT_DOT_LOAD4(wr + 4);
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                lo[r][c] = vaddq_f32(lo[r][c], vmulq_f32(wl, xl[c]));
+                hi[r][c] = vaddq_f32(hi[r][c], vmulq_f32(wh, xh[c]));
+            }
+        }
+    }
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            const float32x4_t t = vaddq_f32(lo[r][c], hi[r][c]);   /* lane j: running sums j and j + 4 */
+            float sum = (vgetq_lane_f32(t, 0) + vgetq_lane_f32(t, 1)) + (vgetq_lane_f32(t, 2) + vgetq_lane_f32(t, 3));
+            const FLOAT_DOT_ELEM *wr = (const FLOAT_DOT_ELEM *)(w + r * ws);
+            const float *x = (const float *)(a + c * as);
+            for (int64_t j = i; j < k; j++) sum += FLOAT_DOT_WIDEN(wr[j]) * x[j];
+            y[c * ys + r] = sum;
+        }
+}
+
+/* The row dot, the 4 x 1 rows and the 2 x 4 tile (2 x 4 x 2 accumulators stay in registers) of the
+ * NEON body, exported as T_kernels_neon. */
+#define FLOAT_NEON_KERNELS(T)                                                                            \
+    static float T##_dot_neon(const void *w, const void *a, int64_t k) {                                 \
+        float y;                                                                                         \
+        float_neon_body(w, 0, a, 0, k, &y, 0, 1, 1);                                                     \
+        return y;                                                                                        \
+    }                                                                                                    \
+    static void T##_rows4_neon(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,      \
+                               float *y, long ys) {                                                      \
+        float_neon_body(w, ws, a, as, k, y, ys, 4, 1);                                                   \
+    }                                                                                                    \
+    static void T##_tile_neon(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,       \
+                              float *y, long ys) {                                                       \
+        float_neon_body(w, ws, a, as, k, y, ys, 2, 4);                                                   \
+    }                                                                                                    \
+    const type_kernels T##_kernels_neon = { TS_F32, T##_dot_neon, T##_tile_neon, 2, 4, T##_rows4_neon }
 #endif

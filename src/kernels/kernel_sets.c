@@ -64,10 +64,10 @@ static const kernel_set avx512_set = {
 
 #if defined(__aarch64__)
 /* NEON: the portable kernels (the compiler vectorizes their integer loops with Advanced SIMD,
- * which every aarch64 CPU has) plus a hand-written Q8_0 dot; Q4NX uses the scalar reference.
- * Every kernel gives the portable kernel's bits. */
+ * which every aarch64 CPU has) plus hand-written float-weight kernels and a Q8_0 dot; Q4NX uses
+ * the scalar reference. Every kernel gives the portable kernel's bits. */
 #define NEON_PORTABLE_TYPES                                                                            \
-    [TS_F32] = &f32_kernels_generic, [TS_F16] = &f16_kernels_generic, [TS_BF16] = &bf16_kernels_generic, \
+    [TS_F32] = &f32_kernels_neon, [TS_F16] = &f16_kernels_neon, [TS_BF16] = &bf16_kernels_neon,          \
     [TS_Q4_1] = &q4_1_kernels_generic, [TS_Q5_1] = &q5_1_kernels_generic,                              \
     [TS_Q2_K] = &q2_k_kernels_generic, [TS_Q3_K] = &q3_k_kernels_generic,                              \
     [TS_IQ4_XS] = &iq4_xs_kernels_generic

@@ -135,7 +135,7 @@ extern const type_kernels q5_k_kernels_avx512, q6_k_kernels_avx512, q4nx_kernels
 extern const type_kernels iq4_nl_kernels_avx512, iq4_xs_kernels_avx512, mxfp4_kernels_avx512;
 #endif
 #if defined(__aarch64__)
-extern const type_kernels q8_0_kernels_neon;
+extern const type_kernels q8_0_kernels_neon, f32_kernels_neon, f16_kernels_neon, bf16_kernels_neon;
 /* With the dot product instructions (ARMv8.2 DotProd, cpu_has_neon_dotprod): the integer sums
  * by SDOT, then the portable kernel's float operations, so each gives the portable kernel's bits;
  * rows4 and tiles share the activation's loads. */
