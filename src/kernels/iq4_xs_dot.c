@@ -1,6 +1,7 @@
 /* IQ4_XS weights . Q8_K activations: per super-block
  *   d * d_a * sum_ib (ls[ib] - 32) * sum(kvalues_iq4nl[q] * a)
- * over the 8 sub-blocks of 32, the sums in integers. Portable, AVX2 and AVX-512 VNNI. */
+ * over the 8 sub-blocks of 32, the sums in integers. Portable, AVX2, AVX-512 VNNI and NEON
+ * (SDOT). */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 #include "kernels/pair_dot.h"
@@ -219,4 +220,50 @@ static TARGET_AVX512 void iq4_xs_tile_avx512(const uint8_t *w, size_t ws, const 
 
 const type_kernels iq4_xs_kernels_avx2 = { TS_Q8_K, iq4_xs_dot_avx2, iq4_xs_tile_avx2, 4, 4 };
 const type_kernels iq4_xs_kernels_avx512 = { TS_Q8_K, iq4_xs_dot_avx512, iq4_xs_tile_avx512, 4, 4 };
+#endif
+
+#if defined(__aarch64__)
+/* NEON SDOT, NR rows x NC activations per super-block: each sub-block's 32 codes looked up in the
+ * table (TBL), its SDOT sum scaled in int32 lanes, then the portable kernel's float operations,
+ * so the same bits. */
+static ALWAYS_INLINE TARGET_DOTPROD void iq4_xs_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                             int64_t k, float *y, long ys, const int NR, const int NC) {
+    float sum[4][4] = { { 0.0f } };
+    const int8x16_t table = vld1q_s8(kvalues_iq4nl);
+    const uint8x16_t low4 = vdupq_n_u8(0x0f);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const block_q8_K *ab[4];
+        float da[4];
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            da[c] = f32_from_bits(load_u32(ab[c]->d));
+        }
+        UNROLL
+        for (int r = 0; r < NR; r++) {
+            const block_iq4_xs *wb = (const block_iq4_xs *)(w + r * ws) + i;
+            int32_t sc[QK_K / 32];
+            iq4_xs_sub_scales(wb, sc);
+            int32x4_t isum[4];
+            UNROLL
+            for (int c = 0; c < NC; c++) isum[c] = vdupq_n_s32(0);
+            for (int ib = 0; ib < QK_K / 32; ib++) {
+                const uint8x16_t qs = vld1q_u8(wb->qs + 16 * ib);
+                const int8x16_t lo = vqtbl1q_s8(table, vandq_u8(qs, low4)), hi = vqtbl1q_s8(table, vshrq_n_u8(qs, 4));
+                UNROLL
+                for (int c = 0; c < NC; c++) {
+                    const int8_t *q = ab[c]->qs + 32 * ib;
+                    const int32x4_t p = vdotq_s32(vdotq_s32(vdupq_n_s32(0), lo, vld1q_s8(q)), hi, vld1q_s8(q + 16));
+                    isum[c] = vmlaq_n_s32(isum[c], p, sc[ib]);
+                }
+            }
+            const float d = load_f16(wb->d);
+            UNROLL
+            for (int c = 0; c < NC; c++) sum[r][c] += da[c] * d * (float)vaddvq_s32(isum[c]);
+        }
+    }
+    store_tile_sums(sum, y, ys, NR, NC);
+}
+
+DOTPROD_KERNELS(iq4_xs, TS_Q8_K);
 #endif

@@ -69,8 +69,7 @@ static const kernel_set avx512_set = {
 #define NEON_PORTABLE_TYPES                                                                            \
     [TS_F32] = &f32_kernels_neon, [TS_F16] = &f16_kernels_neon, [TS_BF16] = &bf16_kernels_neon,          \
     [TS_Q4_1] = &q4_1_kernels_generic, [TS_Q5_1] = &q5_1_kernels_generic,                              \
-    [TS_Q2_K] = &q2_k_kernels_generic, [TS_Q3_K] = &q3_k_kernels_generic,                              \
-    [TS_IQ4_XS] = &iq4_xs_kernels_generic
+    [TS_Q2_K] = &q2_k_kernels_generic, [TS_Q3_K] = &q3_k_kernels_generic
 static const kernel_set neon_set = {
     .level = SIMD_NEON,
     .quantize_q8_0 = act_quantize_q8_0_generic, .quantize_q8_k = act_quantize_q8_k_generic,
@@ -80,13 +79,14 @@ static const kernel_set neon_set = {
         [TS_Q4_0] = &q4_0_kernels_generic,
         [TS_Q5_0] = &q5_0_kernels_generic,
         [TS_IQ4_NL] = &iq4_nl_kernels_generic,
+        [TS_IQ4_XS] = &iq4_xs_kernels_generic,
         [TS_MXFP4] = &mxfp4_kernels_generic,
         [TS_Q4_K] = &q4_k_kernels_generic,
         [TS_Q5_K] = &q5_k_kernels_generic,
         [TS_Q6_K] = &q6_k_kernels_generic,
     } };
-/* With the ARMv8.2 dot product (SDOT): the types of the Q8_0, Q4_0, Q4_K_M, Q5_K_M, IQ4_NL and
- * MXFP4 files in SDOT row, 4-row and tile kernels, still the portable kernels' bits. */
+/* With the ARMv8.2 dot product (SDOT): the types of the Q8_0, Q4_0, Q4_K_M, Q5_K_M, IQ4_NL, IQ4_XS
+ * and MXFP4 files in SDOT row, 4-row and tile kernels, still the portable kernels' bits. */
 static const kernel_set neon_dotprod_set = {
     .level = SIMD_NEON,
     .quantize_q8_0 = act_quantize_q8_0_generic, .quantize_q8_k = act_quantize_q8_k_generic,
@@ -96,6 +96,7 @@ static const kernel_set neon_dotprod_set = {
         [TS_Q4_0] = &q4_0_kernels_neon_dotprod,
         [TS_Q5_0] = &q5_0_kernels_neon_dotprod,
         [TS_IQ4_NL] = &iq4_nl_kernels_neon_dotprod,
+        [TS_IQ4_XS] = &iq4_xs_kernels_neon_dotprod,
         [TS_MXFP4] = &mxfp4_kernels_neon_dotprod,
         [TS_Q4_K] = &q4_k_kernels_neon_dotprod,
         [TS_Q5_K] = &q5_k_kernels_neon_dotprod,

@@ -140,7 +140,7 @@ extern const type_kernels q8_0_kernels_neon, f32_kernels_neon, f16_kernels_neon,
  * by SDOT, then the portable kernel's float operations, so each gives the portable kernel's bits;
  * rows4 and tiles share the activation's loads. */
 extern const type_kernels q8_0_kernels_neon_dotprod, q4_0_kernels_neon_dotprod, q5_0_kernels_neon_dotprod;
-extern const type_kernels iq4_nl_kernels_neon_dotprod, mxfp4_kernels_neon_dotprod;
+extern const type_kernels iq4_nl_kernels_neon_dotprod, iq4_xs_kernels_neon_dotprod, mxfp4_kernels_neon_dotprod;
 extern const type_kernels q4_k_kernels_neon_dotprod, q5_k_kernels_neon_dotprod, q6_k_kernels_neon_dotprod;
 #endif
 
