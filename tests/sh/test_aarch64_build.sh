@@ -69,6 +69,14 @@ for t in $RUNS; do
     rc=$(cat "$TMP/$t.rc" 2>/dev/null || echo missing)
     [ "$rc" = 0 ] || grep -aq '^not ok - ' "$TMP/$t.out" || notok "[aarch64 qemu, cpu $cpu] $src exited with status $rc"
 done
+# Two of the CLI's shell tests with the aarch64 binary (generation, batches; the others passed too
+# but take minutes emulated)
+printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$QEMU" "$TMP/run-aarch64" >"$TMP/run-qemu"
+chmod +x "$TMP/run-qemu"
+for t in test_cli_generate test_batch; do
+    RUN_OPT="$TMP/run-qemu" RUN_SAN="$TMP/run-qemu" bash "tests/sh/$t.sh" >"$TMP/$t.sh.out" 2>&1
+    grep -aE '^(ok|not ok) - ' "$TMP/$t.sh.out" | sed "s/^\(not \)\{0,1\}ok - /&[aarch64 qemu, $t.sh] /"
+done
 # qa-llama's questions from the HF folder (BF16 = the F32 GGUF's values): llama.cpp F32 answers all 30
 "$QEMU" "$TMP/run-aarch64" "$FIX/qa-llama/hf" --check "$FIX/qa-llama/eval-dev.jsonl" -n 24 -t 2 >"$TMP/qa.txt" 2>"$TMP/qa.err"
 check "[aarch64 qemu] qa-llama hf/ --check: 30 passed, 0 failed (as llama.cpp F32)" grep -qx "30 passed, 0 failed" "$TMP/qa.txt"
