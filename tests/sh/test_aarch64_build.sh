@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The aarch64 build: the library and CLI must compile for aarch64 (NEON kernels under
 # #ifdef __aarch64__, no x86 intrinsics leaking out of their #ifdefs), and where an emulator is
-# installed, the NEON kernel set must give the answers x86 does: the kernel tests (every NEON
-# kernel against the scalar reference) and the fixture logits run under qemu-aarch64, and so does
-# a --check of the qa-llama questions. Debian: apt-get install gcc-aarch64-linux-gnu qemu-user
-# (.ci/run installs them where it can). Skipped, with a note, where either is absent.
+# installed, the aarch64 build must give the answers x86 does: under qemu-aarch64 run the kernel
+# tests (every NEON kernel against the portable ones, bit for bit), the fixture logits, most other
+# unit tests, two CLI shell tests and a --check of the qa-llama questions. Debian: apt-get install
+# gcc-aarch64-linux-gnu qemu-user (.ci/run installs them where it can). Skipped, with a note,
+# where either is absent.
 source "$(dirname "$0")/lib.sh"
 CC_ARM=${CC_AARCH64:-aarch64-linux-gnu-gcc}
 QEMU=${QEMU_AARCH64:-qemu-aarch64}
