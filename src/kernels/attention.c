@@ -385,8 +385,8 @@ attention_kernels attention_kernels_for(int simd_level) {
 #if defined(__aarch64__)
     if (simd_level == SIMD_NEON)
         return (attention_kernels){
-            { attention_scores_f32_generic, attention_scores_f16_neon, attention_scores_q8_0_generic }, softmax_neon,
-            { attention_values_f32_generic, attention_values_f16_neon, attention_values_q8_0_generic } };
+            { attention_scores_f32_generic, attention_scores_f16_neon, attention_scores_q8_0_neon }, softmax_neon,
+            { attention_values_f32_generic, attention_values_f16_neon, attention_values_q8_0_neon } };
 #endif
     (void)simd_level;
     return (attention_kernels){

@@ -73,6 +73,8 @@ void attention_values_q8_0_generic(const float *a, size_t a_stride, int heads, i
 #if defined(__aarch64__)
 void attention_scores_f16_neon(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
 void attention_values_f16_neon(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
+void attention_scores_q8_0_neon(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_q8_0_neon(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
 #endif
 #if defined(__x86_64__)
 void attention_scores_f16_avx2(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);

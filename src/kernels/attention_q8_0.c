@@ -3,7 +3,8 @@
  * codes are widened exactly to f32:
  *   score = scale * sum over the groups g of 32 dimensions, in order, of d_g * (sum_{i in g} q[i] code[i])
  *   out[i] = sum_j (a[j] * d_j,g) * code_j[i]
- * (the portable versions multiply and add, the SIMD ones fuse). Portable, AVX2 and AVX-512. */
+ * (the portable versions multiply and add, the x86 ones fuse). Portable, AVX2, AVX-512 and NEON
+ * (the portable operations, so their bits). */
 #include "kernels/attention.h"
 #include "kernels/simd.h"
 #include "kernels/kernels_internal.h"
@@ -284,6 +285,114 @@ void TARGET_AVX512 attention_values_q8_0_avx512(const float *a, size_t a_stride,
         float *og = out + g0 * out_stride;
         if (heads - g0 == 1) values_heads_avx512(ag, a_stride, 1, count, v, row_bytes, slots, s0, hd, og, out_stride);
         else values_heads_avx512(ag, a_stride, 2, count, v, row_bytes, slots, s0, hd, og, out_stride);
+    }
+}
+#endif
+
+#if defined(__aarch64__)
+/* ---- NEON: the portable kernels' operations (each product rounded, then added, in the same
+ * order), four keys or dimensions per vector, so the portable kernels' bits; scores take up to
+ * two query heads per widened vector of codes (their sums per group and per key stay in
+ * registers), values up to four. HG (a constant after inlining) is the count of heads together. ---- */
+
+/* 4 int8 codes -> 4 floats, exactly */
+static ALWAYS_INLINE float32x4_t codes4_neon(int16x4_t c) { return vcvtq_f32_s32(vmovl_s16(c)); }
+
+static ALWAYS_INLINE void scores_heads_q8_0_neon(const float *q, const void *block, int hd, int i0, int count,
+                                                 float scale, float *score, size_t score_stride, const int HG) {
+    const int8_t *codes = (const int8_t *)block + i0;
+    const uint16_t *scales = (const uint16_t *)((const uint8_t *)block + (size_t)hd * KV_KEY_BLOCK) + i0;
+    int j = 0;
+    for (; j + 16 <= count; j += 16) {
+        float32x4_t acc[2][4];
+        UNROLL
+        for (int h = 0; h < HG; h++)
+            UNROLL
+            for (int u = 0; u < 4; u++) acc[h][u] = vdupq_n_f32(0.0f);
+        for (int g = 0; g < hd / QK; g++) {
+            float32x4_t part[2][4];
+            UNROLL
+            for (int h = 0; h < HG; h++)
+                UNROLL
+                for (int u = 0; u < 4; u++) part[h][u] = vdupq_n_f32(0.0f);
+            for (int i = QK * g; i < QK * (g + 1); i++) {
+                const int8x16_t c = vld1q_s8(codes + (size_t)i * KV_KEY_BLOCK + j);
+                const int16x8_t lo = vmovl_s8(vget_low_s8(c)), hi = vmovl_s8(vget_high_s8(c));
+                const float32x4_t key[4] = { codes4_neon(vget_low_s16(lo)), codes4_neon(vget_high_s16(lo)),
+                                             codes4_neon(vget_low_s16(hi)), codes4_neon(vget_high_s16(hi)) };
+                UNROLL
+                for (int h = 0; h < HG; h++)
+                    UNROLL
+                    for (int u = 0; u < 4; u++)
+                        part[h][u] = vaddq_f32(part[h][u], vmulq_n_f32(key[u], q[(size_t)h * hd + i]));
+            }
+            UNROLL
+            for (int u = 0; u < 4; u++) {
+                const float32x4_t d = vcvt_f32_f16(vreinterpret_f16_u16(vld1_u16(scales + (size_t)g * KV_KEY_BLOCK + j + 4 * u)));
+                UNROLL
+                for (int h = 0; h < HG; h++) acc[h][u] = vaddq_f32(acc[h][u], vmulq_f32(d, part[h][u]));
+            }
+        }
+        UNROLL
+        for (int h = 0; h < HG; h++)
+            UNROLL
+            for (int u = 0; u < 4; u++) vst1q_f32(score + h * score_stride + j + 4 * u, vmulq_n_f32(acc[h][u], scale));
+    }
+    /* the last keys (< 16): the portable kernel per head (each key's score is its own) */
+    if (j < count)
+        for (int h = 0; h < HG; h++)
+            scores_one_generic(q + (size_t)h * hd, block, hd, i0 + j, count - j, scale, score + h * score_stride + j);
+}
+
+static ALWAYS_INLINE void values_heads_q8_0_neon(const float *a, size_t a_stride, int count, const uint8_t *v,
+                                                 size_t row_bytes, int slots, int s0, int hd, float *out,
+                                                 size_t out_stride, const int HG) {
+    for (int i = 0; i < hd; i += 16) {   /* hd is a multiple of 32: 16 dimensions of one block */
+        const int g = i / QK, at = i % QK;
+        float32x4_t acc[4][4];
+        UNROLL
+        for (int h = 0; h < HG; h++)
+            UNROLL
+            for (int u = 0; u < 4; u++) acc[h][u] = vdupq_n_f32(0.0f);
+        for (int j = 0, slot = s0 % slots; j < count; j++) {
+            const block_q8_0 *row = (const block_q8_0 *)(v + (size_t)slot * row_bytes) + g;
+            const int8x16_t c = vld1q_s8(row->qs + at);
+            const int16x8_t lo = vmovl_s8(vget_low_s8(c)), hi = vmovl_s8(vget_high_s8(c));
+            const float32x4_t val[4] = { codes4_neon(vget_low_s16(lo)), codes4_neon(vget_high_s16(lo)),
+                                         codes4_neon(vget_low_s16(hi)), codes4_neon(vget_high_s16(hi)) };
+            const float d = load_f16(row->d);
+            UNROLL
+            for (int h = 0; h < HG; h++) {
+                const float f = a[h * a_stride + j] * d;
+                UNROLL
+                for (int u = 0; u < 4; u++) acc[h][u] = vaddq_f32(acc[h][u], vmulq_n_f32(val[u], f));
+            }
+            if (++slot == slots) slot = 0;
+        }
+        UNROLL
+        for (int h = 0; h < HG; h++)
+            UNROLL
+            for (int u = 0; u < 4; u++) vst1q_f32(out + h * out_stride + i + 4 * u, acc[h][u]);
+    }
+}
+
+void attention_scores_q8_0_neon(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride) {
+    for (int g = 0; g < heads; g += 2) {
+        if (heads - g == 1) scores_heads_q8_0_neon(q + (size_t)g * hd, block, hd, i0, count, scale, score + g * score_stride, score_stride, 1);
+        else scores_heads_q8_0_neon(q + (size_t)g * hd, block, hd, i0, count, scale, score + g * score_stride, score_stride, 2);
+    }
+}
+
+void attention_values_q8_0_neon(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
+    for (int g = 0; g < heads; g += 4) {
+        const float *ag = a + g * a_stride;
+        float *og = out + g * out_stride;
+        switch (heads - g) {
+        case 1: values_heads_q8_0_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 1); break;
+        case 2: values_heads_q8_0_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 2); break;
+        case 3: values_heads_q8_0_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 3); break;
+        default: values_heads_q8_0_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 4); break;
+        }
     }
 }
 #endif
