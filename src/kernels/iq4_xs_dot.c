@@ -239,7 +239,7 @@ static ALWAYS_INLINE TARGET_DOTPROD void iq4_xs_dotprod_body(const uint8_t *w, s
             ab[c] = (const block_q8_K *)(a + c * as) + i;
             da[c] = f32_from_bits(load_u32(ab[c]->d));
         }
-        UNROLL
+        NO_UNROLL   /* as k4_tile_dotprod (q4_k_simd.h): unrolled, the tiles spilled */
         for (int r = 0; r < NR; r++) {
             const block_iq4_xs *wb = (const block_iq4_xs *)(w + r * ws) + i;
             int32_t sc[QK_K / 32];

@@ -92,7 +92,8 @@ static inline uint32_t f32_bits(float f) { uint32_t b; memcpy(&b, &f, 4); return
 
 static inline float half_to_f32(uint16_t h) {
 #if defined(__aarch64__)
-    /* one instruction (FCVT), exact like the bit version (other targets); a signalling NaN comes back quiet */
+    /* one instruction (FCVT), exact like the bit version (other targets); a signalling NaN comes
+     * back quiet */
     __fp16 v;
     memcpy(&v, &h, 2);
     return (float)v;

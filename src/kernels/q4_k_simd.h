@@ -259,7 +259,9 @@ static ALWAYS_INLINE TARGET_DOTPROD void k4_tile_dotprod(const uint8_t *w, size_
             group_sums[c] = vpaddq_s16(vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums)),
                                        vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums + 16)));
         }
-        UNROLL
+        /* one row at a time (not unrolled): unrolled, GCC keeps every row's loads of the same
+         * activation bytes in registers, and spilled (156 stack stores per 4 x 4 tile call) */
+        NO_UNROLL
         for (int r = 0; r < NR; r++) {
             /* d, dmin and the scales sit where they do in both layouts */
             const block_q4_K *wb = (const block_q4_K *)(w + r * ws + (size_t)i * bsize);
@@ -280,7 +282,7 @@ static ALWAYS_INLINE TARGET_DOTPROD void k4_tile_dotprod(const uint8_t *w, size_
             int32x4_t isum[4];
             UNROLL
             for (int c = 0; c < NC; c++) isum[c] = vdupq_n_s32(0);
-            UNROLL
+            NO_UNROLL
             for (int h = 0; h < 4; h++) {   /* 32 bytes: group 2h in the low nibbles, 2h + 1 in the high */
                 const uint8x16_t raw0 = vld1q_u8(qs + 32 * h), raw1 = vld1q_u8(qs + 32 * h + 16);
                 uint8x16_t lo0 = vandq_u8(raw0, low4), lo1 = vandq_u8(raw1, low4);

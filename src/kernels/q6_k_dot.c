@@ -308,7 +308,7 @@ static ALWAYS_INLINE TARGET_DOTPROD void q6_k_dotprod_body(const uint8_t *w, siz
             bsum_lo[c] = vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums));
             bsum_hi[c] = vreinterpretq_s16_u8(vld1q_u8(ab[c]->bsums + 16));
         }
-        UNROLL
+        NO_UNROLL   /* as k4_tile_dotprod (q4_k_simd.h): unrolled, the 4 x 1 kernel spilled */
         for (int r = 0; r < NR; r++) {
             const block_q6_K *wb = (const block_q6_K *)(w + r * ws) + i;
             const int8x16_t scales = vld1q_s8(wb->scales);

@@ -28,6 +28,8 @@
  * by row and column: only with every index a constant does GCC keep them in registers (without
  * it, GCC 12 stores every accumulator to the stack on every iteration). */
 #define UNROLL _Pragma("GCC unroll 8")
+/* Keep the following loop a loop (where unrolling would keep too many values live). */
+#define NO_UNROLL _Pragma("GCC unroll 1")
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
