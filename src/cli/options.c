@@ -218,8 +218,9 @@ int options_parse(int argc, char **argv, cli_options *o) {
             name[nl] = 0;
             inline_val = eq + 1;
         } else {
-            snprintf(name, sizeof name, "%s", a);
-            if (strlen(a) >= sizeof name) { fprintf(stderr, "error: unknown option '%.60s' (see --help)\n", a); return -1; }
+            size_t al = strlen(a);
+            if (al >= sizeof name) { fprintf(stderr, "error: unknown option '%.60s' (see --help)\n", a); return -1; }
+            memcpy(name, a, al + 1);
         }
         const char *val = NULL;
         /* VALUE: the option's value, inline or the next argument. FLAG: the option takes none. */
