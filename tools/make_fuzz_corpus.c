@@ -616,7 +616,7 @@ static int chat_seeds(const char *out, const char *fixtures) {
             size_t n = strlen(e->d_name);
             if (n < 7 || strcmp(e->d_name + n - 6, ".jinja") != 0) continue;
             if (i < sizeof older / sizeof older[0] && strcmp(e->d_name, older[i]) != 0) continue;
-            snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+            if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path) continue;
             bytes t = read_all(path);
             bytes s = { 0 };
             uint8_t ctl = 1 | 2;
