@@ -387,28 +387,14 @@ static ALWAYS_INLINE void values_heads_neon(const float *a, size_t a_stride, int
 
 void attention_scores_f16_neon(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride) {
     const uint16_t *kt = (const uint16_t *)block + i0;
-    for (int g = 0; g < heads; g += 4) {
-        const float *qg = q + (size_t)g * hd;
-        float *sg = score + g * score_stride;
-        switch (heads - g) {
-        case 1: scores_heads_neon(qg, kt, hd, count, scale, sg, score_stride, 1); break;
-        case 2: scores_heads_neon(qg, kt, hd, count, scale, sg, score_stride, 2); break;
-        case 3: scores_heads_neon(qg, kt, hd, count, scale, sg, score_stride, 3); break;
-        default: scores_heads_neon(qg, kt, hd, count, scale, sg, score_stride, 4); break;
-        }
-    }
+#define SCORES(g, HG) scores_heads_neon(q + (size_t)(g) * hd, kt, hd, count, scale, score + (g) * score_stride, score_stride, HG)
+    FOR_HEAD_GROUPS_OF_4(heads, SCORES)
+#undef SCORES
 }
 
 void attention_values_f16_neon(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
-    for (int g = 0; g < heads; g += 4) {
-        const float *ag = a + g * a_stride;
-        float *og = out + g * out_stride;
-        switch (heads - g) {
-        case 1: values_heads_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 1); break;
-        case 2: values_heads_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 2); break;
-        case 3: values_heads_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 3); break;
-        default: values_heads_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 4); break;
-        }
-    }
+#define VALUES(g, HG) values_heads_neon(a + (g) * a_stride, a_stride, count, v, row_bytes, slots, s0, hd, out + (g) * out_stride, out_stride, HG)
+    FOR_HEAD_GROUPS_OF_4(heads, VALUES)
+#undef VALUES
 }
 #endif

@@ -384,15 +384,8 @@ void attention_scores_q8_0_neon(const float *q, int heads, const void *block, in
 }
 
 void attention_values_q8_0_neon(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride) {
-    for (int g = 0; g < heads; g += 4) {
-        const float *ag = a + g * a_stride;
-        float *og = out + g * out_stride;
-        switch (heads - g) {
-        case 1: values_heads_q8_0_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 1); break;
-        case 2: values_heads_q8_0_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 2); break;
-        case 3: values_heads_q8_0_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 3); break;
-        default: values_heads_q8_0_neon(ag, a_stride, count, v, row_bytes, slots, s0, hd, og, out_stride, 4); break;
-        }
-    }
+#define VALUES(g, HG) values_heads_q8_0_neon(a + (g) * a_stride, a_stride, count, v, row_bytes, slots, s0, hd, out + (g) * out_stride, out_stride, HG)
+    FOR_HEAD_GROUPS_OF_4(heads, VALUES)
+#undef VALUES
 }
 #endif

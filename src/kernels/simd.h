@@ -30,6 +30,15 @@
 #define UNROLL _Pragma("GCC unroll 8")
 /* Keep the following loop a loop (where unrolling would keep too many values live). */
 #define NO_UNROLL _Pragma("GCC unroll 1")
+/* The query heads of an attention kernel call in groups of up to 4: CALL(g, HG) for the group
+ * starting at head g, with its size HG a literal (so a kernel's head loops unroll). */
+#define FOR_HEAD_GROUPS_OF_4(heads, CALL)                                        \
+    for (int g_ = 0; g_ < (heads); g_ += 4) switch ((heads) - g_) {              \
+        case 1: CALL(g_, 1); break;                                              \
+        case 2: CALL(g_, 2); break;                                              \
+        case 3: CALL(g_, 3); break;                                              \
+        default: CALL(g_, 4); break;                                             \
+        }
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
