@@ -159,8 +159,7 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
     }
 }
 
-/* One type under one kernel set. */
-/* the portable kernels (the NEON set's, and the reference for every ISA) on this machine */
+/* The portable kernels (the reference for every ISA; the NEON kernels give their bits) on this machine. */
 static const kernel_set portable = {
     .level = SIMD_COUNT,   /* labelled "portable" */
     .quantize_q8_0 = act_quantize_q8_0_generic, .quantize_q8_k = act_quantize_q8_k_generic,
@@ -173,6 +172,7 @@ static const kernel_set portable = {
         [TS_IQ4_XS] = &iq4_xs_kernels_generic, [TS_MXFP4] = &mxfp4_kernels_generic,
     } };
 
+/* One type under one kernel set. */
 static void check_type(const kernel_set *ks, int type, rng *r) {
     const char *isa = ISA_NAMES[ks->level];
     const type_traits *tt = type_get(type);
