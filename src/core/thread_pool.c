@@ -249,10 +249,13 @@ void thread_pool_run_chunks(thread_pool *p, chunk_task fn, void *ctx, long n_chu
 
     do_chunks(p, 0);
 
-    /* every chunk is taken: close the run, then wait for the workers computing their last ones */
+    /* every chunk is taken: close the run, then wait for the workers computing their last ones.
+     * The load of `inside` is sequentially consistent like the store before it (join_chunked's
+     * comment): an acquire load alone may, in C11's model, read a stale 0 while a worker reads the
+     * run still open; x86 and ARMv8 happen to order the two, the model does not promise it. */
     atomic_store(&p->open_run, 0);
     spin_budget_update(&p->caller);
-    for (int i = 0; atomic_load_explicit(&p->inside, memory_order_acquire) > 0; i++)
+    for (int i = 0; atomic_load(&p->inside) > 0; i++)
         if (i < p->caller.polls) cpu_relax();
         else sched_yield();
 }
