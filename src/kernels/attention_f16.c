@@ -296,11 +296,7 @@ static ALWAYS_INLINE void scores_heads_neon(const float *q, const uint16_t *kt, 
                                             float *score, size_t score_stride, const int HG) {
     int j = 0;
     for (; j + 16 <= count; j += 16) {
-        float32x4_t acc[4][4];
-        UNROLL
-        for (int h = 0; h < HG; h++)
-            UNROLL
-            for (int u = 0; u < 4; u++) acc[h][u] = vdupq_n_f32(0.0f);
+        float32x4_t acc[4][4] = { { { 0 } } };
         for (int i = 0; i < hd; i++) {
             const uint16_t *row = kt + (size_t)i * KV_KEY_BLOCK + j;
             float32x4_t key[4];
@@ -317,9 +313,7 @@ static ALWAYS_INLINE void scores_heads_neon(const float *q, const uint16_t *kt, 
             for (int u = 0; u < 4; u++) vst1q_f32(score + h * score_stride + j + 4 * u, vmulq_n_f32(acc[h][u], scale));
     }
     for (; j + 4 <= count; j += 4) {
-        float32x4_t acc[4];
-        UNROLL
-        for (int h = 0; h < HG; h++) acc[h] = vdupq_n_f32(0.0f);
+        float32x4_t acc[4] = { { 0 } };
         for (int i = 0; i < hd; i++) {
             const float32x4_t key = widen4_f16(kt + (size_t)i * KV_KEY_BLOCK + j);
             UNROLL
@@ -340,11 +334,7 @@ static ALWAYS_INLINE void values_heads_neon(const float *a, size_t a_stride, int
                                             int slots, int s0, int hd, float *out, size_t out_stride, const int HG) {
     int i = 0;
     for (; i + 16 <= hd; i += 16) {
-        float32x4_t acc[4][4];
-        UNROLL
-        for (int h = 0; h < HG; h++)
-            UNROLL
-            for (int u = 0; u < 4; u++) acc[h][u] = vdupq_n_f32(0.0f);
+        float32x4_t acc[4][4] = { { { 0 } } };
         for (int j = 0, slot = s0 % slots; j < count; j++) {
             const uint16_t *row = (const uint16_t *)(v + (size_t)slot * row_bytes) + i;
             float32x4_t val[4];
@@ -362,9 +352,7 @@ static ALWAYS_INLINE void values_heads_neon(const float *a, size_t a_stride, int
             for (int u = 0; u < 4; u++) vst1q_f32(out + h * out_stride + i + 4 * u, acc[h][u]);
     }
     for (; i + 4 <= hd; i += 4) {
-        float32x4_t acc[4];
-        UNROLL
-        for (int h = 0; h < HG; h++) acc[h] = vdupq_n_f32(0.0f);
+        float32x4_t acc[4] = { { 0 } };
         for (int j = 0, slot = s0 % slots; j < count; j++) {
             const float32x4_t val = widen4_f16((const uint16_t *)(v + (size_t)slot * row_bytes) + i);
             UNROLL

@@ -304,17 +304,9 @@ static ALWAYS_INLINE void scores_heads_q8_0_neon(const float *q, const void *blo
     const uint16_t *scales = (const uint16_t *)((const uint8_t *)block + (size_t)hd * KV_KEY_BLOCK) + i0;
     int j = 0;
     for (; j + 16 <= count; j += 16) {
-        float32x4_t acc[2][4];
-        UNROLL
-        for (int h = 0; h < HG; h++)
-            UNROLL
-            for (int u = 0; u < 4; u++) acc[h][u] = vdupq_n_f32(0.0f);
+        float32x4_t acc[2][4] = { { { 0 } } };
         for (int g = 0; g < hd / QK; g++) {
-            float32x4_t part[2][4];
-            UNROLL
-            for (int h = 0; h < HG; h++)
-                UNROLL
-                for (int u = 0; u < 4; u++) part[h][u] = vdupq_n_f32(0.0f);
+            float32x4_t part[2][4] = { { { 0 } } };
             for (int i = QK * g; i < QK * (g + 1); i++) {
                 const int8x16_t c = vld1q_s8(codes + (size_t)i * KV_KEY_BLOCK + j);
                 const int16x8_t lo = vmovl_s8(vget_low_s8(c)), hi = vmovl_s8(vget_high_s8(c));
@@ -349,11 +341,7 @@ static ALWAYS_INLINE void values_heads_q8_0_neon(const float *a, size_t a_stride
                                                  size_t out_stride, const int HG) {
     for (int i = 0; i < hd; i += 16) {   /* hd is a multiple of 32: 16 dimensions of one block */
         const int g = i / QK, at = i % QK;
-        float32x4_t acc[4][4];
-        UNROLL
-        for (int h = 0; h < HG; h++)
-            UNROLL
-            for (int u = 0; u < 4; u++) acc[h][u] = vdupq_n_f32(0.0f);
+        float32x4_t acc[4][4] = { { { 0 } } };
         for (int j = 0, slot = s0 % slots; j < count; j++) {
             const block_q8_0 *row = (const block_q8_0 *)(v + (size_t)slot * row_bytes) + g;
             const int8x16_t c = vld1q_s8(row->qs + at);

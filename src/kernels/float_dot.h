@@ -140,11 +140,7 @@ static ALWAYS_INLINE TARGET_AVX512 void float_avx512_body(const uint8_t *w, size
  * the portable kernel's bits; 4 x 1 rows give a matrix-vector product 8 independent add chains. */
 static ALWAYS_INLINE void float_neon_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
                                           float *y, long ys, const int NR, const int NC) {
-    float32x4_t lo[4][4], hi[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) lo[r][c] = hi[r][c] = vdupq_n_f32(0.0f);
+    float32x4_t lo[4][4] = { { { 0 } } }, hi[4][4] = { { { 0 } } };
     int64_t i = 0;
     for (; i + 8 <= k; i += 8) {
         float32x4_t xl[4], xh[4];
