@@ -295,8 +295,15 @@ void TARGET_AVX512 attention_values_q8_0_avx512(const float *a, size_t a_stride,
  * two query heads per widened vector of codes (their sums per group and per key stay in
  * registers), values up to four. HG (a constant after inlining) is the count of heads together. ---- */
 
-/* 4 int8 codes -> 4 floats, exactly */
-static ALWAYS_INLINE float32x4_t codes4_neon(int16x4_t c) { return vcvtq_f32_s32(vmovl_s16(c)); }
+/* 16 int8 codes at p -> four vectors of 4 floats, exactly */
+static ALWAYS_INLINE void widen16_codes_neon(const int8_t *p, float32x4_t f[4]) {
+    const int8x16_t c = vld1q_s8(p);
+    const int16x8_t lo = vmovl_s8(vget_low_s8(c)), hi = vmovl_s8(vget_high_s8(c));
+    f[0] = vcvtq_f32_s32(vmovl_s16(vget_low_s16(lo)));
+    f[1] = vcvtq_f32_s32(vmovl_s16(vget_high_s16(lo)));
+    f[2] = vcvtq_f32_s32(vmovl_s16(vget_low_s16(hi)));
+    f[3] = vcvtq_f32_s32(vmovl_s16(vget_high_s16(hi)));
+}
 
 static ALWAYS_INLINE void scores_heads_q8_0_neon(const float *q, const void *block, int hd, int i0, int count,
                                                  float scale, float *score, size_t score_stride, const int HG) {
@@ -308,10 +315,8 @@ static ALWAYS_INLINE void scores_heads_q8_0_neon(const float *q, const void *blo
         for (int g = 0; g < hd / QK; g++) {
             float32x4_t part[2][4] = { { { 0 } } };
             for (int i = QK * g; i < QK * (g + 1); i++) {
-                const int8x16_t c = vld1q_s8(codes + (size_t)i * KV_KEY_BLOCK + j);
-                const int16x8_t lo = vmovl_s8(vget_low_s8(c)), hi = vmovl_s8(vget_high_s8(c));
-                const float32x4_t key[4] = { codes4_neon(vget_low_s16(lo)), codes4_neon(vget_high_s16(lo)),
-                                             codes4_neon(vget_low_s16(hi)), codes4_neon(vget_high_s16(hi)) };
+                float32x4_t key[4];
+                widen16_codes_neon(codes + (size_t)i * KV_KEY_BLOCK + j, key);
                 UNROLL
                 for (int h = 0; h < HG; h++)
                     UNROLL
@@ -344,10 +349,8 @@ static ALWAYS_INLINE void values_heads_q8_0_neon(const float *a, size_t a_stride
         float32x4_t acc[4][4] = { { { 0 } } };
         for (int j = 0, slot = s0 % slots; j < count; j++) {
             const block_q8_0 *row = (const block_q8_0 *)(v + (size_t)slot * row_bytes) + g;
-            const int8x16_t c = vld1q_s8(row->qs + at);
-            const int16x8_t lo = vmovl_s8(vget_low_s8(c)), hi = vmovl_s8(vget_high_s8(c));
-            const float32x4_t val[4] = { codes4_neon(vget_low_s16(lo)), codes4_neon(vget_high_s16(lo)),
-                                         codes4_neon(vget_low_s16(hi)), codes4_neon(vget_high_s16(hi)) };
+            float32x4_t val[4];
+            widen16_codes_neon(row->qs + at, val);
             const float d = load_f16(row->d);
             UNROLL
             for (int h = 0; h < HG; h++) {
