@@ -17,6 +17,17 @@ verify() {   # binary, description, model, options...
 # Fixture models the engine does not run yet must be refused: exit 1, one line naming the file and
 # what is missing, never an answer. Each line: a glob of fixture paths, and the reason's pattern.
 REFUSED=(
+    # hybrid recurrent layers (issue 29), latent attention and GLM-4.5 (issue 36)
+    "qwen35-tiny/*|unsupported (architecture|model_type) 'qwen3?_?5"
+    "qwen35moe-tiny/*|unsupported (architecture|model_type) 'qwen3?_?5"
+    "lfm2-tiny/*|unsupported (architecture|model_type) 'lfm2'"
+    "granite-hybrid-tiny/*|unsupported (architecture|model_type) '(granitehybrid|granitemoehybrid)'"
+    "granite-hybrid-moe-tiny/*|unsupported (architecture|model_type) '(granitehybrid|granitemoehybrid)'"
+    "deepseek2-tiny/*|unsupported (architecture|model_type) '(deepseek2|deepseek_v3)'"
+    "glm4moe-tiny/*|unsupported (architecture|model_type) '(glm4moe|glm4_moe)'"
+    # the low-bit grid types (issue 30); the imatrix file is not a model at all
+    "iq-grid-tiny/imatrix-*|no general.architecture"
+    "iq-grid-tiny/model-[inqtu]*|unsupported type id"
 )
 refused_reason() {   # prints the reason pattern when the model is expected to be refused
     local rel=$1 entry
