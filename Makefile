@@ -14,8 +14,8 @@ UNIT_SRC  := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_HDR  := $(wildcard tests/unit/*.h)
 HDR       := $(shell find include src -name '*.h')
 
-OPT_OBJ   := $(LIB_SRC:src/%.c=build/opt/%.o)
-SAN_OBJ   := $(LIB_SRC:src/%.c=build/san/%.o)
+OPT_OBJ   := $(LIB_SRC:src/%.c=build/opt/obj/%.o)
+SAN_OBJ   := $(LIB_SRC:src/%.c=build/san/obj/%.o)
 UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 
 .PHONY: all test clean san
@@ -27,14 +27,14 @@ run: build/opt/libtessera.a $(CLI_SRC) $(HDR)
 build/opt/libtessera.a: $(OPT_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
-build/opt/%.o: src/%.c $(HDR)
+build/opt/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) -c $< -o $@
 
 build/san/libtessera.a: $(SAN_OBJ)
 	@rm -f $@; ar rcs $@ $^
 
-build/san/%.o: src/%.c $(HDR)
+build/san/obj/%.o: src/%.c $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(INC) $(SAN) -c $< -o $@
 

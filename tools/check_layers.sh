@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The dependency rules of src/, checked from the sources and the compiled objects:
-#  1. includes point one way, in the order data flows: core -> io -> text | kernels -> model -> cli
-#     (a file includes headers of its own folder or of earlier folders; text and kernels are
-#     siblings and include nothing of each other);
+#  1. includes point one way, in the order data flows:
+#        core -> io -> text | template | kernels -> load -> run -> generate -> cli
+#     (a file includes headers of its own folder or of earlier folders; text, template and kernels
+#     are siblings and include nothing of each other);
 #  2. no two files call each other, directly or round a longer cycle (from the symbols the objects
 #     define and use);
 #  3. every exported symbol carries its module's prefix (the first word of its file's name, or
@@ -17,7 +18,7 @@ bad=0
 # 1. include direction (one grep over the tree; awk knows the order)
 if ! grep -H -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' $(find "$src" -name '*.[ch]' | sort) |
     awk -v src="$src/" '
-        function rank(d) { return d == "core" ? 0 : d == "io" ? 1 : d == "text" || d == "kernels" ? 2 : d == "model" ? 3 : d == "cli" ? 4 : -1 }
+        function rank(d) { return d == "core" ? 0 : d == "io" ? 1 : d == "text" || d == "template" || d == "kernels" ? 2 : d == "load" ? 3 : d == "run" ? 4 : d == "generate" ? 5 : d == "cli" ? 6 : -1 }
         {
             f = $0; sub(/:.*/, "", f); rel = substr(f, length(src) + 1)
             dir = rel; if (!sub(/\/[^\/]*$/, "", dir)) dir = "."
@@ -26,7 +27,7 @@ if ! grep -H -o '^[[:space:]]*#[[:space:]]*include[[:space:]]*"[^"]*"' $(find "$
             if (idir == dir) next
             if (rank(dir) < 0) { printf "%s: folder %s has no place in the layer order\n", rel, dir; bad = 1; next }
             if (rank(idir) < 0 || rank(idir) >= rank(dir)) {
-                printf "%s: includes \"%s\": %s/ may include only earlier layers (core -> io -> text | kernels -> model -> cli)\n", rel, inc, dir
+                printf "%s: includes \"%s\": %s/ may include only earlier layers (core -> io -> text | template | kernels -> load -> run -> generate -> cli)\n", rel, inc, dir
                 bad = 1
             }
         }

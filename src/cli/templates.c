@@ -3,7 +3,7 @@
 #include "core/error.h"
 #include "io/file.h"
 #include "io/json.h"
-#include "text/chat_template.h"
+#include "template/chat_template.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

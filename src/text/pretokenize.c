@@ -8,7 +8,7 @@
  * std::wregex without categories, explicit character ranges never match non-ASCII whitespace
  * (llama.cpp turns those into U+000B first). Both are reproduced here. */
 #include "text/pretokenize.h"
-#include "text/unicode.h"
+#include "core/unicode.h"
 #include "core/error.h"
 #include <stdlib.h>
 #include <string.h>

@@ -5,8 +5,8 @@
  * hostile templates (endless loops, recursion, blow-ups) must stop with an error quickly.
  * Checks: errors are one line; a rendering is valid UTF-8. */
 #include "fuzz_common.h"
-#include "text/chat_template.h"
-#include "text/jinja.h"
+#include "template/chat_template.h"
+#include "template/jinja.h"
 #include "core/utf8.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) { (void)argc; (void)argv; return 0; }

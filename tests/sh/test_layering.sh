@@ -5,16 +5,16 @@ source "$(dirname "$0")/lib.sh"
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 CHECK="$ROOT/tools/check_layers.sh"
 
-"$CHECK" "$ROOT/src" "$ROOT/build/opt" >"$TMP/out.txt" 2>&1
+"$CHECK" "$ROOT/src" "$ROOT/build/opt/obj" >"$TMP/out.txt" 2>&1
 check "src/ keeps the layer order, has no call cycle and prefixes its exports ($(head -c 300 "$TMP/out.txt"))" test ! -s "$TMP/out.txt"
 
 # a planted backwards include is caught, naming the file and the include
 cp -r "$ROOT/src" "$TMP/src"
-echo '#include "model/geometry.h"' >>"$TMP/src/io/json.c"
+echo '#include "load/geometry.h"' >>"$TMP/src/io/json.c"
 "$CHECK" "$TMP/src" >"$TMP/planted.txt" 2>&1
 rc=$?
 check "a planted io/ -> model/ include fails the check" test "$rc" -ne 0
-check "... and the message names it" grep -q 'io/json.c: includes "model/geometry.h"' "$TMP/planted.txt"
+check "... and the message names it" grep -q 'io/json.c: includes "load/geometry.h"' "$TMP/planted.txt"
 echo '#include "kernels/types.h"' >"$TMP/src/text/extra.c"
 "$CHECK" "$TMP/src" 2>&1 | grep -q 'text/extra.c: includes "kernels/types.h"'
 check "a planted include between siblings (text -> kernels) is caught" test $? -eq 0

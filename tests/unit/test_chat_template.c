@@ -4,8 +4,8 @@
  * lean on, each case's expected text rendered by Jinja2 3.1 as transformers configures it;
  * undefined values Jinja tolerates and those it rejects; raise_exception; and the limits. */
 #include "check.h"
-#include "text/chat_template.h"
-#include "text/jinja.h"
+#include "template/chat_template.h"
+#include "template/jinja.h"
 #include "io/json.h"
 #include "io/file.h"
 #include <string.h>

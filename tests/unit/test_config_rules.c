@@ -3,7 +3,7 @@
  * RoPE base when missing, where linear scaling applies, BOS from tokenizer_config.json, the norm
  * "+1" per container, the Gemma 3 attention scale. */
 #include "check.h"
-#include "model/model.h"
+#include "load/model.h"
 #include "io/gguf_write.h"
 #include "kernels/types.h"
 #include <math.h>

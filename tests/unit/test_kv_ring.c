@@ -2,7 +2,7 @@
  * longer than the ring, the logits must equal those of a context whose sliding layers keep every
  * position, both for batched prefill and for one-token-at-a-time decode, with every KV cache type. */
 #include "check.h"
-#include "model/forward.h"
+#include "run/forward.h"
 #include <string.h>
 
 static void run(const char *rel, int n_tok, int cache_type) {

@@ -5,8 +5,8 @@
 #include "io/gguf.h"
 #include "io/safetensors.h"
 #include "kernels/types.h"
-#include "model/layout.h"
-#include "model/model.h"
+#include "load/layout.h"
+#include "load/model.h"
 #include <math.h>
 #include <string.h>
 

@@ -2,8 +2,8 @@
  * weighed in double precision), and the experts each fixture model chooses on every layer against
  * the counts its case.json records (README-moe.md). */
 #include "check.h"
-#include "model/forward.h"
-#include "model/moe.h"
+#include "run/forward.h"
+#include "run/moe.h"
 #include "io/json.h"
 #include "io/file.h"
 #include <math.h>

@@ -6,7 +6,7 @@
 #include "tessera.h"
 #include "io/q4nx.h"
 #include "kernels/types.h"
-#include "model/model.h"
+#include "load/model.h"
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

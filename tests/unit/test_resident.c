@@ -4,7 +4,7 @@
  * it, and the count never exceeds what is mapped. Where the kernel has no transparent huge pages
  * or no MADV_COLLAPSE (before Linux 6.1), the collapse checks are skipped with a note. */
 #include "check.h"
-#include "model/resident.h"
+#include "load/resident.h"
 #include <errno.h>
 #include <stdint.h>
 #include <string.h>

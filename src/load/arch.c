@@ -1,0 +1,245 @@
+/* The architecture table. Adding a family that fits it is one row here (plus its Hugging Face
+ * names if they differ from a table below) and a test; the builder, the forward and the loaders
+ * stay as they are. */
+#include "load/arch.h"
+#include "load/geometry.h"
+#include <stdio.h>
+#include <string.h>
+
+/* ---- tensor names ---- */
+
+/* llama.cpp's standard GGUF names. */
+static const char *const gguf_names[ROLE_COUNT] = {
+    [ROLE_TOKEN_EMBD] = "token_embd.weight", [ROLE_OUTPUT] = "output.weight",
+    [ROLE_OUTPUT_NORM] = "output_norm.weight", [ROLE_ROPE_FREQS] = "rope_freqs.weight",
+    [ROLE_ROPE_FACTORS_SHORT] = "rope_factors_short.weight",
+    [ROLE_ROPE_FACTORS_LONG] = "rope_factors_long.weight",
+    [ROLE_PLE_EMBD] = "per_layer_token_embd.weight", [ROLE_PLE_MODEL_PROJ] = "per_layer_model_proj.weight",
+    [ROLE_PLE_PROJ_NORM] = "per_layer_proj_norm.weight",
+    [ROLE_ATTN_NORM] = "blk.%d.attn_norm.weight",
+    [ROLE_ATTN_Q] = "blk.%d.attn_q.weight", [ROLE_ATTN_K] = "blk.%d.attn_k.weight",
+    [ROLE_ATTN_V] = "blk.%d.attn_v.weight", [ROLE_ATTN_QKV] = "blk.%d.attn_qkv.weight",
+    [ROLE_ATTN_OUT] = "blk.%d.attn_output.weight",
+    [ROLE_ATTN_Q_BIAS] = "blk.%d.attn_q.bias", [ROLE_ATTN_K_BIAS] = "blk.%d.attn_k.bias",
+    [ROLE_ATTN_V_BIAS] = "blk.%d.attn_v.bias", [ROLE_ATTN_OUT_BIAS] = "blk.%d.attn_output.bias",
+    [ROLE_ATTN_Q_NORM] = "blk.%d.attn_q_norm.weight", [ROLE_ATTN_K_NORM] = "blk.%d.attn_k_norm.weight",
+    [ROLE_POST_ATTN_NORM] = "blk.%d.post_attention_norm.weight",
+    [ROLE_FFN_NORM] = "blk.%d.ffn_norm.weight",
+    [ROLE_FFN_GATE] = "blk.%d.ffn_gate.weight", [ROLE_FFN_UP] = "blk.%d.ffn_up.weight",
+    [ROLE_FFN_DOWN] = "blk.%d.ffn_down.weight", [ROLE_POST_FFN_NORM] = "blk.%d.post_ffw_norm.weight",
+    [ROLE_LAYER_SCALE] = "blk.%d.layer_output_scale.weight",
+    [ROLE_PLE_GATE] = "blk.%d.inp_gate.weight", [ROLE_PLE_PROJ] = "blk.%d.proj.weight",
+    [ROLE_PLE_POST_NORM] = "blk.%d.post_norm.weight", [ROLE_ATTN_SINKS] = "blk.%d.attn_sinks.weight",
+    [ROLE_ROUTER] = "blk.%d.ffn_gate_inp.weight", [ROLE_ROUTER_BIAS] = "blk.%d.ffn_gate_inp.bias",
+    [ROLE_ROUTER_SCALE] = "blk.%d.ffn_gate_inp.scale",
+    [ROLE_EXP_GATE] = "blk.%d.ffn_gate_exps.weight", [ROLE_EXP_UP] = "blk.%d.ffn_up_exps.weight",
+    [ROLE_EXP_GATE_UP] = "blk.%d.ffn_gate_up_exps.weight", [ROLE_EXP_DOWN] = "blk.%d.ffn_down_exps.weight",
+    [ROLE_EXP_GATE_BIAS] = "blk.%d.ffn_gate_exps.bias", [ROLE_EXP_UP_BIAS] = "blk.%d.ffn_up_exps.bias",
+    [ROLE_EXP_DOWN_BIAS] = "blk.%d.ffn_down_exps.bias", [ROLE_EXP_SCALE] = "blk.%d.ffn_down_exps.scale",
+    [ROLE_MOE_IN_NORM] = "blk.%d.pre_ffw_norm_2.weight", [ROLE_MOE_OUT_NORM] = "blk.%d.post_ffw_norm_2.weight",
+    [ROLE_DENSE_OUT_NORM] = "blk.%d.post_ffw_norm_1.weight",
+};
+
+/* Phi-3 stores [gate; up] as one ffn_up of 2 x ffn rows. */
+static const role_name phi3_gguf[] = {
+    { ROLE_FFN_GATE_UP, "blk.%d.ffn_up.weight" }, { ROLE_FFN_UP, NULL }, { -1, NULL } };
+
+/* gpt-oss calls the norm before its experts post_attention_norm. */
+static const role_name gpt_oss_gguf[] = {
+    { ROLE_FFN_NORM, "blk.%d.post_attention_norm.weight" }, { ROLE_POST_ATTN_NORM, NULL }, { -1, NULL } };
+
+/* Hugging Face names, relative to the model prefix; lm_head sits outside it. Expert names with a
+ * second %d are one tensor per expert. */
+#define HF_COMMON \
+    [ROLE_TOKEN_EMBD] = "embed_tokens.weight", [ROLE_OUTPUT] = "lm_head.weight", \
+    [ROLE_OUTPUT_NORM] = "norm.weight", \
+    [ROLE_ATTN_Q] = "layers.%d.self_attn.q_proj.weight", [ROLE_ATTN_K] = "layers.%d.self_attn.k_proj.weight", \
+    [ROLE_ATTN_V] = "layers.%d.self_attn.v_proj.weight", [ROLE_ATTN_OUT] = "layers.%d.self_attn.o_proj.weight", \
+    [ROLE_ATTN_Q_NORM] = "layers.%d.self_attn.q_norm.weight", [ROLE_ATTN_K_NORM] = "layers.%d.self_attn.k_norm.weight", \
+    [ROLE_FFN_GATE] = "layers.%d.mlp.gate_proj.weight", [ROLE_FFN_UP] = "layers.%d.mlp.up_proj.weight", \
+    [ROLE_FFN_DOWN] = "layers.%d.mlp.down_proj.weight"
+#define HF_BIASES \
+    [ROLE_ATTN_Q_BIAS] = "layers.%d.self_attn.q_proj.bias", [ROLE_ATTN_K_BIAS] = "layers.%d.self_attn.k_proj.bias", \
+    [ROLE_ATTN_V_BIAS] = "layers.%d.self_attn.v_proj.bias", [ROLE_ATTN_OUT_BIAS] = "layers.%d.self_attn.o_proj.bias"
+
+/* Llama and the families that kept its names: "post_attention_layernorm" is the norm before the MLP. */
+static const hf_names llama_hf = { {
+    HF_COMMON, HF_BIASES,
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
+} };
+
+/* Qwen3-MoE: experts one tensor each, the router named "gate". */
+static const hf_names qwen3moe_hf = { {
+    HF_COMMON,
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_ROUTER] = "layers.%d.mlp.gate.weight",
+    [ROLE_EXP_GATE] = "layers.%d.mlp.experts.%d.gate_proj.weight",
+    [ROLE_EXP_UP] = "layers.%d.mlp.experts.%d.up_proj.weight",
+    [ROLE_EXP_DOWN] = "layers.%d.mlp.experts.%d.down_proj.weight",
+} };
+
+/* Mixtral: w1 = gate, w3 = up, w2 = down, one tensor per expert. */
+static const hf_names mixtral_hf = { {
+    HF_COMMON,
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_ROUTER] = "layers.%d.block_sparse_moe.gate.weight",
+    [ROLE_EXP_GATE] = "layers.%d.block_sparse_moe.experts.%d.w1.weight",
+    [ROLE_EXP_UP] = "layers.%d.block_sparse_moe.experts.%d.w3.weight",
+    [ROLE_EXP_DOWN] = "layers.%d.block_sparse_moe.experts.%d.w2.weight",
+} };
+
+/* gpt-oss: biases everywhere, attention sinks, experts stacked input-major (see layout.h). */
+static const hf_names gpt_oss_hf = { {
+    HF_COMMON, HF_BIASES,
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_ATTN_SINKS] = "layers.%d.self_attn.sinks",
+    [ROLE_ROUTER] = "layers.%d.mlp.router.weight", [ROLE_ROUTER_BIAS] = "layers.%d.mlp.router.bias",
+    [ROLE_EXP_GATE_UP] = "layers.%d.mlp.experts.gate_up_proj",
+    [ROLE_EXP_GATE_UP_BIAS] = "layers.%d.mlp.experts.gate_up_proj_bias",
+    [ROLE_EXP_DOWN] = "layers.%d.mlp.experts.down_proj",
+    [ROLE_EXP_DOWN_BIAS] = "layers.%d.mlp.experts.down_proj_bias",
+} };
+
+/* Gemma: a norm before and after each sublayer; Gemma 4's layer scalar and per-layer embeddings. */
+static const hf_names gemma_hf = { {
+    HF_COMMON,
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_POST_ATTN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.pre_feedforward_layernorm.weight",
+    [ROLE_POST_FFN_NORM] = "layers.%d.post_feedforward_layernorm.weight",
+    [ROLE_LAYER_SCALE] = "layers.%d.layer_scalar",
+    [ROLE_PLE_EMBD] = "embed_tokens_per_layer.weight",
+    [ROLE_PLE_MODEL_PROJ] = "per_layer_model_projection.weight",
+    [ROLE_PLE_PROJ_NORM] = "per_layer_projection_norm.weight",
+    [ROLE_PLE_GATE] = "layers.%d.per_layer_input_gate.weight",
+    [ROLE_PLE_PROJ] = "layers.%d.per_layer_projection.weight",
+    [ROLE_PLE_POST_NORM] = "layers.%d.post_per_layer_input_norm.weight",
+    [ROLE_ROUTER] = "layers.%d.router.proj.weight", [ROLE_ROUTER_SCALE] = "layers.%d.router.scale",
+    [ROLE_EXP_SCALE] = "layers.%d.router.per_expert_scale",
+    [ROLE_EXP_GATE_UP] = "layers.%d.experts.gate_up_proj", [ROLE_EXP_DOWN] = "layers.%d.experts.down_proj",
+    [ROLE_MOE_IN_NORM] = "layers.%d.pre_feedforward_layernorm_2.weight",
+    [ROLE_MOE_OUT_NORM] = "layers.%d.post_feedforward_layernorm_2.weight",
+    [ROLE_DENSE_OUT_NORM] = "layers.%d.post_feedforward_layernorm_1.weight",
+} };
+
+/* OLMo 2: norms only after the sublayers. */
+static const hf_names olmo2_hf = { {
+    HF_COMMON,
+    [ROLE_POST_ATTN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_POST_FFN_NORM] = "layers.%d.post_feedforward_layernorm.weight",
+} };
+
+/* Phi-3: fused q/k/v and gate/up projections. */
+static const hf_names phi3_hf = { {
+    [ROLE_TOKEN_EMBD] = "embed_tokens.weight", [ROLE_OUTPUT] = "lm_head.weight",
+    [ROLE_OUTPUT_NORM] = "norm.weight",
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_ATTN_QKV] = "layers.%d.self_attn.qkv_proj.weight", [ROLE_ATTN_OUT] = "layers.%d.self_attn.o_proj.weight",
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_FFN_GATE_UP] = "layers.%d.mlp.gate_up_proj.weight", [ROLE_FFN_DOWN] = "layers.%d.mlp.down_proj.weight",
+} };
+
+/* ---- the table ---- */
+
+static const arch_desc ARCHES[] = {
+    { .name = "llama", .hf_model_types = { "llama", "mistral" }, .hf = &llama_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .gguf_qk_permuted = true, .hf_window_every_layer = true,
+      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_SILU },
+    /* Mixtral's folders; its GGUFs are arch llama with experts */
+    { .name = "mixtral", .hf_model_types = { "mixtral" }, .hf = &mixtral_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .hf_window_every_layer = true,
+      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_SILU },
+    { .name = "qwen2", .hf_model_types = { "qwen2" }, .hf = &llama_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM },
+    { .name = "qwen3", .hf_model_types = { "qwen3" }, .hf = &llama_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD, .attn_scale = SCALE_HEAD_DIM },
+    { .name = "gemma3", .hf_model_types = { "gemma3", "gemma3_text" }, .hf = &gemma_hf,
+      .activation = ACT_GELU_TANH, .norms = NORMS_SANDWICH, .qk_norm = QK_NORM_HEAD,
+      .attn_scale = SCALE_QPAS, .swa_scaling = SWA_SCALED_UNLESS_LOCAL_BASE,
+      .hf_norm_plus_one = true, .embed_scale_sqrt = true, .hf_tied_by_default = true, .gguf_sliding_period = 6, .hf_sliding_period = 6,
+      .gguf_scale_hidden_layers = 62, .default_theta_swa = 10000.0f },
+    { .name = "gemma2", .hf_model_types = { "gemma2" }, .hf = &gemma_hf,
+      .activation = ACT_GELU_TANH, .norms = NORMS_SANDWICH, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_QPAS,
+      .hf_norm_plus_one = true, .embed_scale_sqrt = true, .hf_tied_by_default = true,
+      .gguf_sliding_period = 2, .hf_sliding_period = 2, .gguf_scale_hidden_layers = 46, .gguf_default_window = 4096 },
+    { .name = "gemma4", .hf_model_types = { "gemma4", "gemma4_text" }, .hf = &gemma_hf,
+      .activation = ACT_GELU_TANH, .norms = NORMS_SANDWICH, .qk_norm = QK_NORM_HEAD,
+      .attn_scale = SCALE_ONE, .swa_scaling = SWA_SCALED_UNLESS_LOCAL_BASE,
+      .embed_scale_sqrt = true, .hf_tied_by_default = true, .v_norm = true, .k_eq_v_full = true, .default_theta_swa = 10000.0f,
+      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_GELU_TANH },
+    { .name = "qwen3moe", .hf_model_types = { "qwen3_moe" }, .hf = &qwen3moe_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD, .attn_scale = SCALE_HEAD_DIM,
+      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_SILU },
+    { .name = "gpt-oss", .hf_model_types = { "gpt_oss" }, .hf = &gpt_oss_hf, .gguf_renames = gpt_oss_gguf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .gguf_sliding_period = 2,
+      .gating = GATING_TOPK_SOFTMAX, .expert_activation = ACT_SWIGLU_OAI, .hf_experts_input_major = true },
+    { .name = "smollm3", .hf_model_types = { "smollm3" }, .hf = &llama_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .gguf_qk_permuted = true, .gguf_nope_period = 4 },
+    { .name = "olmo2", .hf_model_types = { "olmo2", "olmo3" }, .hf = &olmo2_hf,
+      .activation = ACT_SILU, .norms = NORMS_POST, .qk_norm = QK_NORM_WHOLE, .attn_scale = SCALE_HEAD_DIM,
+      .swa_scaling = SWA_UNSCALED, .gguf_sliding_period = 4 },
+    { .name = "granite", .hf_model_types = { "granite" }, .hf = &llama_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .gguf_qk_permuted = true },
+    { .name = "phi3", .hf_model_types = { "phi3" }, .hf = &phi3_hf, .gguf_renames = phi3_gguf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .hf_window_every_layer = true, .gguf_window_ignored = true },
+    { .name = "mistral3", .hf_model_types = { "ministral3", "mistral3" }, .hf = &llama_hf,
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .gguf_qk_permuted = true, .gguf_yarn_betas = true },
+};
+
+const arch_desc *arch_by_gguf_name(const char *name, size_t len) {
+    for (size_t i = 0; i < sizeof ARCHES / sizeof ARCHES[0]; i++)
+        if (strlen(ARCHES[i].name) == len && !memcmp(ARCHES[i].name, name, len)) return &ARCHES[i];
+    return NULL;
+}
+
+const arch_desc *arch_by_hf_model_type(const char *model_type) {
+    for (size_t i = 0; i < sizeof ARCHES / sizeof ARCHES[0]; i++)
+        for (int j = 0; j < 4 && ARCHES[i].hf_model_types[j]; j++)
+            if (!strcmp(ARCHES[i].hf_model_types[j], model_type)) return &ARCHES[i];
+    return NULL;
+}
+
+const char *arch_gguf_name(const arch_desc *a, int role, char *buf, size_t cap) {
+    const char *fmt = gguf_names[role];
+    for (const role_name *r = a->gguf_renames; r && r->role >= 0; r++)
+        if (r->role == role) fmt = r->name;
+    if (!fmt) return NULL;
+    snprintf(buf, cap, "%s", fmt);
+    return buf;
+}
+
+void arch_known_list(char *buf, size_t cap) {
+    size_t used = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < sizeof ARCHES / sizeof ARCHES[0] && used < cap; i++)
+        used += (size_t)snprintf(buf + used, cap - used, "%s%s", i ? ", " : "", ARCHES[i].name);
+}
+
+/* ---- what an unconsumed tensor is for ---- */
+
+const char *arch_tensor_purpose(const char *name) {
+    static const struct { const char *part, *purpose; } known[] = {
+        { "_exps", "mixture-of-experts layers" }, { "ffn_gate_inp", "mixture-of-experts layers" },
+        { "experts", "mixture-of-experts layers" }, { "router", "mixture-of-experts layers" },
+        { "block_sparse_moe", "mixture-of-experts layers" }, { "mlp.gate.weight", "mixture-of-experts layers" },
+        { "shexp", "shared experts" }, { "sinks", "attention sinks" },
+        { "vision", "a vision encoder" }, { "multi_modal", "a multimodal projector" },
+        { "mm.", "a multimodal projector" }, { "audio", "an audio encoder" },
+        { "ssm", "state-space layers" }, { "altup", "Gemma 3n layers" }, { "laurel", "Gemma 3n layers" },
+        { ".bias", "biases" },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strstr(name, known[i].part)) return known[i].purpose;
+    return NULL;
+}

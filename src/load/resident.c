@@ -1,0 +1,145 @@
+/* resident_copy_matrices (resident.h): the matrices copied into one anonymous mapping in 2 MB pages. */
+#include "load/resident.h"
+#include "io/safetensors.h"
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define HUGE_PAGE ((size_t)2 << 20)
+#define SLICE ((size_t)16 << 20)   /* bytes copied between two releases of the source's pages */
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+
+typedef struct resident_list { weight *w[4096]; int n; bool full; } resident_list;
+
+static void add(resident_list *l, weight *w) {
+    if (!w->data || w->rows <= 0) return;
+    if (l->n == (int)(sizeof l->w / sizeof l->w[0])) { l->full = true; return; }
+    l->w[l->n++] = w;
+}
+
+static size_t bytes_of(const weight *w) { return (size_t)w->rows * w->row_bytes; }
+
+/* Drops the source pages of a copied range: the container's mapped pages (nothing for bytes it does
+ * not map) */
+static void release_source(const ts_model *m, const void *p, size_t n) {
+    if (m->gguf) gguf_release(m->gguf, p, n);
+    if (m->safetensors) safetensors_release(m->safetensors, p, n);
+}
+
+static bool inside(const weight *w, const uint8_t *p, size_t n) {
+    return w->data && w->data >= p && w->data < p + n;
+}
+
+/* Whether a weight that was not copied (yet) reads bytes of [p, p + n). */
+static bool read_elsewhere(const model_geometry *g, const resident_list *l, const uint8_t *p, size_t n) {
+    for (int i = 0; i < l->n; i++) if (inside(l->w[i], p, n)) return true;
+    if (inside(&g->tok_embd, p, n) || inside(&g->ple_embd, p, n)) return true;
+    for (int il = 0; il < g->n_layers; il++) {
+        const moe_geometry *e = &g->layers[il].moe;
+        for (int x = 0; x < e->n_experts; x++)
+            if ((e->gate && inside(&e->gate[x], p, n)) || (e->up && inside(&e->up[x], p, n)) ||
+                (e->down && inside(&e->down[x], p, n))) return true;
+    }
+    return false;
+}
+
+/* Bytes of [p, p + n) the kernel backs with 2 MB pages: the AnonHugePages of the mappings inside
+ * it or overlapping it, from /proc/self/smaps (-1 when that cannot be read). */
+long long resident_huge_bytes(const void *p, size_t n) {
+    FILE *f = fopen("/proc/self/smaps", "r");
+    if (!f) return -1;
+    const uintptr_t lo = (uintptr_t)p, hi = lo + n;
+    char line[512];
+    bool in = false;
+    long long huge = 0;
+    while (fgets(line, sizeof line, f)) {
+        uintptr_t a, b;
+        unsigned long long kb;
+        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' '))
+            in = a < hi && b > lo;   /* a mapping that overlaps the range (mine hold only the copy) */
+        else if (in && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
+            huge += (long long)kb * 1024;
+    }
+    fclose(f);
+    return huge;
+}
+
+void resident_free(ts_model *m) {
+    if (m->resident) munmap(m->resident, m->resident_bytes);
+    m->resident = NULL;
+    m->resident_bytes = 0;
+}
+
+void resident_copy_matrices(ts_model *m) {
+    model_geometry *g = &m->g;
+    resident_list l = { .n = 0 };
+    for (int il = 0; il < g->n_layers; il++) {
+        layer_geometry *ly = &g->layers[il];
+        weight *dense[] = { &ly->wq, &ly->wk, &ly->wv, &ly->wo, &ly->w_gate, &ly->w_up, &ly->w_down,
+                            &ly->ple_gate, &ly->ple_proj, &ly->moe.router };
+        for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++) add(&l, dense[i]);
+    }
+    add(&l, &g->output);
+    add(&l, &g->ple_model_proj);
+    if (l.full || l.n == 0) { model_note(m, "matrices: read in place from the file"); return; }
+
+    /* one copy per distinct source (a tied head shares the embedding's bytes) */
+    size_t total = 0;
+    for (int i = 0; i < l.n; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) seen = l.w[j]->data == l.w[i]->data;
+        if (!seen) total += (bytes_of(l.w[i]) + 63) / 64 * 64;
+    }
+    const size_t size = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE;
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) { model_note(m, "matrices: read in place from the file (no room for a copy)"); return; }
+    uint8_t *base = (uint8_t *)(((uintptr_t)map + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
+    madvise(base, size - (size_t)(base - (uint8_t *)map), MADV_HUGEPAGE);
+
+    size_t off = 0;
+    for (int i = 0; i < l.n; i++) {
+        const uint8_t *src = l.w[i]->data;
+        if (src >= base && src < base + total) continue;   /* shares bytes copied already */
+        uint8_t *dst = base + off;
+        const size_t n = bytes_of(l.w[i]);
+        for (size_t s = 0; s < n; s += SLICE) {
+            const size_t len = n - s < SLICE ? n - s : SLICE;
+            /* the source's pages faulted in by one call, not one 4 KB page at a time (file pages) */
+            const uintptr_t page = (uintptr_t)(src + s) & ~(uintptr_t)4095;
+            madvise((void *)page, (size_t)((uintptr_t)(src + s) + len - page), MADV_POPULATE_READ);
+            memcpy(dst + s, src + s, len);
+            release_source(m, src + s, len);
+        }
+        off += (n + 63) / 64 * 64;
+        for (int j = i; j < l.n; j++)
+            if (l.w[j]->data == src) l.w[j]->data = dst;
+        if (g->tok_embd.data == src) g->tok_embd.data = dst;   /* a tied head: the embedding reads the copy */
+        /* the loader's own copy (un-permuted rows, --quant), unless a weight not copied reads it */
+        const size_t owned = model_arena_size(&m->arena, src);
+        if (owned && !read_elsewhere(g, &l, src, owned)) model_arena_release(&m->arena, src);
+    }
+    m->resident = map;
+    m->resident_bytes = size;
+    /* On a fragmented machine the copy's page faults may have found no free 2 MB pages (the kernel
+     * then maps 4 KB ones and decode loses what the copy is for): ask for them once more,
+     * synchronously (MADV_COLLAPSE, Linux 6.1; an error leaves the pages as they are). */
+    const size_t span = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    long long huge = resident_huge_bytes(base, span);
+    if (huge >= 0 && (size_t)huge < span / 10 * 9) {
+        madvise(base, span, MADV_COLLAPSE);
+        huge = resident_huge_bytes(base, span);
+    }
+    if (huge > (long long)total) huge = (long long)total;   /* the last page holds the end of the copy */
+    if (huge >= 0)
+        model_note(m, "matrices: %.1f MB copied, %.1f MB of it in 2 MB pages (--mmap: read in place from the file)",
+                   (double)total / 1048576.0, (double)huge / 1048576.0);
+    else
+        model_note(m, "matrices: %.1f MB copied into 2 MB pages (--mmap: read in place from the file)", (double)total / 1048576.0);
+}

@@ -1,0 +1,201 @@
+/* Contexts: one sequence each, with its KV cache, position and scratch; evaluation in chunks of
+ * FORWARD_MAX_BATCH positions through the forward. */
+#include "run/forward.h"
+#include "run/kv_cache.h"
+#include "kernels/matmul.h"
+#include "core/error.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err) {
+    ts_context_options opt = { .n_ctx = n_ctx, .n_threads = n_threads };
+    return context_new(m, &opt, true, out, err);
+}
+
+int ts_context_new_opts(ts_model *m, const ts_context_options *opt, ts_context **out, ts_error *err) {
+    return context_new(m, opt, true, out, err);
+}
+
+int ts_context_cache_type_k(const ts_context *c) { return c->kv.type_k == KV_F32 ? TS_KV_F32 : c->kv.type_k == KV_Q8_0 ? TS_KV_Q8_0 : TS_KV_F16; }
+int ts_context_cache_type_v(const ts_context *c) { return c->kv.type_v == KV_F32 ? TS_KV_F32 : c->kv.type_v == KV_Q8_0 ? TS_KV_Q8_0 : TS_KV_F16; }
+
+/* The cache type (enum kv_type) of a requested ts_kv_type, checked against every layer. */
+static int cache_type(const ts_model *m, int requested, int model_default, const char *what, int *out, ts_error *err) {
+    int t = requested != TS_KV_DEFAULT ? requested : model_default;
+    if (t < TS_KV_DEFAULT || t > TS_KV_Q8_0)
+        return ts_fail(err, "unknown KV cache type %d for %s (expected TS_KV_F32, TS_KV_F16 or TS_KV_Q8_0)", t, what);
+    *out = kv_type_of_ts(t);
+    for (int il = 0; il < m->g.n_layers; il++)
+        if (!attention_kv_type_fits(*out, m->g.layers[il].head_dim))
+            return ts_fail(err, "%s: a %s cache of type %s needs head sizes that are multiples of 32 (layer %d has %d); use f16 or f32",
+                           m->path, what, attention_kv_type_name(*out), il, m->g.layers[il].head_dim);
+    return 0;
+}
+
+int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, ts_context **out,
+                ts_error *err) {
+    *out = NULL;
+    const model_geometry *g = &m->g;
+    int n_ctx = opt ? opt->n_ctx : 0, n_threads = opt ? opt->n_threads : 0, type_k, type_v;
+    if (g->n_layers == 0) return ts_fail(err, "%s: the file holds no model weights (vocabulary only)", m->path);
+    if (cache_type(m, opt ? opt->cache_type_k : TS_KV_DEFAULT, m->cache_type_k, "key", &type_k, err) != 0 ||
+        cache_type(m, opt ? opt->cache_type_v : TS_KV_DEFAULT, m->cache_type_v, "value", &type_v, err) != 0)
+        return -1;
+    if (n_ctx <= 0) {
+        /* the model's context, capped so the KV cache takes at most a quarter of the memory */
+        n_ctx = g->n_ctx_train;
+        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        size_t per_token = kv_bytes_per_token(g, type_k, type_v);
+        if (pages > 0 && page > 0 && per_token > 0) {
+            double cap = (double)pages * (double)page / 4.0 / (double)per_token;
+            if (cap < n_ctx) n_ctx = cap < 256 ? 256 : (int)cap;
+        }
+    }
+    ts_context *c = calloc(1, sizeof *c);
+    if (!c) return ts_fail(err, "out of memory");
+    c->m = m;
+    c->n_ctx = n_ctx;
+    if (g->rope_long_ctx > 0) {   /* LongRoPE: the long factor list for a context beyond the original one */
+        long r = g->rope_long_round > 0 ? g->rope_long_round : 1;
+        c->rope_long = (n_ctx + r - 1) / r * r > g->rope_long_ctx;
+    }
+    if (n_threads <= 0) { long nc = sysconf(_SC_NPROCESSORS_ONLN); n_threads = nc > 0 ? (int)nc : 1; }
+    c->pool = thread_pool_new(n_threads);
+    int max_q = 0, max_kv = 0, max_ff = 0, max_e = 0, max_k = 0, max_eff = 0, max_heads = 0, max_hd = 0, max_group = 0;
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        if (ly->n_heads * ly->head_dim > max_q) max_q = ly->n_heads * ly->head_dim;
+        if (ly->n_kv_heads * ly->head_dim > max_kv) max_kv = ly->n_kv_heads * ly->head_dim;
+        if (ly->n_heads > max_heads) max_heads = ly->n_heads;
+        if (ly->head_dim > max_hd) max_hd = ly->head_dim;
+        if (ly->n_heads / ly->n_kv_heads > max_group) max_group = ly->n_heads / ly->n_kv_heads;
+        if (ly->ffn_dim > max_ff) max_ff = ly->ffn_dim;
+        if (ly->moe.n_experts > max_e) max_e = ly->moe.n_experts;
+        if (ly->moe.n_used > max_k) max_k = ly->moe.n_used;
+        if (ly->moe.ffn_dim > max_eff) max_eff = ly->moe.ffn_dim;
+    }
+    size_t B = FORWARD_MAX_BATCH;
+    c->x = calloc(B * g->hidden, sizeof(float));
+    c->xn = calloc(B * g->hidden, sizeof(float));
+    c->tmp = calloc(B * g->hidden, sizeof(float));
+    c->q = calloc(B * max_q, sizeof(float));
+    c->att = calloc(B * max_q, sizeof(float));
+    c->k = calloc(B * max_kv, sizeof(float));
+    c->v = calloc(B * max_kv, sizeof(float));
+    c->gate = calloc(B * max_ff, sizeof(float));
+    c->up = calloc(B * max_ff, sizeof(float));
+    c->attn_scratch_stride = forward_attention_scratch(max_hd, max_group);
+    c->attn_scratch = calloc((size_t)thread_pool_size(c->pool) * c->attn_scratch_stride, sizeof(float));
+    c->attn_part = calloc((size_t)max_heads * forward_attention_chunks(n_ctx) * (max_hd + 2), sizeof(float));
+    /* quantized activations for the widest matmul input */
+    int64_t max_in = g->output.cols > max_ff ? g->output.cols : max_ff;
+    if (max_q > max_in) max_in = max_q;
+    if (g->ple_dim > max_in) max_in = g->ple_dim;
+    if (max_eff > max_in) max_in = max_eff;
+    c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_in), &c->weight_bytes };
+    c->mm.act = malloc(c->mm.act_bytes);
+    bool ple_ok = true;
+    if (g->ple_dim > 0) {
+        size_t w = (size_t)g->ple_dim * g->n_layers;
+        c->pli = calloc(B * w, sizeof(float));
+        c->ple_tmp = calloc(B * g->ple_dim, sizeof(float));
+        c->ple_row = calloc(w, sizeof(float));
+        ple_ok = c->pli && c->ple_tmp && c->ple_row;
+    }
+    bool moe_ok = true;
+    if (max_e > 0) {
+        moe_scratch *ms = &c->moe;
+        const size_t H = (size_t)g->hidden;
+        ms->in = calloc(B * H, sizeof(float));
+        ms->router_in = calloc(B * H, sizeof(float));
+        ms->logits = calloc(B * max_e, sizeof(float));
+        ms->weights = calloc(B * max_k, sizeof(float));
+        ms->x = calloc(B * H, sizeof(float));
+        ms->gate = calloc(B * max_eff, sizeof(float));
+        ms->up = calloc(B * max_eff, sizeof(float));
+        ms->y = calloc(B * H, sizeof(float));
+        ms->slots = calloc(B * max_k * H, sizeof(float));
+        ms->dense = calloc(B * H, sizeof(float));
+        ms->ids = calloc(B * max_k, sizeof(int));
+        ms->count = calloc((size_t)max_e, sizeof(int));
+        ms->slot_of = calloc((size_t)max_e * B, sizeof(int));
+        moe_ok = ms->in && ms->router_in && ms->logits && ms->weights && ms->x && ms->gate && ms->up &&
+                 ms->y && ms->slots && ms->dense && ms->ids && ms->count && ms->slot_of;
+    }
+    if (!moe_ok || !c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
+        !c->up || !c->attn_scratch || !c->attn_part || !c->mm.act || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx, type_k, type_v) != 0) {
+        ts_context_free(c);
+        return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
+    }
+    *out = c;
+    return 0;
+}
+
+void ts_context_free(ts_context *c) {
+    if (!c) return;
+    kv_cache_free(&c->kv);
+    thread_pool_free(c->pool);
+    free(c->x); free(c->xn); free(c->tmp); free(c->q); free(c->att); free(c->k); free(c->v);
+    free(c->gate); free(c->up); free(c->attn_scratch); free(c->attn_part); free(c->pli); free(c->ple_tmp); free(c->ple_row);
+    moe_scratch *ms = &c->moe;
+    free(ms->in); free(ms->router_in); free(ms->logits); free(ms->weights); free(ms->x); free(ms->gate);
+    free(ms->up); free(ms->y); free(ms->slots); free(ms->dense); free(ms->ids); free(ms->count); free(ms->slot_of);
+    free(c->expert_usage);
+    free(c->mm.act);
+    free(c);
+}
+
+int ts_context_n_ctx(const ts_context *c) { return c->n_ctx; }
+int ts_context_pos(const ts_context *c) { return c->pos; }
+
+int ts_context_truncate(ts_context *c, int pos) {
+    if (pos < 0) pos = 0;
+    if (pos >= c->pos) return c->pos;
+    /* A sliding layer's ring slot for position x was overwritten if anything at x + slots was ever
+     * written; continuing at pos needs positions pos - window + 1 .. pos - 1 intact. */
+    const model_geometry *g = &c->m->g;
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        if (ly->window > 0 && c->kv.slots[il] < c->n_ctx && c->high_water - pos > c->kv.slots[il] - ly->window)
+            pos = 0;
+    }
+    c->pos = pos;
+    if (pos == 0) c->high_water = 0;
+    return pos;
+}
+
+int ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows, ts_error *err) {
+    const model_geometry *g = &c->m->g;
+    if (n <= 0) return ts_fail(err, "nothing to evaluate");
+    if (n > c->n_ctx - c->pos)
+        return ts_fail(err, "%d tokens do not fit in the context (%d of %d positions used)", n,
+                       c->pos, c->n_ctx);
+    for (int i = 0; i < n; i++)
+        if (tokens[i] < 0 || tokens[i] >= g->n_vocab)
+            return ts_fail(err, "token id %d is out of range (vocabulary of %d)", tokens[i], g->n_vocab);
+    for (int done = 0; done < n; ) {
+        int chunk = n - done < FORWARD_MAX_BATCH ? n - done : FORWARD_MAX_BATCH;
+        bool last = done + chunk == n;
+        float *dst = NULL;
+        if (logits && all_rows) dst = logits + (size_t)done * g->n_vocab;
+        else if (logits && last) dst = logits;
+        if (forward_chunk(c, tokens + done, chunk, dst, all_rows, err) != 0) return -1;
+        /* a model that computes NaN or infinity (a broken file, an overflow) must not answer */
+        size_t count = dst ? (all_rows ? (size_t)chunk : 1) * (size_t)g->n_vocab : 0;
+        for (size_t i = 0; i < count; i++)
+            if (!isfinite(dst[i]))
+                return ts_fail(err, "%s: the model computed a non-finite logit (%g) at position %d", c->m->path,
+                               (double)dst[i], c->pos - chunk + (int)(all_rows ? i / (size_t)g->n_vocab : (size_t)chunk - 1));
+        done += chunk;
+        if (c->pos > c->high_water) c->high_water = c->pos;
+    }
+    return 0;
+}
+
+int context_trace_experts(ts_context *c, ts_error *err) {
+    free(c->expert_usage);
+    c->expert_usage = calloc((size_t)c->m->g.n_layers * MOE_MAX_EXPERTS, sizeof(int));
+    return c->expert_usage ? 0 : ts_fail(err, "out of memory");
+}

@@ -1,0 +1,98 @@
+/* --info: what the loader made of a model, from the geometry table (every layer's kind, heads, RoPE,
+ * weights and norms), the KV cache it needs per token, the tokenizer, and the loader's notes. */
+#include "load/model.h"
+#include "run/forward.h"
+#include "run/kv_cache.h"
+#include "kernels/cpu.h"
+#include "kernels/types.h"
+#include <stdio.h>
+
+static void print_weight_type(FILE *f, const char *label, const weight *w) {
+    if (w->data) fprintf(f, " %s=%s", label, type_name(w->type));
+}
+
+void ts_model_print_info(const ts_model *m, FILE *f) {
+    const model_geometry *g = &m->g;
+    fprintf(f, "model: %s\n", m->path);
+    fprintf(f, "kernels: %s%s\n", simd_name(m->simd),
+            m->simd == SIMD_NEON && cpu_has_neon_dotprod() ? " (with SDOT)" : "");
+    if (g->n_layers > 0) {
+        fprintf(f, "arch: %s  hidden %d  layers %d  vocab %d  context %d  norm eps %g\n", g->arch,
+                g->hidden, g->n_layers, g->n_vocab, g->n_ctx_train, (double)g->norm_eps);
+        fprintf(f, "embedding: %s%s", type_name(g->tok_embd.type),
+                g->embed_scale != 1.0f ? "" : "\n");
+        if (g->embed_scale != 1.0f) fprintf(f, " x %g\n", (double)g->embed_scale);
+        fprintf(f, "output: %s%s", type_name(g->output.type),
+                g->output.data == g->tok_embd.data ? " (tied to the embedding)" : "");
+        if (g->final_softcap > 0) fprintf(f, "  softcap %g", (double)g->final_softcap);
+        if (g->logit_scale != 1.0f) fprintf(f, "  x %g", (double)g->logit_scale);
+        fprintf(f, "\n");
+        if (g->residual_scale != 1.0f) fprintf(f, "residual: sublayer outputs x %g\n", (double)g->residual_scale);
+        if (g->rope_long_ctx > 0)
+            fprintf(f, "rope: LongRoPE, long factors for contexts over %d positions (rounded up to %d)\n",
+                    g->rope_long_ctx, g->rope_long_round);
+        for (int il = 0; il < g->n_layers; il++) {
+            const layer_geometry *ly = &g->layers[il];
+            fprintf(f, "layer %2d: %-7s heads %d kv_heads %d head_dim %d", il,
+                    ly->kind == LAYER_SLIDING ? "sliding" : "full", ly->n_heads, ly->n_kv_heads, ly->head_dim);
+            if (ly->rope_pairs == 0) fprintf(f, " rope none");
+            else fprintf(f, " rope theta %g dims %d/%d", (double)ly->rope_theta, 2 * ly->rope_pairs, ly->head_dim);
+            if (ly->rope_dim != ly->head_dim) fprintf(f, " span %d", ly->rope_dim);
+            if (ly->rope_pos_scale != 1.0f) fprintf(f, " pos x%g", (double)ly->rope_pos_scale);
+            if (ly->rope_mscale != 1.0f) fprintf(f, " mscale %g", (double)ly->rope_mscale);
+            if (ly->attn_temp_beta > 0) fprintf(f, " temp %g/%d", (double)ly->attn_temp_beta, ly->attn_temp_len);
+            fprintf(f, " window %d scale %.4g", ly->window, (double)ly->attn_scale);
+            if (ly->attn_softcap > 0) fprintf(f, " softcap %g", (double)ly->attn_softcap);
+            static const char *const acts[] = { "silu", "gelu_tanh", "swiglu_oai" };
+            if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, acts[ly->activation]);
+            if (ly->moe.n_experts > 0)
+                fprintf(f, " experts %d/%d x%d %s %s%s%s", ly->moe.n_used, ly->moe.n_experts, ly->moe.ffn_dim,
+                        acts[ly->moe.activation], ly->moe.gating == GATING_TOPK_SOFTMAX ? "topk-softmax" : "softmax-topk",
+                        ly->moe.gating == GATING_SOFTMAX_TOPK && ly->moe.renorm ? "-renorm" : "",
+                        ly->moe.router_bias ? " router-bias" : "");
+            if (ly->attn_sinks) fprintf(f, " sinks");
+            if (ly->kv_source != il) fprintf(f, " kv_from %d", ly->kv_source);
+            if (ly->v_from_k) fprintf(f, " v=k");
+            if (ly->v_norm) fprintf(f, " v_norm");
+            if (ly->output_scale != 1.0f) fprintf(f, " out x%g", (double)ly->output_scale);
+            if (ly->ple_gate.data) fprintf(f, " ple");
+            if (ly->bq || ly->bk || ly->bv || ly->bo)
+                fprintf(f, " bias:%s%s%s%s", ly->bq ? " q" : "", ly->bk ? " k" : "", ly->bv ? " v" : "", ly->bo ? " o" : "");
+            fprintf(f, " |");
+            print_weight_type(f, "q", &ly->wq);
+            print_weight_type(f, "k", &ly->wk);
+            print_weight_type(f, "v", &ly->wv);
+            print_weight_type(f, "o", &ly->wo);
+            print_weight_type(f, "gate", &ly->w_gate);
+            print_weight_type(f, "up", &ly->w_up);
+            print_weight_type(f, "down", &ly->w_down);
+            if (ly->moe.n_experts > 0) {
+                print_weight_type(f, "exp_gate", &ly->moe.gate[0]);
+                print_weight_type(f, "exp_up", &ly->moe.up[0]);
+                print_weight_type(f, "exp_down", &ly->moe.down[0]);
+            }
+            fprintf(f, " norms:%s%s%s%s%s%s%s\n", ly->attn_norm ? " attn" : "",
+                    ly->q_norm ? " q" : "", ly->k_norm ? " k" : "", ly->qk_norm_whole ? "(whole)" : "",
+                    ly->post_attn_norm ? " post_attn" : "", ly->ffn_norm ? " ffn" : "",
+                    ly->post_ffn_norm ? " post_ffn" : "");
+        }
+        size_t ring = 0;
+        for (int il = 0; il < g->n_layers; il++) {
+            const layer_geometry *ly = &g->layers[il];
+            if (ly->kv_source == il && ly->window > 0)
+                ring += kv_bytes_per_token_of_layer(ly, kv_type_of_ts(m->cache_type_k), kv_type_of_ts(m->cache_type_v)) *
+                        (ly->window + FORWARD_MAX_BATCH - 1);
+        }
+        fprintf(f, "kv cache: %zu bytes per token (k %s, v %s, layers that attend to every position)",
+                kv_bytes_per_token(g, kv_type_of_ts(m->cache_type_k), kv_type_of_ts(m->cache_type_v)),
+                ts_kv_type_name(m->cache_type_k), ts_kv_type_name(m->cache_type_v));
+        if (ring) fprintf(f, " + %zu bytes fixed (sliding-window rings)", ring);
+        fprintf(f, "\n");
+    }
+    if (m->has_vocab)
+        fprintf(f, "tokenizer: %s, %d tokens, bos %d eos %d add_bos %s\n",
+                m->voc.kind == VOCAB_SPM ? "SentencePiece BPE" : "byte-level BPE", m->voc.n,
+                m->voc.bos, m->voc.eos, m->voc.add_bos ? "yes" : "no");
+    for (int i = 0; i < m->n_notes; i++) fprintf(f, "layout: %s\n", m->notes[i]);
+}
+
