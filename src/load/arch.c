@@ -1,7 +1,8 @@
 /* The architecture table. Adding a family that fits it is one row here (plus its Hugging Face
- * names if they differ from a table below) and a test; the builder, the forward and the loaders
+ * names if they differ from a table below) and a test; the builder, the forward and the readers
  * stay as they are. */
 #include "load/arch.h"
+#include "load/hparams.h"
 #include "load/geometry.h"
 #include <stdio.h>
 #include <string.h>
@@ -9,7 +10,7 @@
 /* ---- tensor names ---- */
 
 /* llama.cpp's standard GGUF names. */
-static const char *const gguf_names[ROLE_COUNT] = {
+static const tensor_names gguf_names = { {
     [ROLE_TOKEN_EMBD] = "token_embd.weight", [ROLE_OUTPUT] = "output.weight",
     [ROLE_OUTPUT_NORM] = "output_norm.weight", [ROLE_ROPE_FREQS] = "rope_freqs.weight",
     [ROLE_ROPE_FACTORS_SHORT] = "rope_factors_short.weight",
@@ -38,7 +39,7 @@ static const char *const gguf_names[ROLE_COUNT] = {
     [ROLE_EXP_DOWN_BIAS] = "blk.%d.ffn_down_exps.bias", [ROLE_EXP_SCALE] = "blk.%d.ffn_down_exps.scale",
     [ROLE_MOE_IN_NORM] = "blk.%d.pre_ffw_norm_2.weight", [ROLE_MOE_OUT_NORM] = "blk.%d.post_ffw_norm_2.weight",
     [ROLE_DENSE_OUT_NORM] = "blk.%d.post_ffw_norm_1.weight",
-};
+} };
 
 /* Phi-3 stores [gate; up] as one ffn_up of 2 x ffn rows. */
 static const role_name phi3_gguf[] = {
@@ -63,14 +64,14 @@ static const role_name gpt_oss_gguf[] = {
     [ROLE_ATTN_V_BIAS] = "layers.%d.self_attn.v_proj.bias", [ROLE_ATTN_OUT_BIAS] = "layers.%d.self_attn.o_proj.bias"
 
 /* Llama and the families that kept its names: "post_attention_layernorm" is the norm before the MLP. */
-static const hf_names llama_hf = { {
+static const tensor_names llama_hf = { {
     HF_COMMON, HF_BIASES,
     [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
     [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
 } };
 
 /* Qwen3-MoE: experts one tensor each, the router named "gate". */
-static const hf_names qwen3moe_hf = { {
+static const tensor_names qwen3moe_hf = { {
     HF_COMMON,
     [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
     [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
@@ -81,7 +82,7 @@ static const hf_names qwen3moe_hf = { {
 } };
 
 /* Mixtral: w1 = gate, w3 = up, w2 = down, one tensor per expert. */
-static const hf_names mixtral_hf = { {
+static const tensor_names mixtral_hf = { {
     HF_COMMON,
     [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
     [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
@@ -92,7 +93,7 @@ static const hf_names mixtral_hf = { {
 } };
 
 /* gpt-oss: biases everywhere, attention sinks, experts stacked input-major (see layout.h). */
-static const hf_names gpt_oss_hf = { {
+static const tensor_names gpt_oss_hf = { {
     HF_COMMON, HF_BIASES,
     [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
     [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
@@ -105,7 +106,7 @@ static const hf_names gpt_oss_hf = { {
 } };
 
 /* Gemma: a norm before and after each sublayer; Gemma 4's layer scalar and per-layer embeddings. */
-static const hf_names gemma_hf = { {
+static const tensor_names gemma_hf = { {
     HF_COMMON,
     [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
     [ROLE_POST_ATTN_NORM] = "layers.%d.post_attention_layernorm.weight",
@@ -127,14 +128,14 @@ static const hf_names gemma_hf = { {
 } };
 
 /* OLMo 2: norms only after the sublayers. */
-static const hf_names olmo2_hf = { {
+static const tensor_names olmo2_hf = { {
     HF_COMMON,
     [ROLE_POST_ATTN_NORM] = "layers.%d.post_attention_layernorm.weight",
     [ROLE_POST_FFN_NORM] = "layers.%d.post_feedforward_layernorm.weight",
 } };
 
 /* Phi-3: fused q/k/v and gate/up projections. */
-static const hf_names phi3_hf = { {
+static const tensor_names phi3_hf = { {
     [ROLE_TOKEN_EMBD] = "embed_tokens.weight", [ROLE_OUTPUT] = "lm_head.weight",
     [ROLE_OUTPUT_NORM] = "norm.weight",
     [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
@@ -146,55 +147,72 @@ static const hf_names phi3_hf = { {
 /* ---- the table ---- */
 
 static const arch_desc ARCHES[] = {
-    { .name = "llama", .hf_model_types = { "llama", "mistral" }, .hf = &llama_hf,
+    { .name = "llama", .hf_model_types = { "llama", "mistral" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
-      .gguf_qk_permuted = true, .hf_window_every_layer = true,
-      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_SILU },
+      .gating = GATING_SOFTMAX_TOPK, .expert_activation = ACT_SILU,
+      .gguf = { .qk_permuted = true, .gating_renorm = true },
+      .hf = { .names = &llama_hf, .window_every_layer = true, .gating_renorm = true } },
     /* Mixtral's folders; its GGUFs are arch llama with experts */
-    { .name = "mixtral", .hf_model_types = { "mixtral" }, .hf = &mixtral_hf,
+    { .name = "mixtral", .hf_model_types = { "mixtral" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
-      .hf_window_every_layer = true,
-      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_SILU },
-    { .name = "qwen2", .hf_model_types = { "qwen2" }, .hf = &llama_hf,
-      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM },
-    { .name = "qwen3", .hf_model_types = { "qwen3" }, .hf = &llama_hf,
-      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD, .attn_scale = SCALE_HEAD_DIM },
-    { .name = "gemma3", .hf_model_types = { "gemma3", "gemma3_text" }, .hf = &gemma_hf,
+      .gating = GATING_SOFTMAX_TOPK, .expert_activation = ACT_SILU,
+      .gguf = { .gating_renorm = true },
+      .hf = { .names = &mixtral_hf, .window_every_layer = true, .gating_renorm = true } },
+    { .name = "qwen2", .hf_model_types = { "qwen2" },
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .hf = { .names = &llama_hf } },
+    { .name = "qwen3", .hf_model_types = { "qwen3" },
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD, .attn_scale = SCALE_HEAD_DIM,
+      .hf = { .names = &llama_hf } },
+    { .name = "gemma3", .hf_model_types = { "gemma3", "gemma3_text" },
       .activation = ACT_GELU_TANH, .norms = NORMS_SANDWICH, .qk_norm = QK_NORM_HEAD,
       .attn_scale = SCALE_QPAS, .swa_scaling = SWA_SCALED_UNLESS_LOCAL_BASE,
-      .hf_norm_plus_one = true, .embed_scale_sqrt = true, .hf_tied_by_default = true, .gguf_sliding_period = 6, .hf_sliding_period = 6,
-      .gguf_scale_hidden_layers = 62, .default_theta_swa = 10000.0f },
-    { .name = "gemma2", .hf_model_types = { "gemma2" }, .hf = &gemma_hf,
+      .embed_scale_sqrt = true, .default_theta_swa = 10000.0f,
+      .gguf = { .sliding_period = 6, .scale_hidden_layers = 62 },
+      .hf = { .names = &gemma_hf, .norm_plus_one = true, .tied_by_default = true, .sliding_period = 6 } },
+    { .name = "gemma2", .hf_model_types = { "gemma2" },
       .activation = ACT_GELU_TANH, .norms = NORMS_SANDWICH, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_QPAS,
-      .hf_norm_plus_one = true, .embed_scale_sqrt = true, .hf_tied_by_default = true,
-      .gguf_sliding_period = 2, .hf_sliding_period = 2, .gguf_scale_hidden_layers = 46, .gguf_default_window = 4096 },
-    { .name = "gemma4", .hf_model_types = { "gemma4", "gemma4_text" }, .hf = &gemma_hf,
+      .embed_scale_sqrt = true,
+      .gguf = { .sliding_period = 2, .scale_hidden_layers = 46, .default_window = 4096 },
+      .hf = { .names = &gemma_hf, .norm_plus_one = true, .tied_by_default = true, .sliding_period = 2 } },
+    { .name = "gemma4", .hf_model_types = { "gemma4", "gemma4_text" },
       .activation = ACT_GELU_TANH, .norms = NORMS_SANDWICH, .qk_norm = QK_NORM_HEAD,
       .attn_scale = SCALE_ONE, .swa_scaling = SWA_SCALED_UNLESS_LOCAL_BASE,
-      .embed_scale_sqrt = true, .hf_tied_by_default = true, .v_norm = true, .k_eq_v_full = true, .default_theta_swa = 10000.0f,
-      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_GELU_TANH },
-    { .name = "qwen3moe", .hf_model_types = { "qwen3_moe" }, .hf = &qwen3moe_hf,
+      .embed_scale_sqrt = true, .v_norm = true, .k_eq_v_full = true, .default_theta_swa = 10000.0f,
+      .gating = GATING_SOFTMAX_TOPK, .expert_activation = ACT_GELU_TANH,
+      .gguf = { .gating_renorm = true, .v_optional_any_layer = true },
+      .hf = { .names = &gemma_hf, .tied_by_default = true, .gating_renorm = true } },
+    { .name = "qwen3moe", .hf_model_types = { "qwen3_moe" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD, .attn_scale = SCALE_HEAD_DIM,
-      .gating = GATING_SOFTMAX_TOPK, .gguf_gating_renorm = true, .expert_activation = ACT_SILU },
-    { .name = "gpt-oss", .hf_model_types = { "gpt_oss" }, .hf = &gpt_oss_hf, .gguf_renames = gpt_oss_gguf,
+      .gating = GATING_SOFTMAX_TOPK, .expert_activation = ACT_SILU,
+      .gguf = { .gating_renorm = true },
+      .hf = { .names = &qwen3moe_hf, .gating_renorm = true } },
+    { .name = "gpt-oss", .hf_model_types = { "gpt_oss" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
-      .gguf_sliding_period = 2,
-      .gating = GATING_TOPK_SOFTMAX, .expert_activation = ACT_SWIGLU_OAI, .hf_experts_input_major = true },
-    { .name = "smollm3", .hf_model_types = { "smollm3" }, .hf = &llama_hf,
+      .gating = GATING_TOPK_SOFTMAX, .expert_activation = ACT_SWIGLU_OAI,
+      .gguf = { .renames = gpt_oss_gguf, .sliding_period = 2 },
+      .hf = { .names = &gpt_oss_hf, .experts_input_major = true } },
+    { .name = "smollm3", .hf_model_types = { "smollm3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
-      .gguf_qk_permuted = true, .gguf_nope_period = 4 },
-    { .name = "olmo2", .hf_model_types = { "olmo2", "olmo3" }, .hf = &olmo2_hf,
+      .gguf = { .qk_permuted = true, .nope_period = 4 },
+      .hf = { .names = &llama_hf } },
+    { .name = "olmo2", .hf_model_types = { "olmo2", "olmo3" },
       .activation = ACT_SILU, .norms = NORMS_POST, .qk_norm = QK_NORM_WHOLE, .attn_scale = SCALE_HEAD_DIM,
-      .swa_scaling = SWA_UNSCALED, .gguf_sliding_period = 4 },
-    { .name = "granite", .hf_model_types = { "granite" }, .hf = &llama_hf,
+      .swa_scaling = SWA_UNSCALED,
+      .gguf = { .sliding_period = 4 },
+      .hf = { .names = &olmo2_hf } },
+    { .name = "granite", .hf_model_types = { "granite" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
-      .gguf_qk_permuted = true },
-    { .name = "phi3", .hf_model_types = { "phi3" }, .hf = &phi3_hf, .gguf_renames = phi3_gguf,
+      .gguf = { .qk_permuted = true },
+      .hf = { .names = &llama_hf } },
+    { .name = "phi3", .hf_model_types = { "phi3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
-      .hf_window_every_layer = true, .gguf_window_ignored = true },
-    { .name = "mistral3", .hf_model_types = { "ministral3", "mistral3" }, .hf = &llama_hf,
+      .gguf = { .renames = phi3_gguf, .window_ignored = true },
+      .hf = { .names = &phi3_hf, .window_every_layer = true } },
+    { .name = "mistral3", .hf_model_types = { "ministral3", "mistral3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
-      .gguf_qk_permuted = true, .gguf_yarn_betas = true },
+      .gguf = { .qk_permuted = true, .yarn_betas = true },
+      .hf = { .names = &llama_hf } },
 };
 
 const arch_desc *arch_by_gguf_name(const char *name, size_t len) {
@@ -210,13 +228,12 @@ const arch_desc *arch_by_hf_model_type(const char *model_type) {
     return NULL;
 }
 
-const char *arch_gguf_name(const arch_desc *a, int role, char *buf, size_t cap) {
-    const char *fmt = gguf_names[role];
-    for (const role_name *r = a->gguf_renames; r && r->role >= 0; r++)
-        if (r->role == role) fmt = r->name;
-    if (!fmt) return NULL;
-    snprintf(buf, cap, "%s", fmt);
-    return buf;
+const char *arch_tensor_name(const container_rules *r, int container, int role) {
+    const tensor_names *names = r->names ? r->names : container == CONTAINER_GGUF ? &gguf_names : NULL;
+    const char *fmt = names ? names->role[role] : NULL;
+    for (const role_name *d = r->renames; d && d->role >= 0; d++)
+        if (d->role == role) fmt = d->name;
+    return fmt;
 }
 
 void arch_known_list(char *buf, size_t cap) {

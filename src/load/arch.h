@@ -1,7 +1,8 @@
-/* The architecture table: one row per model family with everything that tells it from the others
- * (its conventions, its tensor names in Hugging Face folders, the GGUF keys llama.cpp reads for
- * it), and the container-neutral hyper-parameters the loaders read into. The geometry builder
- * (model/build.c) turns a row + hyper-parameters + tensors into the geometry table. */
+/* The architecture table: one row per model family with everything that tells it from the others:
+ * what the family is (activation, norm layout, attention scale, ...) and how each container states
+ * it (container_rules: tensor names, norm storage, Q/K row order, the converter's defaults). The
+ * geometry builder (load/build.c) turns a row + the hyper-parameters (load/hparams.h) + tensors
+ * into the geometry table. */
 #ifndef TS_MODEL_ARCH_H
 #define TS_MODEL_ARCH_H
 #include <stdbool.h>
@@ -30,9 +31,10 @@ enum tensor_role {
 };
 #define ROLE_FIRST_LAYER ROLE_ATTN_NORM
 
-/* Hugging Face names: printf formats with %d for the layer, relative to the model prefix
- * ("model." or "model.language_model."); NULL = the family has no such tensor. */
-typedef struct hf_names { const char *role[ROLE_COUNT]; } hf_names;
+/* A container's tensor names: printf formats with %d for the layer (and a second %d for the expert
+ * of one-tensor-per-expert names); Hugging Face names are relative to the model prefix ("model." or
+ * "model.language_model."). NULL = the family has no such tensor. */
+typedef struct tensor_names { const char *role[ROLE_COUNT]; } tensor_names;
 /* One departure from the standard GGUF names (name NULL: the arch has no such tensor); a list of
  * them ends with role -1. */
 typedef struct role_name { int role; const char *name; } role_name;
@@ -50,104 +52,65 @@ enum moe_gating {
 };
 enum attn_scale_rule {
     SCALE_HEAD_DIM,   /* 1/sqrt(head_dim), or the container's explicit scale (Granite) */
-    SCALE_QPAS,       /* HF: query_pre_attn_scalar^-0.5; GGUF: as llama.cpp (see gguf_scale_hidden_layers) */
+    SCALE_QPAS,       /* query_pre_attn_scalar^-0.5 (when not stated: container_rules.scale_hidden_layers) */
     SCALE_ONE,        /* 1 (Gemma 4: q_norm/k_norm carry the scale) */
 };
 /* Whether RoPE scaling (linear or YaRN) reaches sliding-window layers. */
 enum swa_scaling { SWA_SCALED, SWA_SCALED_UNLESS_LOCAL_BASE, SWA_UNSCALED };
 
+/* How one container states a family: its tensor names and the conventions its converter or its
+ * modelling code follow. Each architecture row has one for GGUF (llama.cpp's semantics) and one for
+ * Hugging Face folders (transformers' semantics); the builder reads the one of the container the
+ * model came in, and never asks which container that was. */
+typedef struct container_rules {
+    const tensor_names *names;           /* tensor names (NULL: the container's standard names) */
+    const struct role_name *renames; /* departures from them */
+    bool qk_permuted;                /* attn_q/attn_k rows are permuted (llama.cpp's converter, SPEC 1.1) */
+    bool norm_plus_one;              /* norm weights w scale by (1 + w) (HF Gemma 2/3; GGUF stores 1 + w) */
+    bool tied_by_default;            /* no tie_word_embeddings stated: the head is the embedding */
+    bool window_every_layer;         /* a window with no layer pattern slides every layer */
+    int sliding_period;              /* a window with no layer pattern: the last layer of every this many is full (0: none) */
+    int default_window;              /* the window when none is stated (0: none) */
+    bool window_ignored;             /* the window is never applied (llama.cpp's phi3) */
+    int nope_period;                 /* layers with (il + 1) % period == 0 have no RoPE (0: none) */
+    int scale_hidden_layers;         /* SCALE_QPAS with no query_pre_attn_scalar: a model of this many layers
+                                        scales by (hidden/heads)^-0.5, others by head_dim^-0.5 (llama.cpp) */
+    bool yarn_betas;                 /* YaRN reads yarn_beta_* and yarn_log_multiplier (llama.cpp's mistral3) */
+    bool gating_renorm;              /* the chosen experts' weights are renormalized unless the file says */
+    bool experts_input_major;        /* experts stacked [E, in, out] with gate/up interleaved (HF gpt-oss) */
+    bool v_optional_any_layer;       /* with k_eq_v_full, any layer may lack V (else only full layers of a
+                                        config stating attention_k_eq_v) */
+} container_rules;
+
 typedef struct arch_desc {
     const char *name;                /* GGUF general.architecture; the geometry's arch */
     const char *hf_model_types[4];   /* config.json model_type values */
-    const hf_names *hf;              /* safetensors tensor names */
-    const struct role_name *gguf_renames;   /* where this GGUF arch departs from the standard names */
     int activation;                  /* enum ffn_activation */
     int norms;                       /* enum norm_layout */
     int qk_norm;                     /* enum qk_norm_kind */
     int attn_scale;                  /* enum attn_scale_rule */
     int swa_scaling;                 /* enum swa_scaling */
-    bool gguf_qk_permuted;           /* llama.cpp's converter permuted attn_q/attn_k rows (SPEC 1.1) */
-    bool hf_norm_plus_one;           /* HF RMSNorm scales by (1 + w) (SPEC 1.4) */
     bool embed_scale_sqrt;           /* embeddings x sqrt(hidden) */
     bool v_norm;                     /* V through a weightless RMSNorm */
-    bool k_eq_v_full;                /* full-attention layers may have no V (HF attention_k_eq_v) */
-    bool hf_window_every_layer;      /* HF: a sliding_window with no layer pattern slides every layer */
-    bool hf_tied_by_default;         /* HF: no tie_word_embeddings means tied */
-    bool gguf_yarn_betas;            /* llama.cpp reads rope.scaling.yarn_beta_* / yarn_log_multiplier */
-    int gguf_sliding_period;         /* llama.cpp's sliding period when the GGUF has no pattern (0: none) */
-    int hf_sliding_period;           /* HF's default sliding_window_pattern (0: none) */
-    int gguf_nope_period;            /* llama.cpp: layers with (il + 1) % period == 0 have no RoPE */
-    int gguf_scale_hidden_layers;    /* llama.cpp: a model of this many layers scales by (hidden/heads)^-0.5 */
-    int gguf_default_window;         /* llama.cpp's sliding_window when the key is absent */
-    bool gguf_window_ignored;        /* llama.cpp does not slide this arch whatever the GGUF says */
+    bool k_eq_v_full;                /* full-attention layers may have no V: K serves as V */
     float default_theta_swa;         /* sliding layers' RoPE base when none is stated (0: rope_theta) */
     /* mixture of experts */
     int gating;                      /* enum moe_gating */
-    bool gguf_gating_renorm;         /* llama.cpp renormalizes the chosen experts' weights */
     int expert_activation;           /* enum ffn_activation of the experts */
-    bool hf_experts_input_major;     /* HF stacks experts as [E, in, out] with gate/up interleaved (gpt-oss) */
+    container_rules gguf, hf;
 } arch_desc;
 
 const arch_desc *arch_by_gguf_name(const char *name, size_t len);
 const arch_desc *arch_by_hf_model_type(const char *model_type);
-/* The standard GGUF name of a role for this arch ("blk.%d.attn_q.weight"). */
-const char *arch_gguf_name(const arch_desc *a, int role, char *buf, size_t cap);
+/* The name format of a role in a container's rules ("blk.%d.attn_q.weight"), or NULL when it has
+ * none: the rules' names (GGUF: llama.cpp's standard names unless the rules give others), with
+ * the rules' departures applied. */
+const char *arch_tensor_name(const container_rules *r, int container, int role);
 /* The architectures the table knows, comma-separated, for messages. */
 void arch_known_list(char *buf, size_t cap);
 
 /* What a tensor nobody consumed is for, when the engine can tell ("mixture-of-experts layers"):
  * for the refusal message. NULL when unknown. */
 const char *arch_tensor_purpose(const char *name);
-
-/* ---- hyper-parameters, as read from a GGUF's metadata or a config.json ---- */
-
-enum rope_scaling_kind { ROPE_PLAIN, ROPE_LINEAR, ROPE_YARN, ROPE_LLAMA3, ROPE_LONGROPE };
-
-typedef struct rope_scaling {
-    int kind;                      /* enum rope_scaling_kind */
-    double factor;                 /* s */
-    int orig_ctx;                  /* the context the model was trained at before scaling */
-    double beta_fast, beta_slow;   /* YaRN correction range (32, 1) */
-    bool truncate;                 /* YaRN: round the correction dims (llama.cpp always; HF by default) */
-    double low_freq_factor, high_freq_factor;   /* llama3 */
-    const float *short_factor, *long_factor;    /* LongRoPE divisors, n_factors each */
-    int n_factors;
-    int long_round;                /* LongRoPE: the context is rounded up to this before the comparison */
-    double mscale;                 /* the cos/sin multiplier, resolved by the container's rules */
-    double temp_beta;              /* Llama 4 attention temperature (0: off); length orig_ctx */
-} rope_scaling;
-
-#define HP_MAX_LAYERS 4096
-
-typedef struct model_hparams {
-    int n_layers, hidden, n_vocab, n_ctx_train, ffn_dim;
-    float norm_eps;
-    int n_heads, n_kv_heads;           /* every layer's, unless the per-layer arrays say */
-    const int *layer_n_heads, *layer_n_kv_heads;   /* NULL or n_layers values */
-    int n_kv_heads_full;               /* full-attention layers' KV heads (0: n_kv_heads) */
-    int head_dim, head_dim_swa;        /* 0: hidden / n_heads; swa 0: head_dim */
-    int rope_dim, rope_dim_swa;        /* the RoPE pairing span (0: the head dim) */
-    float rope_fraction, rope_fraction_swa;   /* proportional RoPE: the fraction of pairs that rotate (0: all) */
-    float rope_theta, rope_theta_swa;
-    bool has_theta_swa;                /* a local RoPE base is stated */
-    rope_scaling scaling;
-    int window;                        /* sliding window (0: none) */
-    int sliding_period;                /* a layer pattern by period (0: not given) */
-    const bool *layer_sliding;         /* a layer pattern per layer (NULL: not given) */
-    const bool *layer_nope;            /* layers without RoPE (NULL: none given) */
-    int n_shared_kv;                   /* the last n layers reuse earlier layers' KV */
-    bool k_eq_v;                       /* HF attention_k_eq_v */
-    float attn_scale;                  /* explicit (Granite's attention multiplier); 0: the arch's rule */
-    double query_pre_attn_scalar;      /* 0: not given */
-    float embed_scale;                 /* explicit (Granite); 0: the arch's rule */
-    float residual_scale, logit_scale; /* 0: none */
-    float attn_softcap, final_softcap; /* 0: off */
-    int ple_dim;
-    int n_experts, n_experts_used, expert_ffn_dim;   /* 0: no mixture of experts */
-    int gating_renorm;                 /* -1: the arch's rule; 0/1: stated (HF norm_topk_prob) */
-    int tie;                           /* 1: the head is the embedding (an output tensor is ignored);
-                                          0: untied (the output tensor is required); -1: as the file has it */
-    bool hf;                           /* read from a config.json (HF semantics), else a GGUF (llama.cpp's) */
-} model_hparams;
 
 #endif

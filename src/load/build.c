@@ -16,6 +16,8 @@ typedef struct builder {
     const arch_desc *a;
     const model_hparams *hp;
     tensor_source *src;
+    const container_rules *rules;   /* how the model's container states its family */
+    int window;                 /* the sliding window, with the container's default and switches applied */
     bool *used;                 /* per entry of src->dir: consumed */
     ts_error *err;
 } builder;
@@ -99,11 +101,20 @@ static int unpermute(builder *b, weight *w, int n_heads) {
  * window, the family's default period, or every layer when the family slides them all. */
 static bool layer_slides(const builder *b, int il) {
     const model_hparams *hp = b->hp;
-    if (hp->layer_sliding) return hp->layer_sliding[il];
+    if (hp->layer_types) return hp->layer_types[il] == LAYER_TYPE_SLIDING;
     int p = hp->sliding_period;
-    if (p <= 0 && hp->window > 0) p = hp->hf ? b->a->hf_sliding_period : b->a->gguf_sliding_period;
+    if (p <= 0 && b->window > 0) p = b->rules->sliding_period;
     if (p > 0) return il % p < p - 1;
-    return hp->window > 0 && hp->hf && b->a->hf_window_every_layer;
+    return b->window > 0 && b->rules->window_every_layer;
+}
+
+/* Whether a layer has no RoPE: a per-layer list, or every period-th layer (stated, or the
+ * container's convention for the family). */
+static bool layer_nope(const builder *b, int il) {
+    const model_hparams *hp = b->hp;
+    if (hp->layer_rope) return !hp->layer_rope[il];
+    int p = hp->nope_period > 0 ? hp->nope_period : b->rules->nope_period;
+    return p > 0 && (il + 1) % p == 0;
 }
 
 /* The RoPE table of a layer. Scaling reaches sliding layers as the family says. */
@@ -112,7 +123,7 @@ static int layer_rope(builder *b, layer_geometry *ly, bool sliding, const float 
     const model_hparams *hp = b->hp;
     const rope_scaling *s = &hp->scaling;
     bool scaled = !sliding || b->a->swa_scaling == SWA_SCALED ||
-                  (b->a->swa_scaling == SWA_SCALED_UNLESS_LOCAL_BASE && !hp->has_theta_swa);
+                  (b->a->swa_scaling == SWA_SCALED_UNLESS_LOCAL_BASE && !(hp->rope_theta_swa > 0));
     int half = ly->rope_dim / 2;
     ly->rope_pos_scale = scaled && s->kind == ROPE_LINEAR ? (float)(1.0 / s->factor) : 1.0f;
     ly->rope_mscale = scaled && s->mscale > 0 ? (float)s->mscale : 1.0f;
@@ -155,8 +166,8 @@ static float attention_scale(const builder *b, int n_heads, int head_dim) {
     switch (b->a->attn_scale) {
     case SCALE_ONE: return 1.0f;
     case SCALE_QPAS:
-        if (hp->hf) return (float)(1.0 / sqrt(hp->query_pre_attn_scalar > 0 ? hp->query_pre_attn_scalar : hp->head_dim));
-        if (hp->n_layers == b->a->gguf_scale_hidden_layers) return 1.0f / sqrtf((float)hp->hidden / n_heads);
+        if (hp->query_pre_attn_scalar > 0) return (float)(1.0 / sqrt(hp->query_pre_attn_scalar));
+        if (hp->n_layers == b->rules->scale_hidden_layers) return 1.0f / sqrtf((float)hp->hidden / n_heads);
         return 1.0f / sqrtf((float)head_dim);
     default: return 1.0f / sqrtf((float)head_dim);
     }
@@ -263,13 +274,13 @@ static int build_moe(builder *b, int il) {
         return ts_fail(err, "%s: layer %d has a router but the model states no valid expert counts (%d experts, %d used)",
                        path, il, hp->n_experts, hp->n_experts_used);
     const int E = hp->n_experts;
-    const int64_t F = hp->expert_ffn_dim;
+    const int64_t F = hp->expert_ffn_dim > 0 ? hp->expert_ffn_dim : hp->ffn_dim;
     if (F <= 0 || F > (1 << 24)) return ts_fail(err, "%s: invalid expert feed-forward width %lld", path, (long long)F);
     moe->n_experts = E;
     moe->n_used = hp->n_experts_used;
     moe->ffn_dim = (int)F;
     moe->gating = a->gating;
-    moe->renorm = hp->gating_renorm >= 0 ? hp->gating_renorm != 0 : a->gguf_gating_renorm;
+    moe->renorm = hp->gating_renorm >= 0 ? hp->gating_renorm != 0 : b->rules->gating_renorm;
     moe->activation = a->expert_activation;
     if (get_matrix(b, &moe->router, ROLE_ROUTER, il, E, H, true)) return -1;
     if (get_vector(b, &moe->router_bias, ROLE_ROUTER_BIAS, il, E, false, false)) return -1;
@@ -278,7 +289,7 @@ static int build_moe(builder *b, int il) {
     if (get_vector(b, &moe->in_norm, ROLE_MOE_IN_NORM, il, H, true, false)) return -1;
     if (get_vector(b, &moe->out_norm, ROLE_MOE_OUT_NORM, il, H, true, false)) return -1;
     if (get_vector(b, &moe->dense_out_norm, ROLE_DENSE_OUT_NORM, il, H, true, false)) return -1;
-    if (hp->hf && a->hf_experts_input_major) {
+    if (b->rules->experts_input_major) {
         if (get_experts_input_major(b, moe, il, H, F) != 0) return -1;
     } else {
         weight *gate_up;
@@ -317,17 +328,28 @@ static int build_layer(builder *b, int il, const float *rope_freqs, int64_t n_ro
     ts_error *err = b->err;
 
     bool sliding = layer_slides(b, il);
-    if (sliding && hp->window <= 0) return ts_fail(err, "%s: layer %d slides but no sliding window is given", path, il);
+    if (sliding && b->window <= 0) return ts_fail(err, "%s: layer %d slides but no sliding window is given", path, il);
+    /* heads: per layer or one count; full layers may have their own KV heads (Gemma 4 K = V) */
     int nh = hp->layer_n_heads ? hp->layer_n_heads[il] : hp->n_heads;
     int nkv = hp->layer_n_kv_heads ? hp->layer_n_kv_heads[il]
-            : !sliding && hp->n_kv_heads_full > 0 ? hp->n_kv_heads_full : hp->n_kv_heads;
+            : !sliding && hp->k_eq_v == 1 && hp->n_kv_heads_full > 0 ? hp->n_kv_heads_full : hp->n_kv_heads;
+    if (nkv == 0) nkv = nh;
     if (nh <= 0 || nh > 4096 || nkv <= 0 || nkv > nh || nh % nkv != 0)
         return ts_fail(err, "%s: layer %d: invalid head counts (%d heads, %d KV heads)", path, il, nh, nkv);
+    /* head size: sliding and full layers may each have their own */
     bool own_dims_swa = sliding && hp->head_dim_swa > 0;
-    int hd = own_dims_swa ? hp->head_dim_swa : hp->head_dim > 0 ? hp->head_dim : (int)(H / nh);
+    int hd = own_dims_swa ? hp->head_dim_swa : !sliding && hp->head_dim_full > 0 ? hp->head_dim_full
+           : hp->head_dim > 0 ? hp->head_dim : (int)(H / nh);
     if (hd <= 0 || hd > 4096 || hd % 2 != 0)
         return ts_fail(err, "%s: layer %d: invalid head dimension %d", path, il, hd);
-    int rdim = own_dims_swa ? (hp->rope_dim_swa > 0 ? hp->rope_dim_swa : hd) : (hp->rope_dim > 0 ? hp->rope_dim : hd);
+    int vd = own_dims_swa ? hp->value_dim_swa : hp->value_dim;
+    if (vd > 0 && vd != hd)
+        return ts_fail(err, "%s: layer %d: value heads of %d (keys %d): value heads of another size than the key heads are not supported", path, il, vd, hd);
+    /* the RoPE span: stated, a fraction of the configured head size (HF partial_rotary_factor), or the head */
+    int config_hd = hp->head_dim > 0 ? hp->head_dim : hp->n_heads > 0 ? (int)(H / hp->n_heads) : hd;
+    int rdim = own_dims_swa ? (hp->rope_dim_swa > 0 ? hp->rope_dim_swa : hd)
+             : hp->rope_dim > 0 ? hp->rope_dim
+             : hp->rope_partial > 0 && hp->rope_partial < 1 ? (int)(config_hd * hp->rope_partial) : hd;
     if (rdim <= 0 || rdim > hd || rdim % 2 != 0)
         return ts_fail(err, "%s: layer %d: invalid rope dimension count %d", path, il, rdim);
 
@@ -335,16 +357,16 @@ static int build_layer(builder *b, int il, const float *rope_freqs, int64_t n_ro
     ly->n_heads = nh;
     ly->n_kv_heads = nkv;
     ly->head_dim = hd;
-    ly->window = sliding ? hp->window : 0;
+    ly->window = sliding ? b->window : 0;
     ly->attn_scale = attention_scale(b, nh, hd);
     ly->attn_softcap = hp->attn_softcap;
-    ly->rope_theta = sliding ? (hp->has_theta_swa ? hp->rope_theta_swa
+    ly->rope_theta = sliding ? (hp->rope_theta_swa > 0 ? hp->rope_theta_swa
                                 : a->default_theta_swa > 0 ? a->default_theta_swa : hp->rope_theta)
                              : hp->rope_theta;
     ly->rope_dim = rdim;
     float frac = sliding ? hp->rope_fraction_swa : hp->rope_fraction;
     ly->rope_pairs = frac > 0 ? (int)(frac * (double)(hd / 2) + 0.5) : rdim / 2;
-    if (hp->layer_nope && hp->layer_nope[il]) ly->rope_pairs = 0;
+    if (layer_nope(b, il)) ly->rope_pairs = 0;
     if (layer_rope(b, ly, sliding, rope_freqs, n_rope_freqs) != 0) return -1;
     if (hp->scaling.temp_beta > 0) {
         ly->attn_temp_beta = (float)hp->scaling.temp_beta;
@@ -392,11 +414,11 @@ static int build_layer(builder *b, int il, const float *rope_freqs, int64_t n_ro
         ly->wk = row_view(&qkv, q_rows, kv_rows);
         ly->wv = row_view(&qkv, q_rows + kv_rows, kv_rows);
     } else {
-        bool v_optional = a->k_eq_v_full && hp->k_eq_v && (!hp->hf || !sliding);
+        bool v_optional = a->k_eq_v_full && (b->rules->v_optional_any_layer || (hp->k_eq_v == 1 && !sliding));
         if (get_matrix(b, &ly->wq, ROLE_ATTN_Q, il, q_rows, H, true)) return -1;
         if (get_matrix(b, &ly->wk, ROLE_ATTN_K, il, kv_rows, H, own_kv)) return -1;
         if (get_matrix(b, &ly->wv, ROLE_ATTN_V, il, kv_rows, H, own_kv && !v_optional)) return -1;
-        if (b->src->qk_permuted) {
+        if (b->rules->qk_permuted) {
             if (unpermute(b, &ly->wq, nh)) return -1;
             if (ly->wk.data && unpermute(b, &ly->wk, nkv)) return -1;
         }
@@ -408,7 +430,7 @@ static int build_layer(builder *b, int il, const float *rope_freqs, int64_t n_ro
     if (get_vector(b, &ly->bv, ROLE_ATTN_V_BIAS, il, kv_rows, false, false)) return -1;
     if (get_vector(b, &ly->bo, ROLE_ATTN_OUT_BIAS, il, H, false, false)) return -1;
     if (get_vector(b, &ly->attn_sinks, ROLE_ATTN_SINKS, il, nh, false, false)) return -1;
-    if (b->src->qk_permuted && (ly->bq || ly->bk))
+    if (b->rules->qk_permuted && (ly->bq || ly->bk))
         return ts_fail(err, "%s: layer %d: q/k biases in permuted row order are not supported", path, il);
 
     /* a mixture of experts where the layer has a router; a dense MLP where it has one (both: Gemma 4) */
@@ -471,14 +493,26 @@ static int build(builder *b) {
     if (hp->n_layers <= 0 || hp->n_layers > HP_MAX_LAYERS) return ts_fail(err, "%s: invalid layer count %d", path, hp->n_layers);
     if (hp->n_shared_kv < 0 || hp->n_shared_kv >= hp->n_layers)
         return ts_fail(err, "%s: invalid shared-KV layer count %d", path, hp->n_shared_kv);
-    if (hp->window < 0 || hp->window > (1 << 24)) return ts_fail(err, "%s: invalid sliding window %d", path, hp->window);
     if (hp->sliding_period < 0) return ts_fail(err, "%s: invalid sliding window pattern %d", path, hp->sliding_period);
     if (!(hp->norm_eps > 0) || hp->norm_eps > 1) return ts_fail(err, "%s: invalid RMSNorm epsilon %g", path, (double)hp->norm_eps);
     if (!(hp->rope_theta > 0)) return ts_fail(err, "%s: invalid RoPE base %g", path, (double)hp->rope_theta);
+    if (hp->activation >= 0 && hp->activation != a->activation)
+        return ts_fail(err, "%s: the stated activation (%s) is not the one this engine runs for %s (%s)", path,
+                       activation_name(hp->activation), a->name, activation_name(a->activation));
+    /* the sliding window: stated or the container's default; HF's use_sliding_window switches it */
+    b->window = hp->window >= 0 ? hp->window : b->rules->default_window;
+    if (hp->use_sliding_window == 1 && hp->max_window_layers > 0)
+        return ts_fail(err, "%s: use_sliding_window with max_window_layers (sliding layers by depth) is not supported", path);
+    if (hp->use_sliding_window == 0) b->window = 0;
+    if (b->rules->window_ignored && b->window > 0) {
+        model_note(m, "sliding window %d: ignored, as llama.cpp does for %s", b->window, a->name);
+        b->window = 0;
+    }
+    if (b->window < 0 || b->window > (1 << 24)) return ts_fail(err, "%s: invalid sliding window %d", path, b->window);
     snprintf(g->arch, sizeof g->arch, "%s", a->name);
     g->hidden = hp->hidden;
     g->n_layers = hp->n_layers;
-    g->n_ctx_train = hp->n_ctx_train;
+    g->n_ctx_train = hp->n_ctx_train > 0 && hp->n_ctx_train < (1 << 24) ? hp->n_ctx_train : 2048;
     g->norm_eps = hp->norm_eps;
     g->embed_scale = hp->embed_scale > 0 ? hp->embed_scale : a->embed_scale_sqrt ? sqrtf((float)hp->hidden) : 1.0f;
     g->residual_scale = hp->residual_scale > 0 ? hp->residual_scale : 1.0f;
@@ -491,20 +525,24 @@ static int build(builder *b) {
     const tensor_entry *emb = find(b, ROLE_TOKEN_EMBD, 0, name, sizeof name);
     if (!emb || emb->n_dims != 2) return ts_fail(err, "%s: tensor '%s' is missing or not 2-D", path, name);
     if (emb->ne[1] <= 0 || emb->ne[1] > (1 << 24)) return ts_fail(err, "%s: vocabulary of %lld tokens is out of range", path, (long long)emb->ne[1]);
-    g->n_vocab = hp->n_vocab > 0 ? hp->n_vocab : (int)emb->ne[1];
+    if (hp->n_vocab > 0 && hp->n_vocab != emb->ne[1])
+        return ts_fail(err, "%s: a vocabulary of %d tokens is stated but tensor '%s' has %lld rows", path, hp->n_vocab, name,
+                       (long long)emb->ne[1]);
+    g->n_vocab = (int)emb->ne[1];
     if (m->has_vocab && m->voc.n > g->n_vocab)
         return ts_fail(err, "%s: the tokenizer has %d tokens, more than the model's %d", path, m->voc.n, g->n_vocab);
-    if (m->has_vocab && !hp->hf && m->voc.n != g->n_vocab)
+    if (m->has_vocab && b->src->vocab_exact && m->voc.n != g->n_vocab)
         return ts_fail(err, "%s: token_embd has %d rows but the tokenizer has %d tokens", path, g->n_vocab, m->voc.n);
     if (get_matrix(b, &g->tok_embd, ROLE_TOKEN_EMBD, 0, g->n_vocab, H, true)) return -1;
     if (get_vector(b, &g->output_norm, ROLE_OUTPUT_NORM, 0, H, true, true)) return -1;
     const tensor_entry *out = find(b, ROLE_OUTPUT, 0, name, sizeof name);
-    if (hp->tie == 0 && !out) return ts_fail(err, "%s: the model is untied but tensor '%s' is missing", path, name);
-    if (out && hp->tie == 1) {
+    const int tie = hp->tie >= 0 ? hp->tie : b->rules->tied_by_default ? 1 : -1;
+    if (tie == 0 && !out) return ts_fail(err, "%s: the model is untied but tensor '%s' is missing", path, name);
+    if (out && tie == 1) {
         consume(b, out);
         model_note(m, "output: tied to %s (%s ignored: the config ties the head to the embedding)", g->tok_embd.name, out->name);
     }
-    if (out && hp->tie != 1) {
+    if (out && tie != 1) {
         if (get_matrix(b, &g->output, ROLE_OUTPUT, 0, g->n_vocab, H, true)) return -1;
     } else {
         g->output = g->tok_embd;
@@ -568,12 +606,11 @@ static int build(builder *b) {
                                hp->n_experts, hp->n_experts_used);
 
     /* the decisions, for --info */
-    if (b->src->qk_permuted) model_note(m, "attn_q/attn_k: un-permuted from GGUF Llama order (interleaved pairs) to split-half");
-    else if (hp->hf) model_note(m, "attn_q/attn_k: used as stored (safetensors rows are in Hugging Face order)");
-    else model_note(m, "attn_q/attn_k: used as stored (%s GGUF is not permuted)", a->name);
+    if (b->rules->qk_permuted) model_note(m, "attn_q/attn_k: un-permuted from GGUF Llama order (interleaved pairs) to split-half");
     if (a->attn_scale == SCALE_QPAS && hp->attn_scale <= 0) {
-        if (hp->hf) model_note(m, "attention scale: query_pre_attn_scalar^-0.5 = %g", (double)g->layers[0].attn_scale);
-        else model_note(m, "attention scale: %g, as llama.cpp (GGUF has no query_pre_attn_scalar)", (double)g->layers[0].attn_scale);
+        if (hp->query_pre_attn_scalar > 0) model_note(m, "attention scale: query_pre_attn_scalar^-0.5 = %g", (double)g->layers[0].attn_scale);
+        else model_note(m, "attention scale: %g, %s (no query_pre_attn_scalar stated)", (double)g->layers[0].attn_scale,
+                        hp->n_layers == b->rules->scale_hidden_layers ? "(hidden / heads)^-0.5" : "head_dim^-0.5");
     }
     const rope_scaling *s = &hp->scaling;
     static const char *const kinds[] = { "plain", "linear", "YaRN", "llama3", "LongRoPE" };
@@ -581,7 +618,7 @@ static int build(builder *b) {
         bool some_unscaled = false;
         for (int il = 0; il < hp->n_layers; il++)
             if (g->layers[il].kind == LAYER_SLIDING && a->swa_scaling != SWA_SCALED &&
-                !(a->swa_scaling == SWA_SCALED_UNLESS_LOCAL_BASE && !hp->has_theta_swa)) some_unscaled = true;
+                !(a->swa_scaling == SWA_SCALED_UNLESS_LOCAL_BASE && !(hp->rope_theta_swa > 0))) some_unscaled = true;
         model_note(m, "rope: %s scaling, factor %g, original context %d, attention factor %g, on %s", kinds[s->kind],
                    s->factor, s->orig_ctx, s->kind == ROPE_LINEAR ? 1.0 : s->mscale,
                    some_unscaled ? "full-attention layers (sliding layers use plain RoPE)" : "every layer");
@@ -591,7 +628,7 @@ static int build(builder *b) {
 
 int build_geometry(ts_model *m, const arch_desc *a, const model_hparams *hp, tensor_source *src,
                    ts_error *err) {
-    builder b = { .m = m, .a = a, .hp = hp, .src = src, .err = err };
+    builder b = { .m = m, .a = a, .hp = hp, .src = src, .rules = src->rules, .err = err };
     b.used = calloc((size_t)(src->dir->n ? src->dir->n : 1), 1);
     if (!b.used) return ts_fail(err, "%s: out of memory", src->path);
     int rc = build(&b);

@@ -7,13 +7,15 @@
 #define TS_MODEL_BUILD_H
 #include "load/model.h"
 #include "load/arch.h"
+#include "load/hparams.h"
 #include "io/tensor_dir.h"
 
 /* How a container names and converts its tensors. */
 typedef struct tensor_source {
     const tensor_dir *dir;
     const char *path;          /* for messages */
-    bool qk_permuted;          /* attn_q/attn_k rows are in llama.cpp's permuted order (SPEC 1.1) */
+    const container_rules *rules;   /* the family's conventions in this container */
+    bool vocab_exact;          /* the tokenizer has exactly as many tokens as the embedding rows */
     void *ctx;
     /* The container's name of a role (layer substituted; expert too, for names of one tensor per
      * expert), or NULL when it has none. */

@@ -15,6 +15,9 @@ enum ffn_activation {
     ACT_SILU = 0, ACT_GELU_TANH = 1,
     ACT_SWIGLU_OAI = 2,        /* gpt-oss experts: (min(up, 7) clamped to +-7 + 1) * g * sigmoid(1.702 g), g = min(gate, 7) */
 };
+static inline const char *activation_name(int act) {
+    return act == ACT_SILU ? "silu" : act == ACT_GELU_TANH ? "gelu_tanh" : act == ACT_SWIGLU_OAI ? "swiglu_oai" : "?";
+}
 
 /* A layer's mixture of experts: a router picks n_used of n_experts per token; their outputs,
  * weighted, replace (or, with a dense MLP beside them, add to) the MLP's output. */

@@ -8,6 +8,7 @@
 #include "load/model.h"
 #include "load/build.h"
 #include "load/rope.h"
+#include "load/hparams.h"
 #include "io/json.h"
 #include "io/file.h"
 #include "io/safetensors.h"
@@ -22,228 +23,111 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- config.json, with a record of what was read ---- */
+/* ---- config.json, through the hyper-parameter table ---- */
 
 typedef struct config_reader {
     const json_value *c;       /* the text model's config (text_config when nested) */
     const json_value *root;
-    bool *read;                /* per member of c */
     const char *path;
 } config_reader;
 
-static const json_value *cfg(config_reader *R, const char *key) {
-    for (size_t i = 0; i < R->c->n; i++)
-        if (!strcmp(R->c->keys[i], key)) { R->read[i] = true; return &R->c->items[i]; }
-    return NULL;
-}
-
-static bool cfg_present(config_reader *R, const char *key) {
-    const json_value *v = cfg(R, key);
-    return v && v->type != JSON_NULL;
-}
-
-static double cfg_num(config_reader *R, const char *key, double def) {
-    const json_value *v = cfg(R, key);
-    return v && v->type == JSON_NUMBER ? v->number : def;
-}
-
-static int64_t cfg_int(config_reader *R, const char *key, int64_t def) {
-    const json_value *v = cfg(R, key);
-    if (!v || v->type != JSON_NUMBER) return def;
-    if (v->is_integer) return v->integer;
-    return v->number == floor(v->number) && fabs(v->number) < 9e15 ? (int64_t)v->number : def;
-}
-
-static bool cfg_bool(config_reader *R, const char *key, bool def) {
-    const json_value *v = cfg(R, key);
-    return v && v->type == JSON_BOOL ? v->boolean : def;
-}
-
-static const char *cfg_str(config_reader *R, const char *key) {
-    const json_value *v = cfg(R, key);
-    return v && v->type == JSON_STRING ? v->str : NULL;
-}
-
-/* Fields that change the computation in ways the engine does not implement: refused when set
- * (to anything but null, false or 0). */
-static const struct { const char *key, *why; } REFUSED_FIELDS[] = {
-    { "quantization_config", "quantized checkpoints (GPTQ, AWQ, bitsandbytes, ...) are not supported" },
-    { "n_routed_experts", "DeepSeek-style routed experts are not supported" },
-    { "n_shared_experts", "shared experts are not supported" },
-    { "shared_expert_intermediate_size", "shared experts are not supported" },
-    { "use_mrope", "multimodal RoPE is not supported" },
-    { "attention_chunk_size", "chunked attention is not supported" },
-    { "kv_lora_rank", "multi-head latent attention is not supported" },
-    { "use_parallel_residual", "parallel residual blocks are not supported" },
-    { "altup_num_inputs", "Gemma 3n layers are not supported" },
-    { "mlp_bias", "MLP biases are not supported" },
-};
-
-/* Fields that describe training or packaging, never the computation. */
-static const char *const INERT_FIELDS[] = {
-    "architectures", "model_type", "torch_dtype", "dtype", "transformers_version", "_name_or_path",
-    "use_cache", "initializer_range", "attention_dropout", "attention_bias", "pad_token_id",
-    "pretraining_tp", "embd_pdrop", "resid_pdrop", "attn_pdrop", "hidden_dropout", "dropout",
-    "router_aux_loss_coef", "output_router_logits", "router_jitter_noise", "cache_implementation",
-    "id2label", "label2id", "auto_map", "is_decoder", "tokenizer_class", "sep_token_id",
-    "decoder_start_token_id", "return_dict", "output_attentions", "output_hidden_states",
-    "tie_encoder_decoder", "torchscript", "use_return_dict", "bad_words_ids", "lm_head_bias",
-    "interpolate_factor", "full_attn_mod", "max_window_layers", "vocab_size_per_layer_input",
-    "final_logit_softcapping", "attn_logit_softcapping", "mlp_only_layers", "decoder_sparse_step",
-};
-
-static int check_fields(config_reader *R, ts_model *m, ts_error *err) {
-    for (size_t i = 0; i < sizeof REFUSED_FIELDS / sizeof REFUSED_FIELDS[0]; i++) {
-        const json_value *v = cfg(R, REFUSED_FIELDS[i].key);
-        if (!v) v = json_get(R->root, REFUSED_FIELDS[i].key);
-        if (!v || v->type == JSON_NULL || (v->type == JSON_BOOL && !v->boolean) ||
-            (v->type == JSON_NUMBER && v->number == 0)) continue;
-        return ts_fail(err, "%s: config field '%s': %s", R->path, REFUSED_FIELDS[i].key, REFUSED_FIELDS[i].why);
+/* A member of the text config (or, when the config nests one, of the root), following a dotted
+ * path ("rope_scaling.factor"); NULL when absent. */
+static const json_value *config_at(const config_reader *R, const char *path) {
+    const json_value *v = R->c;
+    for (const char *p = path; v && *p; ) {
+        const char *dot = strchr(p, '.');
+        size_t n = dot ? (size_t)(dot - p) : strlen(p);
+        char key[128];
+        if (n >= sizeof key || v->type != JSON_OBJECT) return NULL;
+        memcpy(key, p, n);
+        key[n] = 0;
+        const json_value *next = json_get(v, key);
+        if (!next && v == R->c && R->root != R->c) next = json_get(R->root, key);
+        v = next;
+        p = dot ? dot + 1 : p + n;
     }
-    char unread[400] = "";
-    int n = 0;
-    for (size_t i = 0; i < R->c->n; i++) {
-        if (R->read[i]) continue;
-        bool inert = false;
-        for (size_t j = 0; j < sizeof INERT_FIELDS / sizeof INERT_FIELDS[0] && !inert; j++)
-            inert = !strcmp(R->c->keys[i], INERT_FIELDS[j]);
-        if (inert) continue;
-        size_t len = strlen(unread);
-        if (len < sizeof unread - 64) snprintf(unread + len, sizeof unread - len, "%s%s", n ? ", " : "", R->c->keys[i]);
-        n++;
-    }
-    if (n) model_note(m, "config fields not used (not known to change the computation): %s", unread);
-    return 0;
+    return v;
 }
 
-/* The numeric fields the engine reads, with the values that make sense: a field present with
- * anything else (another type, NaN, out of range) is refused by name. null counts as absent. */
-static const struct { const char *key; double lo, hi; bool integer, lo_open; } NUMERIC_FIELDS[] = {
-    { "hidden_size", 1, 1 << 20, true }, { "num_hidden_layers", 1, HP_MAX_LAYERS, true },
-    { "num_attention_heads", 1, 4096, true }, { "num_key_value_heads", 1, 4096, true },
-    { "vocab_size", 1, 1 << 24, true }, { "intermediate_size", 1, 1 << 24, true },
-    { "head_dim", 2, 4096, true }, { "max_position_embeddings", 1, 1 << 30, true },
-    { "rms_norm_eps", 0, 1, false, true }, { "rope_theta", 0, 1e12, false, true },
-    { "rope_local_base_freq", 0, 1e12, false, true }, { "partial_rotary_factor", 0, 1, false, true },
-    { "sliding_window", 0, 1 << 30, true }, { "sliding_window_pattern", 1, 4096, true },
-    { "query_pre_attn_scalar", 0, 1e9, false, true },
-    { "final_logit_softcapping", 0, 1e9 }, { "attn_logit_softcapping", 0, 1e9 },
-    { "embedding_multiplier", 0, 1e9, false, true }, { "residual_multiplier", 0, 1e9, false, true },
-    { "attention_multiplier", 0, 1e9, false, true }, { "logits_scaling", 0, 1e9, false, true },
-    { "num_experts", 0, 4096, true }, { "num_local_experts", 0, 4096, true },
-    { "num_experts_per_tok", 0, 4096, true }, { "top_k_experts", 0, 4096, true },
-    { "experts_per_token", 0, 4096, true }, { "moe_intermediate_size", 1, 1 << 24, true },
-    { "global_head_dim", 2, 4096, true }, { "num_global_key_value_heads", 1, 4096, true },
-    { "num_kv_shared_layers", 0, HP_MAX_LAYERS, true }, { "hidden_size_per_layer_input", 0, 65536, true },
-    { "no_rope_layer_interval", 0, 4096, true }, { "original_max_position_embeddings", 1, 1 << 30, true },
-};
+static void hf_value(const hparam_source *hs, const char *path, long index, hp_value *out) {
+    const json_value *v = config_at(hs->ctx, path);
+    memset(out, 0, sizeof *out);
+    if (v && index >= 0) v = v->type == JSON_ARRAY && (size_t)index < v->n ? &v->items[index] : NULL;
+    if (!v) return;
+    switch (v->type) {
+    case JSON_NULL: out->kind = HPV_NULL; break;
+    case JSON_BOOL: out->kind = HPV_BOOL; out->boolean = v->boolean; break;
+    case JSON_NUMBER: out->kind = HPV_NUMBER; out->number = v->number; break;
+    case JSON_STRING: out->kind = HPV_STRING; out->str = v->str; out->len = v->len; break;
+    case JSON_ARRAY: out->kind = HPV_ARRAY; out->n = v->n; break;
+    case JSON_OBJECT: out->kind = HPV_OBJECT; out->n = v->n; break;
+    }
+}
 
-static int check_numeric_fields(config_reader *R, ts_error *err) {
-    for (size_t i = 0; i < sizeof NUMERIC_FIELDS / sizeof NUMERIC_FIELDS[0]; i++) {
-        const json_value *v = json_get(R->c, NUMERIC_FIELDS[i].key);
-        if (!v || v->type == JSON_NULL) continue;
-        double lo = NUMERIC_FIELDS[i].lo, hi = NUMERIC_FIELDS[i].hi;
-        bool ok = v->type == JSON_NUMBER && isfinite(v->number) && v->number <= hi &&
-                  (NUMERIC_FIELDS[i].lo_open ? v->number > lo : v->number >= lo) &&
-                  (!NUMERIC_FIELDS[i].integer || v->number == floor(v->number));
-        if (!ok) {
-            char shown[48];
-            if (v->type == JSON_NUMBER) snprintf(shown, sizeof shown, "%g", v->number);
-            else snprintf(shown, sizeof shown, "a %s", v->type == JSON_STRING ? "string" : v->type == JSON_BOOL ? "bool" : "non-number");
-            return ts_fail(err, "%s: config field '%s' is %s; expected %s in %s%g, %g]", R->path, NUMERIC_FIELDS[i].key, shown,
-                           NUMERIC_FIELDS[i].integer ? "an integer" : "a number", NUMERIC_FIELDS[i].lo_open ? "(" : "[", lo, hi);
+/* Every member of the text config (and of the objects the table reads member by member) is one
+ * the table knows; the others name themselves in the refusal. */
+static int check_members(const hparam_source *hs, const json_value *obj, const char *prefix, ts_error *err) {
+    for (size_t i = 0; i < obj->n; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s%s", prefix, obj->keys[i]);
+        const hparam *r = hparams_find(CONTAINER_HF, path);
+        if (!r) return hparams_refuse_unknown(hs, path, err);
+        if (r->type == HP_OBJECT && obj->items[i].type == JSON_OBJECT) {
+            char sub[260];
+            snprintf(sub, sizeof sub, "%s.", path);
+            if (check_members(hs, &obj->items[i], sub, err)) return -1;
         }
     }
     return 0;
 }
 
-/* The activation a config names must be the family's. */
-static int check_activation(config_reader *R, const arch_desc *a, ts_error *err) {
-    const char *keys[] = { "hidden_activation", "hidden_act" };
-    for (int i = 0; i < 2; i++) {
-        const char *act = cfg_str(R, keys[i]);
-        if (!act) continue;
-        bool silu = !strcmp(act, "silu") || !strcmp(act, "swish");
-        bool gelu_tanh = !strcmp(act, "gelu_pytorch_tanh") || !strcmp(act, "gelu_tanh") || !strcmp(act, "gelu_new");
-        if ((a->activation == ACT_SILU && !silu) || (a->activation == ACT_GELU_TANH && !gelu_tanh))
-            return ts_fail(err, "%s: %s '%s' is not the activation this engine runs for %s", R->path, keys[i], act, a->name);
-    }
-    return 0;
-}
-
-/* ---- RoPE: rope_theta + rope_scaling (transformers 4) or rope_parameters (transformers 5) ---- */
-
-static int read_float_list(ts_model *m, const json_value *v, const float **out, int *n) {
-    if (!v || v->type != JSON_ARRAY || v->n == 0 || v->n > 4096) return -1;
-    float *f = model_arena_alloc(&m->arena, v->n * sizeof(float));
-    if (!f) return -1;
-    for (size_t i = 0; i < v->n; i++) {
-        if (v->items[i].type != JSON_NUMBER) return -1;
-        f[i] = (float)v->items[i].number;
-    }
-    *out = f;
-    *n = (int)v->n;
-    return 0;
-}
-
-/* One rope_scaling / rope_parameters object into hp->scaling (HF _compute_*_parameters). */
-static int read_rope_object(config_reader *R, ts_model *m, const json_value *rs, model_hparams *hp, ts_error *err) {
+/* RoPE scaling as transformers computes it (_compute_*_parameters): YaRN's attention factor is
+ * attention_factor, or mscale / mscale_all_dim, or 0.1 ln s + 1; LongRoPE's is attention_factor or
+ * sqrt(1 + ln s / ln original) with s = max_position_embeddings / original. */
+static int resolve_rope_scaling(const config_reader *R, model_hparams *hp, ts_error *err) {
     rope_scaling *s = &hp->scaling;
-    const char *rt = json_get_str(rs, "rope_type");
-    if (!rt) rt = json_get_str(rs, "type");
-    if (!rt || !strcmp(rt, "default") || !strcmp(rt, "proportional")) return 0;
-    double factor = json_get_num(rs, "factor", 1.0);
-    int64_t orig = json_get_int(rs, "original_max_position_embeddings", 0);
-    if (orig <= 0) orig = cfg_int(R, "original_max_position_embeddings", 0);
-    s->factor = factor;
-    s->orig_ctx = (int)orig;
-    if (!strcmp(rt, "linear")) {
-        if (!(factor > 0)) return ts_fail(err, "%s: rope scaling needs a positive factor", R->path);
-        s->kind = ROPE_LINEAR;
+    const bool stated_af = s->attn_factor > 0;
+    s->mscale = 1.0;
+    s->long_round = 1;
+    switch (s->kind) {
+    case ROPE_LINEAR:
+        if (!(s->factor > 0)) return ts_fail(err, "%s: rope scaling needs a positive factor", R->path);
         return 0;
-    }
-    if (!strcmp(rt, "yarn")) {
-        if (!(factor > 0) || orig <= 0) return ts_fail(err, "%s: YaRN needs factor and original_max_position_embeddings", R->path);
-        s->kind = ROPE_YARN;
-        s->beta_fast = json_get_num(rs, "beta_fast", 32.0);
-        s->beta_slow = json_get_num(rs, "beta_slow", 1.0);
-        s->truncate = json_get_bool(rs, "truncate", true);
-        double ms = json_get_num(rs, "mscale", 0.0), ms_all = json_get_num(rs, "mscale_all_dim", 0.0);
-        const json_value *af = json_get(rs, "attention_factor");
-        s->mscale = af && af->type == JSON_NUMBER ? af->number
-                  : ms != 0 && ms_all != 0 ? rope_yarn_get_mscale(factor, ms) / rope_yarn_get_mscale(factor, ms_all)
-                  : rope_yarn_get_mscale(factor, 1.0);
-        s->temp_beta = json_get_num(rs, "llama_4_scaling_beta", 0.0);
-        if (json_get(rs, "extrapolation_factor") && json_get_num(rs, "extrapolation_factor", 1.0) != 1.0)
-            return ts_fail(err, "%s: a YaRN extrapolation_factor other than 1 is not supported", R->path);
+    case ROPE_YARN:
+        if (!(s->factor > 0) || s->orig_ctx <= 0)
+            return ts_fail(err, "%s: YaRN needs factor and original_max_position_embeddings", R->path);
+        s->mscale = stated_af ? s->attn_factor
+                  : s->mscale_stated != 0 && s->mscale_all_dim != 0
+                  ? rope_yarn_get_mscale(s->factor, s->mscale_stated) / rope_yarn_get_mscale(s->factor, s->mscale_all_dim)
+                  : rope_yarn_get_mscale(s->factor, 1.0);
         return 0;
-    }
-    if (!strcmp(rt, "llama3")) {
-        s->kind = ROPE_LLAMA3;
-        s->low_freq_factor = json_get_num(rs, "low_freq_factor", 1.0);
-        s->high_freq_factor = json_get_num(rs, "high_freq_factor", 4.0);
-        if (!(factor > 0) || orig <= 0 || !(s->high_freq_factor > s->low_freq_factor) || !(s->low_freq_factor > 0))
+    case ROPE_LLAMA3:
+        if (!(s->factor > 0) || s->orig_ctx <= 0 || !(s->high_freq_factor > s->low_freq_factor) || !(s->low_freq_factor > 0))
             return ts_fail(err, "%s: llama3 rope scaling needs factor, low/high_freq_factor and original_max_position_embeddings", R->path);
         return 0;
-    }
-    if (!strcmp(rt, "longrope") || !strcmp(rt, "su")) {
-        s->kind = ROPE_LONGROPE;
-        int ns = 0, nl = 0;
-        if (read_float_list(m, json_get(rs, "short_factor"), &s->short_factor, &ns) ||
-            read_float_list(m, json_get(rs, "long_factor"), &s->long_factor, &nl) || ns != nl)
+    case ROPE_LONGROPE: {
+        if (!s->short_factor || !s->long_factor || s->n_factors != s->n_long_factors)
             return ts_fail(err, "%s: LongRoPE needs short_factor and long_factor lists of one length", R->path);
-        s->n_factors = ns;
-        if (orig <= 0) return ts_fail(err, "%s: LongRoPE needs original_max_position_embeddings", R->path);
-        s->long_round = 1;
-        /* HF: the scale is max_position_embeddings over the original context; the attention
-         * factor sqrt(1 + ln s / ln original) unless the config states one */
-        double scale = (double)hp->n_ctx_train / orig;
-        const json_value *af = json_get(rs, "attention_factor");
-        s->mscale = af && af->type == JSON_NUMBER ? af->number
-                  : scale <= 1.0 ? 1.0 : sqrt(1.0 + log(scale) / log((double)orig));
+        if (s->orig_ctx <= 0) return ts_fail(err, "%s: LongRoPE needs original_max_position_embeddings", R->path);
+        int ctx = hp->n_ctx_train > 0 && hp->n_ctx_train < (1 << 24) ? hp->n_ctx_train : 2048;
+        double scale = (double)ctx / s->orig_ctx;
+        s->mscale = stated_af ? s->attn_factor : scale <= 1.0 ? 1.0 : sqrt(1.0 + log(scale) / log((double)s->orig_ctx));
         return 0;
     }
-    return ts_fail(err, "%s: rope scaling type '%s' is not supported", R->path, rt);
+    default:
+        return 0;
+    }
+}
+
+static int read_hparams(config_reader *R, ts_model *m, model_hparams *hp, ts_error *err) {
+    hparam_source hs = { .container = CONTAINER_HF, .path = R->path, .what = "config field", .prefix = "", .ctx = R,
+                         .get = hf_value };
+    if (check_members(&hs, R->c, "", err) != 0) return -1;
+    if (hparams_read(&hs, m, hp, err) != 0) return -1;
+    if (hp->hidden <= 0 || hp->n_layers <= 0 || (hp->n_heads <= 0 && !hp->layer_n_heads))
+        return ts_fail(err, "%s: missing sizes (hidden_size, num_hidden_layers, num_attention_heads)", R->path);
+    return resolve_rope_scaling(R, hp, err);
 }
 
 /* ---- the tensor source ---- */
@@ -265,7 +149,7 @@ typedef struct hf_reader {
 
 static const char *hf_role_name(const tensor_source *s, int role, int layer, int expert, char *buf, size_t cap) {
     const hf_reader *L = s->ctx;
-    const char *fmt = L->a->hf->role[role];
+    const char *fmt = arch_tensor_name(s->rules, CONTAINER_HF, role);
     if (!fmt) return NULL;
     char name[256];
     snprintf(name, sizeof name, fmt, layer, expert);
@@ -390,11 +274,8 @@ static int load_folder_tokenizer(ts_model *m, const char *dir, ts_error *err) {
 
 /* The config's token ids win over the tokenizer's defaults; then tokenizer_config.json's facts
  * (chat template, BOS when config.json does not say, add_bos). */
-static int apply_token_facts(ts_model *m, const char *dir, config_reader *R, ts_error *err) {
-    const json_value *b = cfg(R, "bos_token_id");
-    if (!b) b = json_get(R->root, "bos_token_id");
-    const json_value *e = cfg(R, "eos_token_id");
-    if (!e) e = json_get(R->root, "eos_token_id");
+static int apply_token_facts(ts_model *m, const char *dir, const config_reader *R, ts_error *err) {
+    const json_value *b = config_at(R, "bos_token_id"), *e = config_at(R, "eos_token_id");
     if (!m->has_vocab) return 0;
     if (b && b->type == JSON_NUMBER && b->is_integer && b->integer >= 0 && b->integer < m->voc.n) m->voc.bos = (int32_t)b->integer;
     /* eos_token_id: one id, or a list of ids that all end generation */
@@ -425,154 +306,6 @@ static int apply_token_facts(ts_model *m, const char *dir, config_reader *R, ts_
     return 0;
 }
 
-static int read_hparams(config_reader *R, ts_model *m, const arch_desc *a, model_hparams *hp, ts_error *err) {
-    memset(hp, 0, sizeof *hp);
-    hp->hf = true;
-    hp->scaling.mscale = 1.0;
-    if (check_numeric_fields(R, err)) return -1;
-    int64_t H = cfg_int(R, "hidden_size", 0), NL = cfg_int(R, "num_hidden_layers", 0);
-    int64_t NH = cfg_int(R, "num_attention_heads", 0), NKV = cfg_int(R, "num_key_value_heads", NH);
-    int64_t V = cfg_int(R, "vocab_size", 0), FF = cfg_int(R, "intermediate_size", 0);
-    if (H <= 0 || H > (1 << 20) || NL <= 0 || NL > HP_MAX_LAYERS || NH <= 0 || NH > 4096 || NKV <= 0 ||
-        NKV > NH || NH % NKV || V <= 0 || V > (1 << 24) || FF <= 0 || FF > (1 << 24))
-        return ts_fail(err, "%s: missing or invalid sizes (hidden_size, num_hidden_layers, heads, vocab_size, intermediate_size)", R->path);
-    int64_t HD = cfg_present(R, "head_dim") ? cfg_int(R, "head_dim", 0) : H / NH;
-    if (HD <= 0 || HD > 4096 || HD % 2) return ts_fail(err, "%s: invalid head_dim %lld", R->path, (long long)HD);
-    hp->hidden = (int)H;
-    hp->n_layers = (int)NL;
-    hp->n_heads = (int)NH;
-    hp->n_kv_heads = (int)NKV;
-    hp->n_vocab = (int)V;
-    hp->ffn_dim = (int)FF;
-    hp->head_dim = (int)HD;
-    int64_t ctx = cfg_int(R, "max_position_embeddings", 2048);
-    hp->n_ctx_train = ctx > 0 && ctx < (1 << 24) ? (int)ctx : 2048;
-    hp->norm_eps = (float)cfg_num(R, "rms_norm_eps", 1e-6);
-    if (check_activation(R, a, err)) return -1;
-
-    /* RoPE */
-    hp->rope_theta = (float)cfg_num(R, "rope_theta", 10000.0);
-    hp->has_theta_swa = cfg_present(R, "rope_local_base_freq");
-    hp->rope_theta_swa = (float)cfg_num(R, "rope_local_base_freq", 10000.0);
-    double prf = cfg_num(R, "partial_rotary_factor", 1.0);
-    if (!(prf > 0 && prf <= 1)) return ts_fail(err, "%s: invalid partial_rotary_factor", R->path);
-    if (prf < 1) hp->rope_dim = (int)(HD * prf);
-    const json_value *rs = cfg(R, "rope_scaling");
-    const json_value *rp = cfg(R, "rope_parameters");
-    if (rs && rs->type == JSON_OBJECT && read_rope_object(R, m, rs, hp, err)) return -1;
-    if (rp && rp->type == JSON_OBJECT) {
-        const json_value *sl = json_get(rp, "sliding_attention"), *full = json_get(rp, "full_attention");
-        if (sl || full) {   /* Gemma 4: parameters per layer kind */
-            if (sl) {
-                hp->has_theta_swa = json_get(sl, "rope_theta") != NULL;
-                hp->rope_theta_swa = (float)json_get_num(sl, "rope_theta", hp->rope_theta);
-                hp->rope_fraction_swa = (float)json_get_num(sl, "partial_rotary_factor", 1.0);
-            }
-            if (full) {
-                hp->rope_theta = (float)json_get_num(full, "rope_theta", hp->rope_theta);
-                hp->rope_fraction = (float)json_get_num(full, "partial_rotary_factor", 1.0);
-                if (read_rope_object(R, m, full, hp, err)) return -1;
-            }
-            if (!(hp->rope_fraction >= 0 && hp->rope_fraction <= 1) || !(hp->rope_fraction_swa >= 0 && hp->rope_fraction_swa <= 1))
-                return ts_fail(err, "%s: invalid partial_rotary_factor", R->path);
-        } else {
-            hp->rope_theta = (float)json_get_num(rp, "rope_theta", hp->rope_theta);
-            if (read_rope_object(R, m, rp, hp, err)) return -1;
-        }
-    }
-
-    /* layer kinds */
-    if (cfg_bool(R, "use_sliding_window", false) && cfg_present(R, "max_window_layers"))
-        return ts_fail(err, "%s: use_sliding_window with max_window_layers (sliding layers by depth) is not supported", R->path);
-    if (cfg_present(R, "sliding_window") && cfg_bool(R, "use_sliding_window", true))
-        hp->window = (int)cfg_int(R, "sliding_window", 0);
-    if (hp->window < 0 || hp->window > (1 << 24)) return ts_fail(err, "%s: invalid sliding_window", R->path);
-    hp->sliding_period = (int)cfg_int(R, "sliding_window_pattern", 0);
-    if (cfg_present(R, "sliding_window_pattern") && hp->sliding_period < 1)
-        return ts_fail(err, "%s: invalid sliding_window_pattern", R->path);
-    cfg(R, "sliding_window_size");   /* Gemma 2 repeats sliding_window under this name */
-    const json_value *types = cfg(R, "layer_types");
-    if (types && types->type != JSON_NULL) {
-        if (types->type != JSON_ARRAY || (int64_t)types->n < NL) return ts_fail(err, "%s: layer_types must list every layer", R->path);
-        bool *sl = model_arena_alloc(&m->arena, (size_t)NL);
-        if (!sl) return ts_fail(err, "%s: out of memory", R->path);
-        for (int il = 0; il < NL; il++) {
-            const json_value *t = &types->items[il];
-            if (t->type != JSON_STRING) return ts_fail(err, "%s: layer_types[%d] is not a string", R->path, il);
-            sl[il] = !strcmp(t->str, "sliding_attention");
-            if (!sl[il] && strcmp(t->str, "full_attention")) return ts_fail(err, "%s: unknown layer type '%s'", R->path, t->str);
-        }
-        hp->layer_sliding = sl;
-        for (int il = 0; il < NL; il++)
-            if (sl[il] && hp->window <= 0) return ts_fail(err, "%s: layer %d slides but sliding_window is not set", R->path, il);
-    }
-    /* Gemma 4: full layers' own head size and KV heads; K = V on full layers */
-    if (cfg_present(R, "global_head_dim")) {
-        hp->head_dim_swa = (int)HD;
-        hp->head_dim = (int)cfg_int(R, "global_head_dim", HD);
-        if (hp->head_dim <= 0 || hp->head_dim > 4096 || hp->head_dim % 2) return ts_fail(err, "%s: invalid global_head_dim", R->path);
-    }
-    hp->k_eq_v = cfg_bool(R, "attention_k_eq_v", false);
-    if (hp->k_eq_v && cfg_present(R, "num_global_key_value_heads"))
-        hp->n_kv_heads_full = (int)cfg_int(R, "num_global_key_value_heads", NKV);
-    else cfg(R, "num_global_key_value_heads");
-    if (hp->n_kv_heads_full < 0 || (hp->n_kv_heads_full > 0 && NH % hp->n_kv_heads_full))
-        return ts_fail(err, "%s: invalid num_global_key_value_heads", R->path);
-    int64_t shared = cfg_int(R, "num_kv_shared_layers", 0);
-    if (shared < 0 || shared >= NL) return ts_fail(err, "%s: invalid num_kv_shared_layers", R->path);
-    hp->n_shared_kv = (int)shared;
-    int64_t ple = cfg_int(R, "hidden_size_per_layer_input", 0);
-    if (ple < 0 || ple > 65536) return ts_fail(err, "%s: invalid hidden_size_per_layer_input", R->path);
-    hp->ple_dim = (int)ple;
-    hp->query_pre_attn_scalar = cfg_num(R, "query_pre_attn_scalar", 0.0);
-    if (cfg_present(R, "query_pre_attn_scalar") && !(hp->query_pre_attn_scalar > 0))
-        return ts_fail(err, "%s: invalid query_pre_attn_scalar", R->path);
-    /* SmolLM3: no_rope_layers[i] == 1 means layer i uses RoPE (the default list leaves out every
-     * no_rope_layer_interval-th layer) */
-    const json_value *nope = cfg(R, "no_rope_layers");
-    int64_t interval = cfg_int(R, "no_rope_layer_interval", 0);
-    if ((nope && nope->type != JSON_NULL) || interval > 0) {
-        bool *off = model_arena_alloc(&m->arena, (size_t)NL);
-        if (!off) return ts_fail(err, "%s: out of memory", R->path);
-        if (nope && nope->type == JSON_ARRAY) {
-            if ((int64_t)nope->n != NL) return ts_fail(err, "%s: no_rope_layers must list every layer", R->path);
-            for (int il = 0; il < NL; il++) {
-                const json_value *x = &nope->items[il];
-                if (x->type != JSON_NUMBER || (x->number != 0 && x->number != 1))
-                    return ts_fail(err, "%s: no_rope_layers[%d] must be 0 or 1", R->path, il);
-                off[il] = x->number == 0;
-            }
-        } else if (interval > 0) {
-            for (int il = 0; il < NL; il++) off[il] = (il + 1) % interval == 0;
-        } else {
-            return ts_fail(err, "%s: no_rope_layers must be a list", R->path);
-        }
-        hp->layer_nope = off;
-    }
-    /* mixture of experts: which layers have one follows the tensors (a router) */
-    hp->n_experts = (int)cfg_int(R, "num_local_experts", cfg_int(R, "num_experts", 0));
-    hp->n_experts_used = (int)cfg_int(R, "num_experts_per_tok", cfg_int(R, "top_k_experts", cfg_int(R, "experts_per_token", 0)));
-    hp->expert_ffn_dim = (int)cfg_int(R, "moe_intermediate_size", FF);
-    cfg(R, "enable_moe_block");
-    const json_value *ntp = cfg(R, "norm_topk_prob");
-    hp->gating_renorm = ntp && ntp->type == JSON_BOOL ? ntp->boolean : -1;
-    if (hp->n_experts < 0 || hp->n_experts > 4096 || hp->n_experts_used < 0 || hp->n_experts_used > hp->n_experts)
-        return ts_fail(err, "%s: invalid expert counts (%d experts, %d per token)", R->path, hp->n_experts, hp->n_experts_used);
-    if (cfg_present(R, "swiglu_limit") && cfg_num(R, "swiglu_limit", 7.0) != 7.0)
-        return ts_fail(err, "%s: swiglu_limit %g: only gpt-oss's 7 is supported", R->path, cfg_num(R, "swiglu_limit", 7.0));
-    /* Granite's multipliers */
-    hp->embed_scale = (float)cfg_num(R, "embedding_multiplier", 0.0);
-    hp->residual_scale = (float)cfg_num(R, "residual_multiplier", 0.0);
-    hp->attn_scale = (float)cfg_num(R, "attention_multiplier", 0.0);
-    hp->logit_scale = (float)cfg_num(R, "logits_scaling", 0.0);
-    if (hp->embed_scale < 0 || hp->residual_scale < 0 || hp->attn_scale < 0 || hp->logit_scale < 0)
-        return ts_fail(err, "%s: a negative multiplier", R->path);
-    hp->final_softcap = (float)cfg_num(R, "final_logit_softcapping", 0.0);
-    hp->attn_softcap = (float)cfg_num(R, "attn_logit_softcapping", 0.0);
-    if (hp->final_softcap < 0 || hp->attn_softcap < 0) return ts_fail(err, "%s: invalid softcapping", R->path);
-    return 0;
-}
-
 int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const char *quant,
                   ts_error *err) {
     char p[1200];
@@ -589,10 +322,8 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
     if (root->type != JSON_OBJECT) { ts_fail(err, "%s: not a JSON object", p); goto out; }
     const json_value *tc = json_get(root, "text_config");
     R.c = tc && tc->type == JSON_OBJECT ? tc : root;
-    R.read = calloc(R.c->n ? R.c->n : 1, 1);
-    if (!R.read) { ts_fail(err, "%s: out of memory", p); goto out; }
-    const char *mt = cfg_str(&R, "model_type");
-    if (!mt) mt = json_get_str(root, "model_type");
+    const json_value *mtv = config_at(&R, "model_type");
+    const char *mt = mtv && mtv->type == JSON_STRING ? mtv->str : NULL;
     const arch_desc *a = mt ? arch_by_hf_model_type(mt) : NULL;
     if (!a) {
         char known[256];
@@ -613,8 +344,7 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
     if (pack && quant) { ts_fail(err, "%s: --quant does not apply to a q4nx pack (its matrices are 4-bit already)", weights_file); goto out; }
 
     model_hparams hp;
-    if (read_hparams(&R, m, a, &hp, err) != 0) goto out;
-    if (check_fields(&R, m, err) != 0) goto out;
+    if (read_hparams(&R, m, &hp, err) != 0) goto out;
 
     safetensors *st = NULL;
     if ((weights_file ? safetensors_open(weights_file, &st, err) : safetensors_open_folder(dir, &st, err)) != 0) goto out;
@@ -622,30 +352,26 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
     hf_reader L = { .m = m, .a = a, .dir = safetensors_tensors(st), .prefix = "model.", .quant = quant,
                     .q4nx_pack = pack, .weights_file = weights_file,
                     /* packs store Gemma norms with the 1 folded in */
-                    .norm_plus_one = a->hf_norm_plus_one && !pack };
+                    .norm_plus_one = a->hf.norm_plus_one && !pack };
     if (!tensor_dir_find(L.dir, "model.embed_tokens.weight") &&
         tensor_dir_find(L.dir, "model.language_model.embed_tokens.weight"))
         L.prefix = "model.language_model.";
 
-    /* the head: tie_word_embeddings, else (absent) what the file holds; Gemma ties by default */
-    const json_value *tie_v = cfg(&R, "tie_word_embeddings");
-    if (!tie_v) tie_v = json_get(root, "tie_word_embeddings");
-    bool has_lm = tensor_dir_find(L.dir, "lm_head.weight") != NULL;
-    hp.tie = tie_v && tie_v->type == JSON_BOOL ? (tie_v->boolean ? 1 : 0) : a->hf_tied_by_default ? 1 : -1;
     /* a pack's lm_head is packed from the unscaled embedding: never tied to the pre-scaled one */
+    bool has_lm = tensor_dir_find(L.dir, "lm_head.weight") != NULL;
     if (pack && a->embed_scale_sqrt) {
         if (!has_lm) { ts_fail(err, "%s: the pack has no lm_head.weight (its embedding is pre-scaled by sqrt(hidden) and cannot serve as the output)", weights_file); goto out; }
         hp.tie = 0;
         hp.embed_scale = 1.0f;     /* stored multiplied by sqrt(hidden) already */
     }
     if (pack && has_lm) hp.tie = 0;
-    if (hp.tie == 0 && !has_lm && tie_v) { ts_fail(err, "%s: tie_word_embeddings is false but lm_head.weight is missing", dir); goto out; }
 
-    tensor_source src = { .dir = L.dir, .path = dir, .ctx = &L, .name = hf_role_name, .matrix = hf_matrix,
+    tensor_source src = { .dir = L.dir, .path = dir, .rules = &a->hf, .ctx = &L, .name = hf_role_name, .matrix = hf_matrix,
                           .vector = hf_vector, .ignorable = hf_ignorable };
     if (build_geometry(m, a, &hp, &src, err) != 0) goto out;
+    model_note(m, "attn_q/attn_k: used as stored (safetensors rows are in Hugging Face order)");
     model_note(m, L.norm_plus_one ? "norms: 1 + w (Hugging Face Gemma convention, the 1 added at load)"
-                  : pack && a->hf_norm_plus_one ? "norms: used as w (the pack stores 1 + w)" : "norms: used as w");
+                  : pack && a->hf.norm_plus_one ? "norms: used as w (the pack stores 1 + w)" : "norms: used as w");
     if (pack && a->embed_scale_sqrt) model_note(m, "embedding: used as stored (the pack stores it multiplied by sqrt(hidden)); lm_head packed separately");
     if (quant) model_note(m, "weights: matrices quantized to %s at load", quant);
     else if (pack)
@@ -656,7 +382,6 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
     else model_note(m, "weights: used in place from the safetensors mmap");
     rc = 0;
 out:
-    free(R.read);
     json_free(root);
     return rc;
 }

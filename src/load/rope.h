@@ -3,7 +3,7 @@
  * pair i of a head by pos * inv_freq[i]; everything a scaling does is in the table it builds. */
 #ifndef TS_MODEL_ROPE_H
 #define TS_MODEL_ROPE_H
-#include "load/arch.h"
+#include "load/hparams.h"
 
 /* inv[i] = theta^(-2i/span) / divisor[i] for i < pairs (divisor NULL: 1), in float exactly as the
  * forward has always computed it. */

@@ -43,11 +43,10 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
             if (ly->attn_temp_beta > 0) fprintf(f, " temp %g/%d", (double)ly->attn_temp_beta, ly->attn_temp_len);
             fprintf(f, " window %d scale %.4g", ly->window, (double)ly->attn_scale);
             if (ly->attn_softcap > 0) fprintf(f, " softcap %g", (double)ly->attn_softcap);
-            static const char *const acts[] = { "silu", "gelu_tanh", "swiglu_oai" };
-            if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, acts[ly->activation]);
+            if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, activation_name(ly->activation));
             if (ly->moe.n_experts > 0)
                 fprintf(f, " experts %d/%d x%d %s %s%s%s", ly->moe.n_used, ly->moe.n_experts, ly->moe.ffn_dim,
-                        acts[ly->moe.activation], ly->moe.gating == GATING_TOPK_SOFTMAX ? "topk-softmax" : "softmax-topk",
+                        activation_name(ly->moe.activation), ly->moe.gating == GATING_TOPK_SOFTMAX ? "topk-softmax" : "softmax-topk",
                         ly->moe.gating == GATING_SOFTMAX_TOPK && ly->moe.renorm ? "-renorm" : "",
                         ly->moe.router_bias ? " router-bias" : "");
             if (ly->attn_sinks) fprintf(f, " sinks");

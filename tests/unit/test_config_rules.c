@@ -4,6 +4,7 @@
  * "+1" per container, the Gemma 3 attention scale. */
 #include "check.h"
 #include "load/model.h"
+#include "load/hparams.h"
 #include "io/gguf_write.h"
 #include "kernels/types.h"
 #include <math.h>
@@ -172,10 +173,13 @@ static void hf_rules(void) {
         { ",\"rms_norm_eps\":-1", "config field 'rms_norm_eps' is -1" },
         { ",\"rope_theta\":\"1e4\"", "config field 'rope_theta' is a string" },
         { ",\"partial_rotary_factor\":1.5", "config field 'partial_rotary_factor' is 1.5" },
-        { ",\"rope_scaling\":{\"rope_type\":\"dynamic\",\"factor\":2.0}", "rope scaling type 'dynamic'" },
+        { ",\"rope_scaling\":{\"rope_type\":\"dynamic\",\"factor\":2.0}", "config field 'rope_scaling.rope_type' is 'dynamic'" },
         { ",\"quantization_config\":{\"quant_method\":\"gptq\"}", "'quantization_config'" },
         { ",\"num_local_experts\":8,\"num_experts_per_tok\":2", "8 experts are stated but no layer has a router tensor" },
-        { ",\"hidden_act\":\"gelu\"", "hidden_act 'gelu'" },
+        { ",\"hidden_act\":\"gelu\"", "config field 'hidden_act' is 'gelu'" },
+        { ",\"hidden_act\":\"gelu_pytorch_tanh\"", "activation (gelu_tanh) is not the one this engine runs for llama" },
+        { ",\"rope_scaling\":{\"rope_type\":\"linear\",\"factor\":2.0,\"foo\":1}", "config field 'rope_scaling.foo' is not understood" },
+        { ",\"layer_types\":[\"full_attention\",\"full_attention\"]", "config field 'layer_types' is a list of 2 values" },
     };
     for (size_t i = 0; i < sizeof bad_configs / sizeof bad_configs[0]; i++) {
         char text[1024];
@@ -283,12 +287,12 @@ static void gguf_guard(void) {
         { "blk.0.mystery.weight", NULL, NULL, 0, "tensor 'blk.0.mystery.weight' is not understood by this engine" },
         { "blk.1.ffn_gate_exps.weight", NULL, NULL, 0, "tensor 'blk.1.ffn_gate_exps.weight': mixture-of-experts layers are not supported" },
         { "blk.0.ssm_conv1d.weight", NULL, NULL, 0, "'blk.0.ssm_conv1d.weight': state-space layers are not supported" },
-        { NULL, "llama.rope.scaling.type", "dynamic", 0, "'llama.rope.scaling.type' = 'dynamic': this rope scaling is not supported" },
-        { NULL, "llama.attention.foo_bar", NULL, 3, "metadata 'llama.attention.foo_bar' is not understood" },
+        { NULL, "llama.rope.scaling.type", "dynamic", 0, "metadata key 'llama.rope.scaling.type' is 'dynamic'; expected one of none, linear, yarn (this rope scaling is not supported)" },
+        { NULL, "llama.attention.foo_bar", NULL, 3, "metadata key 'llama.attention.foo_bar' is not understood" },
         { NULL, "llama.expert_count", NULL, 8, "8 experts are stated but no layer has a router tensor" },
         { NULL, "llama.expert_shared_count", NULL, 2, "'llama.expert_shared_count': shared experts are not supported" },
         { NULL, "llama.attention.layer_norm_epsilon", NULL, 1, "LayerNorm (not RMSNorm)" },
-        { NULL, "llama.vocab_size", NULL, 17, "vocab_size is 17 but token_embd has 16 rows" },
+        { NULL, "llama.vocab_size", NULL, 17, "a vocabulary of 17 tokens is stated but tensor 'token_embd.weight' has 16 rows" },
         { NULL, NULL, NULL, -1, NULL },                                  /* NaN norms: loads, refuses to answer */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -335,12 +339,96 @@ static void gguf_guard(void) {
     free(half);
 }
 
+/* The same key, in a GGUF's metadata and in a config.json, meets the same rule: unknown -> refused by
+ * name; known to change the computation but not implemented -> refused with the reason; known to be
+ * inert -> loads, and --info says why it was ignored. */
+static bool has_note(const ts_model *m, const char *part) {
+    for (int i = 0; i < m->n_notes; i++) if (strstr(m->notes[i], part)) return true;
+    return false;
+}
+
+static void write_llama_gguf(const char *path, const char *key, uint32_t value) {
+    float *zeros = calloc(V * H * 4, sizeof(float)), half[64];
+    for (int i = 0; i < 64; i++) half[i] = 0.5f;
+    gguf_writer *w = gguf_writer_new();
+    gguf_writer_add_str(w, "general.architecture", "llama");
+    gguf_writer_add_u32(w, "llama.embedding_length", H);
+    gguf_writer_add_u32(w, "llama.block_count", 1);
+    gguf_writer_add_u32(w, "llama.attention.head_count", NH);
+    gguf_writer_add_u32(w, "llama.attention.head_count_kv", NKV);
+    if (key) gguf_writer_add_u32(w, key, value);
+    gguf_writer_add_tensor(w, "token_embd.weight", TS_F32, 2, (int64_t[]){H, V}, zeros, V * H * 4);
+    gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){H}, half, H * 4);
+    struct { const char *name; int64_t rows, cols; } t[] = {
+        { "blk.0.attn_norm.weight", 1, H }, { "blk.0.attn_q.weight", NH * HD, H }, { "blk.0.attn_k.weight", NKV * HD, H },
+        { "blk.0.attn_v.weight", NKV * HD, H }, { "blk.0.attn_output.weight", H, NH * HD }, { "blk.0.ffn_norm.weight", 1, H },
+        { "blk.0.ffn_gate.weight", F, H }, { "blk.0.ffn_up.weight", F, H }, { "blk.0.ffn_down.weight", H, F } };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        if (t[i].rows == 1) gguf_writer_add_tensor(w, t[i].name, TS_F32, 1, (int64_t[]){t[i].cols}, half, (size_t)t[i].cols * 4);
+        else gguf_writer_add_tensor(w, t[i].name, TS_F32, 2, (int64_t[]){t[i].cols, t[i].rows}, zeros, (size_t)(t[i].rows * t[i].cols) * 4);
+    }
+    ts_error err = {{0}};
+    CHECK(gguf_writer_write(w, path, &err) == 0, "write llama GGUF (%s)", err.msg);
+    gguf_writer_free(w);
+    free(zeros);
+}
+
+static void same_rule_both_containers(void) {
+    char gguf_path[512], key[96];
+    snprintf(gguf_path, sizeof gguf_path, "%s/same.gguf", dir);
+    write_safetensors_as(false, NULL);
+    static const struct { const char *gguf_key, *hf_field; int kind; const char *gguf_want, *hf_want; } cases[] = {
+        /* unknown to the table */
+        { "foo_factor", "foo_factor", 0, "metadata key 'llama.foo_factor' is not understood by this engine",
+          "config field 'foo_factor' is not understood by this engine" },
+        /* the other container's name for a key is unknown here */
+        { "rope_theta", "rope.freq_base", 0, "metadata key 'llama.rope_theta' is not understood",
+          "config field 'rope.freq_base' is not understood" },
+        /* known to change the computation, not implemented */
+        { "expert_shared_count", "n_shared_experts", 0, "metadata key 'llama.expert_shared_count': shared experts are not supported",
+          "config field 'n_shared_experts': shared experts are not supported" },
+        /* known to be inert: loads, with the reason in --info */
+        { "rope.scaling.finetuned", "use_cache", 1, "metadata keys ignored: llama.rope.scaling.finetuned (a training note)",
+          "config fields ignored: use_cache (a generation setting)" },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        snprintf(key, sizeof key, "llama.%s", cases[c].gguf_key);
+        write_llama_gguf(gguf_path, key, 2);
+        char text[1024];
+        snprintf(text, sizeof text, "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":6,\"num_attention_heads\":2,"
+                 "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16,\"%s\":2}", cases[c].hf_field);
+        write_text("config.json", text);
+        for (int container = 0; container < 2; container++) {
+            const char *path = container ? dir : gguf_path, *want = container ? cases[c].hf_want : cases[c].gguf_want;
+            ts_model *m = NULL;
+            ts_error err = {{0}};
+            int rc = ts_model_load(path, NULL, &m, &err);
+            if (cases[c].kind == 0)
+                CHECK(rc != 0 && strstr(err.msg, want) && strstr(err.msg, path), "%s: '%s' refused by name: %s",
+                      container ? "HF" : "GGUF", container ? cases[c].hf_field : key, err.msg);
+            else
+                CHECK(rc == 0 && has_note(m, want), "%s: '%s' loads and --info says why it is ignored (%s)",
+                      container ? "HF" : "GGUF", container ? cases[c].hf_field : key, rc ? err.msg : "no note");
+            ts_model_free(m);
+        }
+    }
+    /* every path of a row's alternatives and prefixes is found, in its own container only */
+    CHECK(hparams_find(CONTAINER_HF, "rope_parameters.full_attention.factor") && hparams_find(CONTAINER_HF, "rope_scaling.factor") &&
+          hparams_find(CONTAINER_HF, "rope_parameters.factor") && hparams_find(CONTAINER_HF, "num_experts") &&
+          hparams_find(CONTAINER_HF, "num_local_experts") && hparams_find(CONTAINER_HF, "rope_scaling") &&
+          hparams_find(CONTAINER_GGUF, "rope.scaling.factor") && !hparams_find(CONTAINER_GGUF, "rope_scaling.factor") &&
+          !hparams_find(CONTAINER_HF, "rope.scaling.factor") && !hparams_find(CONTAINER_HF, "rope_scaling.fac"),
+          "the table finds every spelling of a key, in its own container only");
+    write_safetensors();
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/ts-config-XXXXXX");
     if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); CHECK_EXIT(); }
     hf_rules();
     gguf_rules();
     gguf_guard();
+    same_rule_both_containers();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) CHECK(0, "cleanup");
