@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "load/geometry.h"
 
 /* ---- the tensors a model can have, by role (one name per container per role) ---- */
 enum tensor_role {
@@ -45,11 +46,6 @@ enum norm_layout {
     NORMS_POST,       /* only the output norms: the sublayers read the raw residual (OLMo 2) */
 };
 enum qk_norm_kind { QK_NORM_NONE, QK_NORM_HEAD, QK_NORM_WHOLE };
-/* How a router's logits choose and weigh the experts. */
-enum moe_gating {
-    GATING_SOFTMAX_TOPK,   /* softmax over every expert, the top k, their weights renormalized or not */
-    GATING_TOPK_SOFTMAX,   /* the top k logits, softmax over those k (gpt-oss) */
-};
 enum attn_scale_rule {
     SCALE_HEAD_DIM,   /* 1/sqrt(head_dim), or the container's explicit scale (Granite) */
     SCALE_QPAS,       /* query_pre_attn_scalar^-0.5 (when not stated: container_rules.scale_hidden_layers) */

@@ -1,8 +1,12 @@
 /* The per-layer geometry table: everything the forward needs to know about a model, normalized by
- * the geometry builder (model/build.c) from whatever container and convention the weights came
- * in. The forward and the KV cache read only this table; no architecture has a forward of its own. */
-#ifndef TS_MODEL_GEOMETRY_H
-#define TS_MODEL_GEOMETRY_H
+ * the geometry builder (load/build.c) from whatever container and convention the weights came
+ * in. The forward and the caches read only this table; no architecture has a forward of its own.
+ *
+ * Shapes are [rows, cols] of the matrices as the forward multiplies them (y = W x, rows outputs of
+ * cols inputs); H = hidden, per layer nh/nkv = heads/KV heads, hd = head_dim, F = ffn_dim, E =
+ * experts, Fe = the experts' width, P = ple_dim, L = layers, V = vocabulary. */
+#ifndef TS_LOAD_GEOMETRY_H
+#define TS_LOAD_GEOMETRY_H
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,7 +14,14 @@
 
 #define MOE_MAX_EXPERTS 512   /* experts a router may choose from */
 
-enum layer_kind { LAYER_FULL = 0, LAYER_SLIDING = 1 };
+/* How a layer mixes the positions of a sequence. Each kind is a module in two parts, one per stage:
+ * load/build_KIND.c (the tensors it needs, their shapes, its geometry) and run/KIND_layer.c (its
+ * per-sequence state and how big it is, the one-token step and the batched prefill, how its state
+ * is rewound); run/layer_kind.c names them for the forward. */
+enum layer_kind {
+    LAYER_ATTENTION,           /* softmax attention over a KV cache (full or sliding window) */
+    LAYER_KIND_COUNT
+};
 enum ffn_activation {
     ACT_SILU = 0, ACT_GELU_TANH = 1,
     ACT_SWIGLU_OAI = 2,        /* gpt-oss experts: (min(up, 7) clamped to +-7 + 1) * g * sigmoid(1.702 g), g = min(gate, 7) */
@@ -19,6 +30,12 @@ static inline const char *activation_name(int act) {
     return act == ACT_SILU ? "silu" : act == ACT_GELU_TANH ? "gelu_tanh" : act == ACT_SWIGLU_OAI ? "swiglu_oai" : "?";
 }
 
+/* How a router's logits choose and weigh the experts. */
+enum moe_gating {
+    GATING_SOFTMAX_TOPK,   /* softmax over every expert, the top k, their weights renormalized or not */
+    GATING_TOPK_SOFTMAX,   /* the top k logits, softmax over those k (gpt-oss) */
+};
+
 /* A layer's mixture of experts: a router picks n_used of n_experts per token; their outputs,
  * weighted, replace (or, with a dense MLP beside them, add to) the MLP's output. */
 typedef struct moe_geometry {
@@ -26,24 +43,25 @@ typedef struct moe_geometry {
     int gating;                 /* enum moe_gating */
     bool renorm;                /* GATING_SOFTMAX_TOPK: the chosen weights renormalized to sum 1 */
     int activation;             /* enum ffn_activation */
-    weight router;              /* rows = n_experts */
+    weight router;              /* [E, H] */
     const float *router_bias;   /* n_experts, NULL: none */
     const float *router_scale;  /* Gemma 4: the router reads rms(x) * router_scale / sqrt(hidden) of
                                    the residual; NULL: it reads the FFN input */
     const float *expert_scale;  /* n_experts multipliers of each expert's output (NULL: none) */
-    weight *gate, *up, *down;   /* n_experts each (row views of stacked tensors) */
+    weight *gate, *up, *down;   /* E each: [Fe, H], [Fe, H], [H, Fe] (row views of stacked tensors) */
     const float *gate_bias, *up_bias, *down_bias;   /* [E][ffn], [E][ffn], [E][hidden], NULL: none */
     const float *in_norm;       /* the experts' own input norm (Gemma 4); NULL: the FFN input */
     const float *out_norm;      /* norm of the weighted sum (Gemma 4) */
     const float *dense_out_norm;/* with a dense MLP beside: norm of the dense output before the sum */
 } moe_geometry;
 
-typedef struct layer_geometry {
-    int kind;                   /* enum layer_kind */
+/* An attention layer: q/k/v projections, RoPE, softmax over the cached keys, the output projection. */
+typedef struct attention_geometry {
+    bool sliding;               /* attends to the last `window` positions only */
     int n_heads, n_kv_heads, head_dim;
     int window;                 /* sliding layers: attends to the last `window` positions; 0 = all */
-    float attn_scale;           /* multiplies q.k */
-    float attn_softcap;         /* scores = c * tanh(scores / c) before the softmax; 0 = off */
+    float scale;                /* multiplies q.k */
+    float softcap;              /* scores = c * tanh(scores / c) before the softmax; 0 = off */
     /* RoPE, split-half (rotate_half) form: dimension i pairs with i + rope_dim/2 and rotates by
      * pos * rope_pos_scale * rope_inv_freq[i] for i < rope_pairs; pairs beyond stay put. cos and
      * sin are multiplied by rope_mscale (YaRN / LongRoPE attention factor). rope_pairs = 0: no
@@ -54,28 +72,54 @@ typedef struct layer_geometry {
     int rope_pairs;             /* pairs that rotate */
     float rope_pos_scale;       /* linear RoPE scaling: position multiplied by this (1 = none) */
     float rope_mscale;          /* cos/sin multiplier (1 = none) */
-    const float *rope_inv_freq, *rope_inv_freq_long;
+    const float *rope_inv_freq, *rope_inv_freq_long;   /* rope_dim / 2 each */
     /* Llama 4 attention temperature (Mistral 3): q *= 1 + beta * ln(1 + floor(pos / len)); beta 0 = off */
-    float attn_temp_beta;
-    int attn_temp_len;
+    float temp_beta;
+    int temp_len;
     int kv_source;              /* the layer whose KV cache this layer uses (itself unless shared) */
     bool v_from_k;              /* no V projection: V is K's projection before k_norm and RoPE */
     bool v_norm;                /* V goes through a weightless RMSNorm (Gemma 4) */
     bool qk_norm_whole;         /* q_norm/k_norm normalize the whole projection, not each head (OLMo 2) */
-    int ffn_dim;
+    const float *q_norm, *k_norm;   /* hd each (nh x hd / nkv x hd when whole); NULL: none */
+    weight wq;                  /* [nh x hd, H] */
+    weight wk, wv;              /* [nkv x hd, H]; data NULL when the KV comes from kv_source (wv also with v_from_k) */
+    weight wo;                  /* [H, nh x hd] */
+    const float *bq, *bk, *bv, *bo;    /* projection biases (nh x hd, nkv x hd, nkv x hd, H), NULL when absent */
+    const float *sinks;         /* nh: one more logit per head in the softmax's denominator (gpt-oss); NULL: none */
+} attention_geometry;
+
+typedef struct layer_geometry {
+    int kind;                   /* enum layer_kind: how the layer mixes positions */
+    attention_geometry attn;    /* LAYER_ATTENTION */
+    /* norm weights (H values), f32, with any "+1" convention already applied; NULL when the model
+     * has no such norm (attn_norm / ffn_norm NULL: the sublayer reads the residual as it is).
+     * attn_norm / post_attn_norm surround the layer's mixer, whatever its kind (llama.cpp's names). */
+    const float *attn_norm, *post_attn_norm, *ffn_norm, *post_ffn_norm;
+    int ffn_dim;                /* F */
     int activation;             /* enum ffn_activation */
-    float output_scale;         /* the layer's output multiplied by this (1 = none) */
-    /* norm weights, f32, with any "+1" convention already applied; NULL when the model has no
-     * such norm (attn_norm / ffn_norm NULL: the sublayer reads the residual as it is) */
-    const float *attn_norm, *post_attn_norm, *ffn_norm, *post_ffn_norm, *q_norm, *k_norm;
-    weight wq, wk, wv, wo, w_gate, w_up, w_down;   /* w_gate.data NULL: no dense MLP (experts only) */
-    const float *bq, *bk, *bv, *bo;    /* projection biases, NULL when absent */
-    const float *attn_sinks;    /* per head: one more logit in the softmax's denominator (gpt-oss); NULL: none */
+    weight w_gate, w_up;        /* [F, H] each; w_gate.data NULL: no dense MLP (experts only) */
+    weight w_down;              /* [H, F] */
     moe_geometry moe;           /* moe.n_experts 0: no experts */
+    float output_scale;         /* the layer's output multiplied by this (1 = none) */
     /* per-layer embeddings (Gemma 4 PLE): x += ple_post_norm(ple_proj(gelu(ple_gate x) * pli)) */
-    weight ple_gate, ple_proj;
-    const float *ple_post_norm;
+    weight ple_gate;            /* [P, H] */
+    weight ple_proj;            /* [H, P] */
+    const float *ple_post_norm; /* H */
 } layer_geometry;
+
+/* Every matrix of a layer that a token reads whatever it is (its kind's and the dense feed-forward's;
+ * not the experts', which a token reads only when chosen), for code that treats them alike (the
+ * resident copy). Writes at most LAYER_MAX_MATRICES pointers; absent ones have data NULL. */
+#define LAYER_MAX_MATRICES 16
+static inline int layer_matrices(layer_geometry *ly, weight **out) {
+    int n = 0;
+    if (ly->kind == LAYER_ATTENTION) {
+        out[n++] = &ly->attn.wq; out[n++] = &ly->attn.wk; out[n++] = &ly->attn.wv; out[n++] = &ly->attn.wo;
+    }
+    out[n++] = &ly->w_gate; out[n++] = &ly->w_up; out[n++] = &ly->w_down;
+    out[n++] = &ly->ple_gate; out[n++] = &ly->ple_proj; out[n++] = &ly->moe.router;
+    return n;
+}
 
 typedef struct model_geometry {
     char arch[32];
@@ -88,15 +132,15 @@ typedef struct model_geometry {
     /* LongRoPE: a context of more than rope_long_ctx positions (first rounded up to a multiple of
      * rope_long_round) uses the layers' rope_inv_freq_long; 0 = no long list */
     int rope_long_ctx, rope_long_round;
-    weight tok_embd;            /* rows = n_vocab, cols = hidden */
-    weight output;              /* the LM head; the same data as tok_embd when tied */
+    weight tok_embd;            /* [V, H] */
+    weight output;              /* [V, H], the LM head; the same data as tok_embd when tied */
     const float *output_norm;
     /* Per-layer embeddings (Gemma 4 PLE), ple_dim = 0 when the model has none. Per token:
      *   pli[l] = (rmsnorm(ple_model_proj(x_emb) * ple_proj_scale)[l] * ple_proj_norm
      *             + ple_embd[token][l] * ple_embd_scale) * ple_combine_scale */
     int ple_dim;
-    weight ple_embd;            /* rows = n_vocab, cols = n_layers * ple_dim */
-    weight ple_model_proj;      /* rows = n_layers * ple_dim, cols = hidden */
+    weight ple_embd;            /* [V, L x P] */
+    weight ple_model_proj;      /* [L x P, H] */
     const float *ple_proj_norm; /* ple_dim */
     float ple_embd_scale, ple_proj_scale, ple_combine_scale;
     layer_geometry *layers;     /* n_layers entries */

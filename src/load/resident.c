@@ -81,10 +81,9 @@ void resident_copy_matrices(ts_model *m) {
     model_geometry *g = &m->g;
     resident_list l = { .n = 0 };
     for (int il = 0; il < g->n_layers; il++) {
-        layer_geometry *ly = &g->layers[il];
-        weight *dense[] = { &ly->wq, &ly->wk, &ly->wv, &ly->wo, &ly->w_gate, &ly->w_up, &ly->w_down,
-                            &ly->ple_gate, &ly->ple_proj, &ly->moe.router };
-        for (size_t i = 0; i < sizeof dense / sizeof dense[0]; i++) add(&l, dense[i]);
+        weight *dense[LAYER_MAX_MATRICES];
+        int n = layer_matrices(&g->layers[il], dense);
+        for (int i = 0; i < n; i++) add(&l, dense[i]);
     }
     add(&l, &g->output);
     add(&l, &g->ple_model_proj);

@@ -1,224 +1,21 @@
 /* One forward for every architecture. Per layer, as the geometry table says:
- *   x += post_attn_norm( Wo · attention( rope(q_norm(Wq·n)), rope(k_norm(Wk·n)), Wv·n ) ),  n = attn_norm(x)
- *   x += post_ffn_norm( Wdown · (act(Wgate·n) * (Wup·n)) ),                                  n = ffn_norm(x)
+ *   x += post_attn_norm( mixer(attn_norm(x)) )       the layer's kind: attention over the KV cache, ...
+ *   x += post_ffn_norm( Wdown · (act(Wgate·n) * (Wup·n)) ),   n = ffn_norm(x)   (and/or experts)
  *   x *= output_scale
  * and then logits = output · output_norm(x), optionally soft-capped.
  * Every matrix product goes through matmul(), which splits rows across threads; each output is
  * computed by the same code whichever thread or batch size, so batched prefill, sequential
  * prefill and threaded runs agree exactly. */
 #include "run/forward.h"
+#include "run/layer_kind.h"
+#include "run/positions.h"
 #include "run/moe.h"
 #include "run/vector_ops.h"
 #include "kernels/matmul.h"
 #include "kernels/types.h"
-#include "kernels/attention.h"
 #include "core/error.h"
 #include <math.h>
 #include <string.h>
-
-/* The rotation of each RoPE pair at a position (computed once per position, shared by heads);
- * cos and sin carry the layer's attention factor. */
-static void rope_angles(const ts_context *c, const layer_geometry *ly, int pos, float *cs, float *sn) {
-    const float *inv = c->rope_long && ly->rope_inv_freq_long ? ly->rope_inv_freq_long : ly->rope_inv_freq;
-    float p = (float)pos * ly->rope_pos_scale;
-    for (int i = 0; i < ly->rope_pairs; i++) {
-        float angle = p * inv[i];
-        cs[i] = cosf(angle) * ly->rope_mscale;
-        sn[i] = sinf(angle) * ly->rope_mscale;
-    }
-}
-
-/* Split-half RoPE on one head: dimension i pairs with i + rope_dim/2. */
-static void rope(float *v, const layer_geometry *ly, const float *cs, const float *sn) {
-    int half = ly->rope_dim / 2;
-    for (int i = 0; i < ly->rope_pairs; i++) {
-        float a = v[i], b = v[i + half];
-        v[i] = a * cs[i] - b * sn[i];
-        v[i + half] = a * sn[i] + b * cs[i];
-    }
-}
-
-/* ---- attention over the cache ----
- *
- * A query's keys (the positions it sees, in order) are taken in chunks of ATTN_CHUNK. Per chunk:
- * the scores (in runs that stay within one block of the cache and do not wrap a sliding layer's
- * ring), the soft-cap, the softmax over the chunk (an attention sink, gpt-oss, is one more logit
- * in the last chunk's softmax that weighs no value), and the chunk's weighted sum of values o_c
- * with the softmax's max m_c and sum l_c. The chunks are merged in order:
- *   O = o_0, M = m_0, L = l_0;  then per chunk  M' = max(M, m_c), a = e^(M - M') L, b = e^(m_c - M') l_c,
- *   O = (a / (a + b)) O + (b / (a + b)) o_c,  L = a + b
- * (a query that sees one chunk gets o_0 itself: the plain softmax-weighted sum). Each chunk's part
- * is computed by the same code whichever task computes it, and merged in the same order, so a
- * decoded token (whose chunks are spread over the threads) and a batch (where one task takes a
- * few positions and a KV head through every chunk, the chunk's keys and values staying in cache
- * for all of them) give the same bits. */
-
-#define ATTN_CHUNK 256    /* keys per chunk */
-#define ATTN_POSITIONS 16 /* positions per task of a batch */
-
-int forward_attention_chunks(int n_keys) { return (n_keys + ATTN_CHUNK - 1) / ATTN_CHUNK; }
-
-/* per thread: the scores of a group's heads, each head's chunk output, max and sum (a batch merges
- * them), and a batch task's running max and sum per position and head */
-size_t forward_attention_scratch(int hd, int group) {
-    return (size_t)group * (ATTN_CHUNK + 1 + hd + 2) + 2 * (size_t)ATTN_POSITIONS * group;
-}
-
-typedef struct attention_job {
-    ts_context *c;
-    const layer_geometry *ly;
-    attention_kernels ak;
-    int layer, n, pos0;
-    long q_stride;            /* floats per position in c->q / c->att */
-} attention_job;
-
-/* The keys position t sees: first position and count. */
-static void visible_keys(const attention_job *j, int t, int *first, int *count) {
-    const int p = j->pos0 + t, w = j->ly->window;
-    *first = w > 0 && p - w + 1 > 0 ? p - w + 1 : 0;
-    *count = p - *first + 1;
-}
-
-/* Chunk ch of position t for the query heads h0 .. h0 + hn - 1, all of one KV head (the kernels
- * widen each cached key and value once for all of them): head h0 + g's weighted sum of values into
- * o + g * o_stride, its softmax's max and sum into m[g * ml_stride], l[g * ml_stride].
- * scores: room for hn * (ATTN_CHUNK + 1) floats. */
-static void chunk_part(const attention_job *j, int t, int h0, int hn, int ch, float *scores, float *o, size_t o_stride,
-                       float *m, float *l, size_t ml_stride) {
-    const ts_context *c = j->c;
-    const layer_geometry *ly = j->ly;
-    const kv_cache *kv = &c->kv;
-    const int hd = ly->head_dim, kvh = h0 / (ly->n_heads / ly->n_kv_heads);
-    const int slots = kv->slots[j->layer];
-    const size_t ss = ATTN_CHUNK + 1;   /* between the heads' scores */
-    int first, count;
-    visible_keys(j, t, &first, &count);
-    const int k0 = ch * ATTN_CHUNK, n = count - k0 < ATTN_CHUNK ? count - k0 : ATTN_CHUNK;
-    const bool last = k0 + n == count;
-    const float *q = c->q + t * j->q_stride + h0 * hd;
-    const attn_scores_fn scores_fn = j->ak.scores[kv->type_k];
-    for (int done = 0, s = (first + k0) % slots; done < n; ) {
-        int in_block = KV_KEY_BLOCK - s % KV_KEY_BLOCK, len = n - done;
-        if (len > in_block) len = in_block;
-        if (len > slots - s) len = slots - s;
-        scores_fn(q, hn, kv_key_block(kv, j->layer, s, kvh), hd, s % KV_KEY_BLOCK, len, ly->attn_scale, scores + done, ss);
-        done += len;
-        s = s + len == slots ? 0 : s + len;
-    }
-    const bool sink = last && ly->attn_sinks;
-    for (int g = 0; g < hn; g++) {
-        float *sc = scores + g * ss;
-        if (ly->attn_softcap > 0.0f) {
-            const float cap = ly->attn_softcap;
-            for (int i = 0; i < n; i++) sc[i] = cap * tanhf(sc[i] / cap);
-        }
-        if (sink) sc[n] = ly->attn_sinks[h0 + g];
-        l[g * ml_stride] = j->ak.softmax(sc, n + sink, &m[g * ml_stride]);
-    }
-    j->ak.values[kv->type_v](scores, ss, hn, n, kv_value_row(kv, j->layer, 0, kvh), kv->v_row_bytes[j->layer], slots,
-                             (first + k0) % slots, hd, o, o_stride);
-}
-
-/* The merge step of a chunk after the first (see above). */
-static void merge_chunk(float *M, float *L, float *O, float m, float l, const float *o, int hd) {
-    const float mx = m > *M ? m : *M;
-    const float a = expf(*M - mx) * *L, b = expf(m - mx) * l, sum = a + b;
-    const float wa = a / sum, wb = b / sum;
-    for (int i = 0; i < hd; i++) O[i] = wa * O[i] + wb * o[i];
-    *M = mx;
-    *L = sum;
-}
-
-/* A batch: each task takes up to ATTN_POSITIONS positions and one KV head (all of its query heads)
- * through every chunk. */
-static void attention_batch_task(void *ctx, int ith, int nth) {
-    const attention_job *j = ctx;
-    ts_context *c = j->c;
-    const layer_geometry *ly = j->ly;
-    const int hd = ly->head_dim, group = ly->n_heads / ly->n_kv_heads;
-    const int ranges = (j->n + ATTN_POSITIONS - 1) / ATTN_POSITIONS;
-    float *scores = c->attn_scratch + (size_t)ith * c->attn_scratch_stride;
-    float *o = scores + (size_t)group * (ATTN_CHUNK + 1), *m = o + (size_t)group * hd, *l = m + group;
-    float *M = l + group, *L = M + ATTN_POSITIONS * group;
-    long lo, hi;
-    split_range((long)ranges * ly->n_kv_heads, ith, nth, &lo, &hi);
-    for (long task = lo; task < hi; task++) {
-        const int r = (int)(task / ly->n_kv_heads), h0 = (int)(task % ly->n_kv_heads) * group;
-        const int t0 = r * ATTN_POSITIONS, t1 = t0 + ATTN_POSITIONS < j->n ? t0 + ATTN_POSITIONS : j->n;
-        int first, count;
-        visible_keys(j, t1 - 1, &first, &count);
-        const int chunks = forward_attention_chunks(count);   /* the last position sees the most */
-        for (int ch = 0; ch < chunks; ch++)
-            for (int t = t0; t < t1; t++) {
-                visible_keys(j, t, &first, &count);
-                if (ch >= forward_attention_chunks(count)) continue;
-                float *out = c->att + t * j->q_stride + h0 * hd, *Mt = M + (t - t0) * group, *Lt = L + (t - t0) * group;
-                if (ch == 0) { chunk_part(j, t, h0, group, 0, scores, out, hd, Mt, Lt, 1); continue; }
-                chunk_part(j, t, h0, group, ch, scores, o, hd, m, l, 1);
-                for (int g = 0; g < group; g++) merge_chunk(&Mt[g], &Lt[g], out + g * hd, m[g], l[g], o + g * hd, hd);
-            }
-    }
-}
-
-/* One position (a decoded token): the tasks are (KV head, chunk, part of the group's heads), every
- * chunk's part into c->attn_part; then attention_merge_task merges each head's chunks in order.
- * The group is split into parts only when there are too few (KV head, chunk) pairs to keep every
- * thread busy; a head's bits do not depend on it. */
-static void attention_chunks_task(void *ctx, int ith, int nth) {
-    const attention_job *j = ctx;
-    ts_context *c = j->c;
-    const layer_geometry *ly = j->ly;
-    const int hd = ly->head_dim, group = ly->n_heads / ly->n_kv_heads;
-    int first, count;
-    visible_keys(j, 0, &first, &count);
-    const int chunks = forward_attention_chunks(count);
-    int parts = 1;
-    while (parts < group && (long)ly->n_kv_heads * chunks * parts < 2L * nth) parts++;
-    const int per_part = (group + parts - 1) / parts;
-    parts = (group + per_part - 1) / per_part;
-    float *scores = c->attn_scratch + (size_t)ith * c->attn_scratch_stride;
-    const size_t stride = (size_t)chunks * (hd + 2);   /* between the heads' parts in c->attn_part */
-    long lo, hi;
-    split_range((long)ly->n_kv_heads * chunks * parts, ith, nth, &lo, &hi);
-    for (long task = lo; task < hi; task++) {
-        const int kvh = (int)(task / ((long)chunks * parts)), ch = (int)(task / parts % chunks);
-        const int g0 = (int)(task % parts) * per_part, hn = group - g0 < per_part ? group - g0 : per_part;
-        const int h0 = kvh * group + g0;
-        float *part = c->attn_part + (size_t)h0 * stride + (size_t)ch * (hd + 2);
-        if (chunks == 1) chunk_part(j, 0, h0, hn, 0, scores, c->att + h0 * hd, hd, &part[0], &part[1], stride);   /* nothing to merge */
-        else chunk_part(j, 0, h0, hn, ch, scores, part + 2, stride, &part[0], &part[1], stride);
-    }
-}
-
-static void attention_merge_task(void *ctx, int ith, int nth) {
-    const attention_job *j = ctx;
-    ts_context *c = j->c;
-    const int hd = j->ly->head_dim;
-    int first, count;
-    visible_keys(j, 0, &first, &count);
-    const int chunks = forward_attention_chunks(count);
-    long lo, hi;
-    split_range(j->ly->n_heads, ith, nth, &lo, &hi);
-    for (long h = lo; h < hi; h++) {
-        const float *part = c->attn_part + (size_t)h * chunks * (hd + 2);
-        float *out = c->att + h * hd, M = part[0], L = part[1];
-        memcpy(out, part + 2, (size_t)hd * sizeof(float));
-        for (int ch = 1; ch < chunks; ch++) {
-            const float *p = part + (size_t)ch * (hd + 2);
-            merge_chunk(&M, &L, out, p[0], p[1], p + 2, hd);
-        }
-    }
-}
-
-static void attention(ts_context *c, const layer_geometry *ly, int n) {
-    attention_job aj = { c, ly, attention_kernels_for(matmul_kernels_level(c->mm.ks)), ly->kv_source, n, c->pos,
-                         (long)ly->n_heads * ly->head_dim };
-    if (n > 1) { thread_pool_run(c->pool, attention_batch_task, &aj); return; }
-    int first, count;
-    visible_keys(&aj, 0, &first, &count);
-    thread_pool_run(c->pool, attention_chunks_task, &aj);
-    if (forward_attention_chunks(count) > 1) thread_pool_run(c->pool, attention_merge_task, &aj);
-}
 
 /* gate[i] = act(gate[i]) * up[i] over a slice of the batch's FFN values */
 typedef struct gate_job { float *gate; const float *up; long n; int activation; } gate_job;
@@ -228,29 +25,8 @@ static void gate_task(void *ctx, int ith, int nth) {
     long lo, hi;
     split_range(j->n, ith, nth, &lo, &hi);
     for (long i = lo; i < hi; i++) {
-        float a = j->gate[i];
-        a = j->activation == ACT_GELU_TANH ? gelu_tanh(a) : silu(a);
-        j->gate[i] = a * j->up[i];
+        j->gate[i] = glu(j->activation, j->gate[i], j->up[i]);
     }
-}
-
-/* ---- per-position steps of a layer (run across the pool for a batch: each position is
- * computed by one thread with the same operations, so any split gives the same bits) ---- */
-
-typedef void (*position_fn)(ts_context *c, const layer_geometry *ly, int il, int t);
-typedef struct position_job { ts_context *c; const layer_geometry *ly; int il, n; position_fn fn; } position_job;
-
-static void position_task(void *ctx, int ith, int nth) {
-    const position_job *j = ctx;
-    long lo, hi;
-    split_range(j->n, ith, nth, &lo, &hi);
-    for (long t = lo; t < hi; t++) j->fn(j->c, j->ly, j->il, (int)t);
-}
-
-static void for_each_position(ts_context *c, const layer_geometry *ly, int il, int n, position_fn fn) {
-    if (n == 1) { fn(c, ly, il, 0); return; }   /* decode: not worth waking the pool */
-    position_job j = { c, ly, il, n, fn };
-    thread_pool_run(c->pool, position_task, &j);
 }
 
 /* out = norm(x), or x itself for a sublayer without an input norm (OLMo 2) */
@@ -262,75 +38,31 @@ static void sublayer_input(const ts_context *c, const float *norm, int t) {
     else memcpy(out, x, (size_t)g->hidden * sizeof(float));
 }
 
-/* xn = attn_norm(x) */
-static void attention_input(ts_context *c, const layer_geometry *ly, int il, int t) {
+/* xn = attn_norm(x): the mixer's input */
+static void mixer_input(ts_context *c, const layer_geometry *ly, int il, int t) {
     sublayer_input(c, ly->attn_norm, t);
 }
 
-/* q/k norms and RoPE on position t's heads, then its K and V into the cache */
-static void rope_and_cache(ts_context *c, const layer_geometry *ly, int il, int t) {
-    const model_geometry *g = &c->m->g;
-    const int hd = ly->head_dim, kv_width = ly->n_kv_heads * hd;
-    const long qs = (long)ly->n_heads * hd, ks = kv_width;   /* strides of c->q and c->k, c->v */
-    const int pos = c->pos + t;
-    float cs[2048], sn[2048];   /* rope_pairs <= head_dim / 2 <= 2048 (the loader checks) */
-    rope_angles(c, ly, pos, cs, sn);
-    /* q/k norms per head, or over the whole projection (OLMo 2) */
-    if (ly->qk_norm_whole) rmsnorm(c->q + t * qs, c->q + t * qs, ly->q_norm, (int)qs, g->norm_eps);
-    /* Llama 4 attention temperature (Mistral 3): grows with the position, on q only */
-    float temp = ly->attn_temp_beta > 0.0f
-               ? 1.0f + ly->attn_temp_beta * logf(1.0f + floorf((float)pos / (float)ly->attn_temp_len)) : 1.0f;
-    for (int h = 0; h < ly->n_heads; h++) {
-        float *q = c->q + t * qs + h * hd;
-        if (ly->q_norm && !ly->qk_norm_whole) rmsnorm(q, q, ly->q_norm, hd, g->norm_eps);
-        rope(q, ly, cs, sn);
-        if (temp != 1.0f) for (int i = 0; i < hd; i++) q[i] *= temp;
-    }
-    if (ly->kv_source != il) return;   /* this layer reads another layer's cache */
-    if (ly->qk_norm_whole) rmsnorm(c->k + t * ks, c->k + t * ks, ly->k_norm, (int)ks, g->norm_eps);
-    for (int h = 0; h < ly->n_kv_heads; h++) {
-        float *k = c->k + t * ks + h * hd;
-        if (ly->k_norm && !ly->qk_norm_whole) rmsnorm(k, k, ly->k_norm, hd, g->norm_eps);
-        rope(k, ly, cs, sn);
-        if (ly->v_norm) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
-    }
-    kv_cache *kv = &c->kv;
-    const int slot = pos % kv->slots[il];
-    /* keys transposed within blocks of KV_KEY_BLOCK slots: [kv head][block][dim][slot in block] */
-    for (int h = 0; h < ly->n_kv_heads; h++) {
-        attention_store_key(kv->type_k, kv_key_block(kv, il, slot, h), slot % KV_KEY_BLOCK, c->k + t * ks + h * hd, hd);
-        attention_store_value(kv->type_v, kv_value_row(kv, il, slot, h), c->v + t * ks + h * hd, hd);
-    }
-}
-
-/* x += residual_scale * post_norm(o + bias) for position t, o the sublayer's output in c->tmp
- * (bias, post_norm NULL: none) */
-static void add_sublayer_output(ts_context *c, int t, const float *bias, const float *post_norm) {
+/* x += residual_scale * post_norm(o) for position t, o the sublayer's output in c->tmp (post_norm
+ * NULL: none) */
+static void add_sublayer_output(ts_context *c, int t, const float *post_norm) {
     const model_geometry *g = &c->m->g;
     const int H = g->hidden;
     float *o = c->tmp + (long)t * H, *x = c->x + (long)t * H;
-    if (bias) for (int i = 0; i < H; i++) o[i] += bias[i];
     if (post_norm) rmsnorm(o, o, post_norm, H, g->norm_eps);
     if (g->residual_scale != 1.0f) for (int i = 0; i < H; i++) x[i] += g->residual_scale * o[i];
     else for (int i = 0; i < H; i++) x[i] += o[i];
 }
 
-/* x += post_attn_norm(attention output); xn = ffn_norm(x) */
-static void attention_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
-    add_sublayer_output(c, t, ly->bo, ly->post_attn_norm);
+/* x += post_attn_norm(the mixer's output); xn = ffn_norm(x) */
+static void mixer_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
+    add_sublayer_output(c, t, ly->post_attn_norm);
     sublayer_input(c, ly->ffn_norm, t);
 }
 
 /* x += post_ffn_norm(FFN output) */
 static void ffn_residual(ts_context *c, const layer_geometry *ly, int il, int t) {
-    add_sublayer_output(c, t, NULL, ly->post_ffn_norm);
-}
-
-/* y[t] += b for n rows of width w (b NULL: nothing) */
-static void add_bias(float *y, const float *b, int n, long w) {
-    if (!b) return;
-    for (int t = 0; t < n; t++)
-        for (long i = 0; i < w; i++) y[t * w + i] += b[i];
+    add_sublayer_output(c, t, ly->post_ffn_norm);
 }
 
 /* ---- one layer ---- */
@@ -338,26 +70,12 @@ static void add_bias(float *y, const float *b, int n, long w) {
 static void layer_forward(ts_context *c, int il, int n) {
     const model_geometry *g = &c->m->g;
     const layer_geometry *ly = &g->layers[il];
-    const int H = g->hidden, hd = ly->head_dim;
-    const int q_width = ly->n_heads * hd, kv_width = ly->n_kv_heads * hd;
-    const long qs = q_width, ks = kv_width;   /* strides of c->q, c->k, c->v for this layer */
+    const int H = g->hidden;
 
-    for_each_position(c, ly, il, n, attention_input);
-    bool own_kv = ly->kv_source == il;
-    {   /* Q, K and V read the same input: one quantization, one pass of the pool */
-        const weight *w3[3] = { &ly->wq, own_kv ? &ly->wk : NULL, own_kv && !ly->v_from_k ? &ly->wv : NULL };
-        float *y3[3] = { c->q, c->k, c->v };
-        const long s3[3] = { qs, ks, ks };
-        matmul_multi(&c->mm, 3, w3, c->xn, H, n, y3, s3);
-        add_bias(c->q, ly->bq, n, qs);
-        if (own_kv) { add_bias(c->k, ly->bk, n, ks); add_bias(c->v, ly->bv, n, ks); }
-        if (own_kv && ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
-    }
-    for_each_position(c, ly, il, n, rope_and_cache);
-    attention(c, ly, n);
-
-    matmul(&c->mm, &ly->wo, c->att, qs, n, c->tmp, H);
-    for_each_position(c, ly, il, n, attention_residual);
+    /* the mixer: attention or another kind (run/layer_kind.c), from xn into tmp */
+    positions_each(c, ly, il, n, mixer_input);
+    layer_kind_ops(ly->kind)->forward(c, ly, il, n);
+    positions_each(c, ly, il, n, mixer_residual);
 
     /* the MLP, the experts, or both (Gemma 4: each output normed, then summed) into c->tmp */
     const bool dense = ly->w_gate.data != NULL;
@@ -383,7 +101,7 @@ static void layer_forward(ts_context *c, int il, int n) {
             for (int i = 0; i < H; i++) o[i] += e[i];
         }
     }
-    for_each_position(c, ly, il, n, ffn_residual);
+    positions_each(c, ly, il, n, ffn_residual);
 
     if (g->ple_dim > 0) {     /* per-layer embedding input */
         const int P = g->ple_dim;
@@ -394,7 +112,7 @@ static void layer_forward(ts_context *c, int il, int n) {
             for (int i = 0; i < P; i++) gt[i] = gelu_tanh(gt[i]) * pli[i];
         }
         matmul(&c->mm, &ly->ple_proj, c->ple_tmp, P, n, c->tmp, H);
-        for (int t = 0; t < n; t++) add_sublayer_output(c, t, NULL, ly->ple_post_norm);
+        for (int t = 0; t < n; t++) add_sublayer_output(c, t, ly->ple_post_norm);
     }
     if (ly->output_scale != 1.0f)
         for (long i = 0; i < (long)n * H; i++) c->x[i] *= ly->output_scale;

@@ -11,17 +11,17 @@
 static size_t round_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
 
 static int layer_slots(const layer_geometry *ly, int n_ctx, int max_batch) {
-    if (ly->window > 0 && ly->window + max_batch - 1 < n_ctx) return ly->window + max_batch - 1;
+    if (ly->attn.window > 0 && ly->attn.window + max_batch - 1 < n_ctx) return ly->attn.window + max_batch - 1;
     return n_ctx;
 }
 
 /* keys are stored in whole blocks of KV_KEY_BLOCK slots */
 static size_t key_bytes(const kv_cache *c, int il, const layer_geometry *ly) {
-    return round_up(round_up((size_t)c->slots[il], KV_KEY_BLOCK) / KV_KEY_BLOCK * ly->n_kv_heads * c->k_head_bytes[il], KV_ALIGN);
+    return round_up(round_up((size_t)c->slots[il], KV_KEY_BLOCK) / KV_KEY_BLOCK * ly->attn.n_kv_heads * c->k_head_bytes[il], KV_ALIGN);
 }
 
 static size_t value_bytes(const kv_cache *c, int il, const layer_geometry *ly) {
-    return round_up((size_t)c->slots[il] * ly->n_kv_heads * c->v_row_bytes[il], KV_ALIGN);
+    return round_up((size_t)c->slots[il] * ly->attn.n_kv_heads * c->v_row_bytes[il], KV_ALIGN);
 }
 
 int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch, int type_k, int type_v) {
@@ -38,10 +38,10 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
     size_t total = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        if (ly->kv_source != il) continue;
+        if (ly->kind != LAYER_ATTENTION || ly->attn.kv_source != il) continue;
         c->slots[il] = layer_slots(ly, n_ctx, max_batch);
-        c->k_head_bytes[il] = attention_key_block_bytes(type_k, ly->head_dim);
-        c->v_row_bytes[il] = attention_value_row_bytes(type_v, ly->head_dim);
+        c->k_head_bytes[il] = attention_key_block_bytes(type_k, ly->attn.head_dim);
+        c->v_row_bytes[il] = attention_value_row_bytes(type_v, ly->attn.head_dim);
         total += key_bytes(c, il, ly) + value_bytes(c, il, ly);
         c->bytes += (size_t)c->slots[il] * kv_bytes_per_token_of_layer(ly, type_k, type_v);
     }
@@ -54,13 +54,14 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
     size_t off = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        if (ly->kv_source != il) continue;
+        if (ly->kind != LAYER_ATTENTION || ly->attn.kv_source != il) continue;
         c->k[il] = (uint8_t *)c->arena + off;
         c->v[il] = (uint8_t *)c->arena + off + key_bytes(c, il, ly);
         off += key_bytes(c, il, ly) + value_bytes(c, il, ly);
     }
     for (int il = 0; il < g->n_layers; il++) {     /* shared layers read their source's cache */
-        int src = g->layers[il].kv_source;
+        if (g->layers[il].kind != LAYER_ATTENTION) continue;
+        int src = g->layers[il].attn.kv_source;
         if (src != il) {
             c->slots[il] = c->slots[src]; c->k[il] = c->k[src]; c->v[il] = c->v[src];
             c->k_head_bytes[il] = c->k_head_bytes[src]; c->v_row_bytes[il] = c->v_row_bytes[src];
@@ -76,15 +77,15 @@ void kv_cache_free(kv_cache *c) {
 }
 
 size_t kv_bytes_per_token_of_layer(const layer_geometry *ly, int type_k, int type_v) {
-    return (attention_key_block_bytes(type_k, ly->head_dim) / KV_KEY_BLOCK +
-            attention_value_row_bytes(type_v, ly->head_dim)) * ly->n_kv_heads;
+    return (attention_key_block_bytes(type_k, ly->attn.head_dim) / KV_KEY_BLOCK +
+            attention_value_row_bytes(type_v, ly->attn.head_dim)) * ly->attn.n_kv_heads;
 }
 
 size_t kv_bytes_per_token(const model_geometry *g, int type_k, int type_v) {
     size_t b = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        if (ly->kv_source == il && ly->window == 0) b += kv_bytes_per_token_of_layer(ly, type_k, type_v);
+        if (ly->kind == LAYER_ATTENTION && ly->attn.kv_source == il && ly->attn.window == 0) b += kv_bytes_per_token_of_layer(ly, type_k, type_v);
     }
     return b;
 }

@@ -1,7 +1,7 @@
 /* --info: what the loader made of a model, from the geometry table (every layer's kind, heads, RoPE,
  * weights and norms), the KV cache it needs per token, the tokenizer, and the loader's notes. */
 #include "load/model.h"
-#include "run/forward.h"
+#include "run/context.h"
 #include "run/kv_cache.h"
 #include "kernels/cpu.h"
 #include "kernels/types.h"
@@ -9,6 +9,63 @@
 
 static void print_weight_type(FILE *f, const char *label, const weight *w) {
     if (w->data) fprintf(f, " %s=%s", label, type_name(w->type));
+}
+
+/* The attention kind's part of a layer's line. */
+static void print_attention(FILE *f, const attention_geometry *a) {
+    fprintf(f, "%-7s heads %d kv_heads %d head_dim %d", a->sliding ? "sliding" : "full", a->n_heads, a->n_kv_heads, a->head_dim);
+    if (a->rope_pairs == 0) fprintf(f, " rope none");
+    else fprintf(f, " rope theta %g dims %d/%d", (double)a->rope_theta, 2 * a->rope_pairs, a->head_dim);
+    if (a->rope_dim != a->head_dim) fprintf(f, " span %d", a->rope_dim);
+    if (a->rope_pos_scale != 1.0f) fprintf(f, " pos x%g", (double)a->rope_pos_scale);
+    if (a->rope_mscale != 1.0f) fprintf(f, " mscale %g", (double)a->rope_mscale);
+    if (a->temp_beta > 0) fprintf(f, " temp %g/%d", (double)a->temp_beta, a->temp_len);
+    fprintf(f, " window %d scale %.4g", a->window, (double)a->scale);
+    if (a->softcap > 0) fprintf(f, " softcap %g", (double)a->softcap);
+}
+
+static void print_attention_details(FILE *f, const attention_geometry *a, int il) {
+    if (a->sinks) fprintf(f, " sinks");
+    if (a->kv_source != il) fprintf(f, " kv_from %d", a->kv_source);
+    if (a->v_from_k) fprintf(f, " v=k");
+    if (a->v_norm) fprintf(f, " v_norm");
+}
+
+/* One line per layer: its kind's geometry, the feed-forward, the tensor types, the norms. */
+static void print_layer(FILE *f, const layer_geometry *ly, int il) {
+    const attention_geometry *a = ly->kind == LAYER_ATTENTION ? &ly->attn : NULL;
+    fprintf(f, "layer %2d: ", il);
+    if (a) print_attention(f, a);
+    if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, activation_name(ly->activation));
+    if (ly->moe.n_experts > 0)
+        fprintf(f, " experts %d/%d x%d %s %s%s%s", ly->moe.n_used, ly->moe.n_experts, ly->moe.ffn_dim,
+                activation_name(ly->moe.activation), ly->moe.gating == GATING_TOPK_SOFTMAX ? "topk-softmax" : "softmax-topk",
+                ly->moe.gating == GATING_SOFTMAX_TOPK && ly->moe.renorm ? "-renorm" : "",
+                ly->moe.router_bias ? " router-bias" : "");
+    if (a) print_attention_details(f, a, il);
+    if (ly->output_scale != 1.0f) fprintf(f, " out x%g", (double)ly->output_scale);
+    if (ly->ple_gate.data) fprintf(f, " ple");
+    if (a && (a->bq || a->bk || a->bv || a->bo))
+        fprintf(f, " bias:%s%s%s%s", a->bq ? " q" : "", a->bk ? " k" : "", a->bv ? " v" : "", a->bo ? " o" : "");
+    fprintf(f, " |");
+    if (a) {
+        print_weight_type(f, "q", &a->wq);
+        print_weight_type(f, "k", &a->wk);
+        print_weight_type(f, "v", &a->wv);
+        print_weight_type(f, "o", &a->wo);
+    }
+    print_weight_type(f, "gate", &ly->w_gate);
+    print_weight_type(f, "up", &ly->w_up);
+    print_weight_type(f, "down", &ly->w_down);
+    if (ly->moe.n_experts > 0) {
+        print_weight_type(f, "exp_gate", &ly->moe.gate[0]);
+        print_weight_type(f, "exp_up", &ly->moe.up[0]);
+        print_weight_type(f, "exp_down", &ly->moe.down[0]);
+    }
+    fprintf(f, " norms:%s%s%s%s%s%s%s\n", ly->attn_norm ? " attn" : "",
+            a && a->q_norm ? " q" : "", a && a->k_norm ? " k" : "", a && a->qk_norm_whole ? "(whole)" : "",
+            ly->post_attn_norm ? " post_attn" : "", ly->ffn_norm ? " ffn" : "",
+            ly->post_ffn_norm ? " post_ffn" : "");
 }
 
 void ts_model_print_info(const ts_model *m, FILE *f) {
@@ -31,56 +88,13 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
         if (g->rope_long_ctx > 0)
             fprintf(f, "rope: LongRoPE, long factors for contexts over %d positions (rounded up to %d)\n",
                     g->rope_long_ctx, g->rope_long_round);
-        for (int il = 0; il < g->n_layers; il++) {
-            const layer_geometry *ly = &g->layers[il];
-            fprintf(f, "layer %2d: %-7s heads %d kv_heads %d head_dim %d", il,
-                    ly->kind == LAYER_SLIDING ? "sliding" : "full", ly->n_heads, ly->n_kv_heads, ly->head_dim);
-            if (ly->rope_pairs == 0) fprintf(f, " rope none");
-            else fprintf(f, " rope theta %g dims %d/%d", (double)ly->rope_theta, 2 * ly->rope_pairs, ly->head_dim);
-            if (ly->rope_dim != ly->head_dim) fprintf(f, " span %d", ly->rope_dim);
-            if (ly->rope_pos_scale != 1.0f) fprintf(f, " pos x%g", (double)ly->rope_pos_scale);
-            if (ly->rope_mscale != 1.0f) fprintf(f, " mscale %g", (double)ly->rope_mscale);
-            if (ly->attn_temp_beta > 0) fprintf(f, " temp %g/%d", (double)ly->attn_temp_beta, ly->attn_temp_len);
-            fprintf(f, " window %d scale %.4g", ly->window, (double)ly->attn_scale);
-            if (ly->attn_softcap > 0) fprintf(f, " softcap %g", (double)ly->attn_softcap);
-            if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, activation_name(ly->activation));
-            if (ly->moe.n_experts > 0)
-                fprintf(f, " experts %d/%d x%d %s %s%s%s", ly->moe.n_used, ly->moe.n_experts, ly->moe.ffn_dim,
-                        activation_name(ly->moe.activation), ly->moe.gating == GATING_TOPK_SOFTMAX ? "topk-softmax" : "softmax-topk",
-                        ly->moe.gating == GATING_SOFTMAX_TOPK && ly->moe.renorm ? "-renorm" : "",
-                        ly->moe.router_bias ? " router-bias" : "");
-            if (ly->attn_sinks) fprintf(f, " sinks");
-            if (ly->kv_source != il) fprintf(f, " kv_from %d", ly->kv_source);
-            if (ly->v_from_k) fprintf(f, " v=k");
-            if (ly->v_norm) fprintf(f, " v_norm");
-            if (ly->output_scale != 1.0f) fprintf(f, " out x%g", (double)ly->output_scale);
-            if (ly->ple_gate.data) fprintf(f, " ple");
-            if (ly->bq || ly->bk || ly->bv || ly->bo)
-                fprintf(f, " bias:%s%s%s%s", ly->bq ? " q" : "", ly->bk ? " k" : "", ly->bv ? " v" : "", ly->bo ? " o" : "");
-            fprintf(f, " |");
-            print_weight_type(f, "q", &ly->wq);
-            print_weight_type(f, "k", &ly->wk);
-            print_weight_type(f, "v", &ly->wv);
-            print_weight_type(f, "o", &ly->wo);
-            print_weight_type(f, "gate", &ly->w_gate);
-            print_weight_type(f, "up", &ly->w_up);
-            print_weight_type(f, "down", &ly->w_down);
-            if (ly->moe.n_experts > 0) {
-                print_weight_type(f, "exp_gate", &ly->moe.gate[0]);
-                print_weight_type(f, "exp_up", &ly->moe.up[0]);
-                print_weight_type(f, "exp_down", &ly->moe.down[0]);
-            }
-            fprintf(f, " norms:%s%s%s%s%s%s%s\n", ly->attn_norm ? " attn" : "",
-                    ly->q_norm ? " q" : "", ly->k_norm ? " k" : "", ly->qk_norm_whole ? "(whole)" : "",
-                    ly->post_attn_norm ? " post_attn" : "", ly->ffn_norm ? " ffn" : "",
-                    ly->post_ffn_norm ? " post_ffn" : "");
-        }
+        for (int il = 0; il < g->n_layers; il++) print_layer(f, &g->layers[il], il);
         size_t ring = 0;
         for (int il = 0; il < g->n_layers; il++) {
             const layer_geometry *ly = &g->layers[il];
-            if (ly->kv_source == il && ly->window > 0)
+            if (ly->kind == LAYER_ATTENTION && ly->attn.kv_source == il && ly->attn.window > 0)
                 ring += kv_bytes_per_token_of_layer(ly, kv_type_of_ts(m->cache_type_k), kv_type_of_ts(m->cache_type_v)) *
-                        (ly->window + FORWARD_MAX_BATCH - 1);
+                        (ly->attn.window + FORWARD_MAX_BATCH - 1);
         }
         fprintf(f, "kv cache: %zu bytes per token (k %s, v %s, layers that attend to every position)",
                 kv_bytes_per_token(g, kv_type_of_ts(m->cache_type_k), kv_type_of_ts(m->cache_type_v)),

@@ -9,7 +9,7 @@
  * experts in the order the router ranked them, so batched and one-at-a-time evaluation agree
  * exactly. */
 #include "run/moe.h"
-#include "run/forward.h"
+#include "run/context.h"
 #include "run/vector_ops.h"
 #include "kernels/matmul.h"
 #include <math.h>
@@ -55,19 +55,7 @@ void moe_route(const float *logits, int n_experts, int n_used, int gating, bool 
 
 /* gate[i] = act(gate[i] + gb[i]) * (up[i] + ub[i]) for one token's F values (biases may be NULL) */
 static void expert_activation(float *gate, const float *up, int F, int act, const float *gb, const float *ub) {
-    for (int i = 0; i < F; i++) {
-        float g = gate[i] + (gb ? gb[i] : 0.0f), u = up[i] + (ub ? ub[i] : 0.0f);
-        if (act == ACT_SWIGLU_OAI) {
-            /* gpt-oss: gate clamped above at 7, up to [-7, 7], glu = g * sigmoid(1.702 g), times (u + 1) */
-            g = g > 7.0f ? 7.0f : g;
-            u = u > 7.0f ? 7.0f : u < -7.0f ? -7.0f : u;
-            gate[i] = (u + 1.0f) * (g / (1.0f + expf(-1.702f * g)));
-        } else if (act == ACT_GELU_TANH) {
-            gate[i] = gelu_tanh(g) * u;
-        } else {
-            gate[i] = silu(g) * u;
-        }
-    }
+    for (int i = 0; i < F; i++) gate[i] = glu(act, gate[i] + (gb ? gb[i] : 0.0f), up[i] + (ub ? ub[i] : 0.0f));
 }
 
 /* dst = (y + the expert's down bias) * its scale, one token's output of expert e */

@@ -1,15 +1,9 @@
 /* Mixture-of-experts feed-forward: routing and the expert computation of one layer (moe.c). */
-#ifndef TS_MODEL_MOE_H
-#define TS_MODEL_MOE_H
+#ifndef TS_RUN_MOE_H
+#define TS_RUN_MOE_H
 #include <stdbool.h>
 #include "load/geometry.h"
 #include "load/arch.h"
-
-/* A context's scratch for the experts, sized for a full batch at the largest expert layer. */
-typedef struct moe_scratch {
-    float *in, *router_in, *logits, *weights, *x, *gate, *up, *y, *slots, *dense;
-    int *ids, *count, *slot_of;
-} moe_scratch;
 
 /* Chooses n_used of n_experts from one token's router logits by the gating rule (enum
  * moe_gating): ids in ranking order (ties: the lower id first) and their weights. */

@@ -1,7 +1,8 @@
 /* The small per-vector operations of the forward (norms, activations), shared by its files. */
-#ifndef TS_MODEL_VECTOR_OPS_H
-#define TS_MODEL_VECTOR_OPS_H
+#ifndef TS_RUN_VECTOR_OPS_H
+#define TS_RUN_VECTOR_OPS_H
 #include <math.h>
+#include "load/geometry.h"
 
 /* out = x / rms(x) * w   (w NULL: no weight) */
 static inline void rmsnorm(float *out, const float *x, const float *w, int n, float eps) {
@@ -16,5 +17,16 @@ static inline float gelu_tanh(float x) {
 }
 
 static inline float silu(float x) { return x / (1.0f + expf(-x)); }
+
+/* A gated unit of the feed-forward: act(gate) * up, by enum ffn_activation. */
+static inline float glu(int act, float g, float u) {
+    if (act == ACT_SWIGLU_OAI) {
+        /* gpt-oss: gate clamped above at 7, up to [-7, 7], glu = g * sigmoid(1.702 g), times (u + 1) */
+        g = g > 7.0f ? 7.0f : g;
+        u = u > 7.0f ? 7.0f : u < -7.0f ? -7.0f : u;
+        return (u + 1.0f) * (g / (1.0f + expf(-1.702f * g)));
+    }
+    return (act == ACT_GELU_TANH ? gelu_tanh(g) : silu(g)) * u;
+}
 
 #endif

@@ -83,7 +83,7 @@ static ts_model *load(const char *path) {
 }
 
 static void kinds(const ts_model *m, char *out) {
-    for (int l = 0; l < m->g.n_layers; l++) out[l] = m->g.layers[l].kind == LAYER_SLIDING ? 'S' : 'F';
+    for (int l = 0; l < m->g.n_layers; l++) out[l] = m->g.layers[l].attn.sliding ? 'S' : 'F';
     out[m->g.n_layers] = 0;
 }
 
@@ -102,14 +102,14 @@ static void hf_rules(void) {
         kinds(m, k);
         CHECK(!strcmp(k, "SSFSSF"), "HF: no layer_types, sliding_window_pattern 3 -> %s (want SSFSSF)", k);
         const layer_geometry *s = &m->g.layers[0], *f = &m->g.layers[2];
-        CHECK(s->rope_theta == 10000.0f, "HF: sliding layer without rope_local_base_freq uses 1e4 (got %g), not 0", (double)s->rope_theta);
-        CHECK(f->rope_theta == 1e6f, "HF: full layer uses rope_theta (got %g)", (double)f->rope_theta);
-        CHECK(s->rope_pos_scale == 0.25f && f->rope_pos_scale == 0.25f,
-              "HF: no local base stated -> linear scaling on every layer (sliding %g, full %g)", (double)s->rope_pos_scale, (double)f->rope_pos_scale);
-        CHECK(fabsf(s->attn_scale - 0.25f) < 1e-7f, "HF gemma3: attention scale query_pre_attn_scalar^-0.5 = 0.25 (got %g)", (double)s->attn_scale);
-        CHECK(s->attn_norm[0] == 1.5f && s->q_norm[0] == 1.5f && m->g.output_norm[0] == 1.5f,
+        CHECK(s->attn.rope_theta == 10000.0f, "HF: sliding layer without rope_local_base_freq uses 1e4 (got %g), not 0", (double)s->attn.rope_theta);
+        CHECK(f->attn.rope_theta == 1e6f, "HF: full layer uses rope_theta (got %g)", (double)f->attn.rope_theta);
+        CHECK(s->attn.rope_pos_scale == 0.25f && f->attn.rope_pos_scale == 0.25f,
+              "HF: no local base stated -> linear scaling on every layer (sliding %g, full %g)", (double)s->attn.rope_pos_scale, (double)f->attn.rope_pos_scale);
+        CHECK(fabsf(s->attn.scale - 0.25f) < 1e-7f, "HF gemma3: attention scale query_pre_attn_scalar^-0.5 = 0.25 (got %g)", (double)s->attn.scale);
+        CHECK(s->attn_norm[0] == 1.5f && s->attn.q_norm[0] == 1.5f && m->g.output_norm[0] == 1.5f,
               "HF gemma3: norms scale by 1 + w (0.5 -> %g)", (double)s->attn_norm[0]);
-        CHECK(s->window == 4 && f->window == 0, "HF: sliding layers get the window, full layers none");
+        CHECK(s->attn.window == 4 && f->attn.window == 0, "HF: sliding layers get the window, full layers none");
         CHECK(fabsf(m->g.embed_scale - sqrtf(8.0f)) < 1e-6f, "HF gemma3: embedding x sqrt(hidden)");
         ts_model_free(m);
     }
@@ -118,10 +118,10 @@ static void hf_rules(void) {
         kinds(m, k);
         CHECK(!strcmp(k, "SSSSSF"), "HF: no pattern and no layer_types -> the default pattern 6: %s", k);
         const layer_geometry *s = &m->g.layers[0], *f = &m->g.layers[5];
-        CHECK(s->rope_theta == 5000.0f && s->rope_pos_scale == 1.0f && f->rope_pos_scale == 0.25f,
+        CHECK(s->attn.rope_theta == 5000.0f && s->attn.rope_pos_scale == 1.0f && f->attn.rope_pos_scale == 0.25f,
               "HF: local base stated -> sliding layers use it unscaled, scaling on full layers only (%g, %g, %g)",
-              (double)s->rope_theta, (double)s->rope_pos_scale, (double)f->rope_pos_scale);
-        CHECK(fabsf(s->attn_scale - 0.5f) < 1e-7f, "HF gemma3: no query_pre_attn_scalar -> head_dim^-0.5");
+              (double)s->attn.rope_theta, (double)s->attn.rope_pos_scale, (double)f->attn.rope_pos_scale);
+        CHECK(fabsf(s->attn.scale - 0.5f) < 1e-7f, "HF gemma3: no query_pre_attn_scalar -> head_dim^-0.5");
         ts_model_free(m);
     }
     write_text("config.json", "{" GEMMA3_BASE ",\"sliding_window_pattern\":3,\"layer_types\":[\"full_attention\",\"sliding_attention\","
@@ -261,14 +261,14 @@ static void gguf_rules(void) {
         const layer_geometry *s = &m->g.layers[0], *f = &m->g.layers[5];
         if (variant == 0) {
             CHECK(!strcmp(k, "SSSSSF"), "GGUF gemma3 without sliding_window_pattern: llama.cpp's default 6 -> %s", k);
-            CHECK(s->rope_theta == 10000.0f && s->rope_pos_scale == 0.25f,
-                  "GGUF: no freq_base_swa -> sliding layers 1e4, scaled like every layer (%g, %g)", (double)s->rope_theta, (double)s->rope_pos_scale);
+            CHECK(s->attn.rope_theta == 10000.0f && s->attn.rope_pos_scale == 0.25f,
+                  "GGUF: no freq_base_swa -> sliding layers 1e4, scaled like every layer (%g, %g)", (double)s->attn.rope_theta, (double)s->attn.rope_pos_scale);
         } else {
             CHECK(!strcmp(k, "SSFSSF"), "GGUF gemma3 with sliding_window_pattern 3 -> %s", k);
-            CHECK(s->rope_pos_scale == 1.0f && f->rope_pos_scale == 0.25f, "GGUF: freq_base_swa stated -> scaling on full layers only");
+            CHECK(s->attn.rope_pos_scale == 1.0f && f->attn.rope_pos_scale == 0.25f, "GGUF: freq_base_swa stated -> scaling on full layers only");
         }
-        CHECK(s->attn_norm[0] == 0.5f && s->q_norm[0] == 0.5f, "GGUF gemma3: norms used as stored (+1 already folded in): %g", (double)s->attn_norm[0]);
-        CHECK(fabsf(s->attn_scale - 0.5f) < 1e-7f, "GGUF gemma3: attention scale 1/sqrt(head_dim), as llama.cpp");
+        CHECK(s->attn_norm[0] == 0.5f && s->attn.q_norm[0] == 0.5f, "GGUF gemma3: norms used as stored (+1 already folded in): %g", (double)s->attn_norm[0]);
+        CHECK(fabsf(s->attn.scale - 0.5f) < 1e-7f, "GGUF gemma3: attention scale 1/sqrt(head_dim), as llama.cpp");
         ts_model_free(m);
     }
     free(zeros);

@@ -2,7 +2,7 @@
  * longer than the ring, the logits must equal those of a context whose sliding layers keep every
  * position, both for batched prefill and for one-token-at-a-time decode, with every KV cache type. */
 #include "check.h"
-#include "run/forward.h"
+#include "run/context_new.h"
 #include <string.h>
 
 static void run(const char *rel, int n_tok, int cache_type) {
@@ -29,7 +29,7 @@ static void run(const char *rel, int n_tok, int cache_type) {
     rel = label;
     int ring_slots = 0;
     for (int il = 0; il < ring->kv.n_layers; il++)
-        if (m->g.layers[il].window > 0) ring_slots = ring->kv.slots[il];
+        if (m->g.layers[il].attn.window > 0) ring_slots = ring->kv.slots[il];
     CHECK(ring_slots > 0 && ring_slots < n_tok && full->kv.slots[0] == 512,
           "%s: sliding layers keep %d positions (window + batch - 1), fewer than the %d evaluated", rel, ring_slots, n_tok);
     ts_eval(ring, tok, n_tok, a, true, &err);

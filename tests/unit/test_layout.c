@@ -88,7 +88,7 @@ int main(void) {
                 }
                 /* the model loader attached the same un-permuted rows */
                 if (m) {
-                    const weight *lw = w == 0 ? &m->g.layers[layer].wq : &m->g.layers[layer].wk;
+                    const weight *lw = w == 0 ? &m->g.layers[layer].attn.wq : &m->g.layers[layer].attn.wk;
                     CHECK(lw->row_bytes == rb && memcmp(lw->data, raw, rows * rb) == 0,
                           "%s %s: the loaded model holds the un-permuted rows", files[f], gn);
                 }
@@ -109,15 +109,15 @@ int main(void) {
     ts_model *m = NULL;
     if (ts_model_load(fx("llama-tiny/hf"), NULL, &m, &err) == 0) {
         const tensor_entry *ht = tensor_dir_find(hd, "model.layers.0.self_attn.q_proj.weight");
-        CHECK(m->g.layers[0].wq.data && memcmp(m->g.layers[0].wq.data, ht->data, ht->nbytes) == 0, "HF folder: q_proj rows used as stored");
+        CHECK(m->g.layers[0].attn.wq.data && memcmp(m->g.layers[0].attn.wq.data, ht->data, ht->nbytes) == 0, "HF folder: q_proj rows used as stored");
         ts_model_free(m);
     } else CHECK(0, "load llama-tiny/hf (%s)", err.msg);
     if (ts_model_load(fx("qwen3-tiny/model-q8_0.gguf"), NULL, &m, &err) == 0) {
         gguf_file *g = NULL;
         gguf_open(fx("qwen3-tiny/model-q8_0.gguf"), &g, &err);
         const tensor_entry *t = tensor_dir_find(gguf_tensors(g), "blk.0.attn_q.weight");
-        CHECK(t && m->g.layers[0].wq.row_bytes * m->g.layers[0].wq.rows == t->nbytes &&
-              memcmp(m->g.layers[0].wq.data, t->data, t->nbytes) == 0, "qwen3 GGUF: attn_q rows as stored, not permuted");
+        CHECK(t && m->g.layers[0].attn.wq.row_bytes * m->g.layers[0].attn.wq.rows == t->nbytes &&
+              memcmp(m->g.layers[0].attn.wq.data, t->data, t->nbytes) == 0, "qwen3 GGUF: attn_q rows as stored, not permuted");
         gguf_close(g);
         ts_model_free(m);
     }

@@ -2,7 +2,7 @@
  * weighed in double precision), and the experts each fixture model chooses on every layer against
  * the counts its case.json records (README-moe.md). */
 #include "check.h"
-#include "run/forward.h"
+#include "run/context_new.h"
 #include "run/moe.h"
 #include "io/json.h"
 #include "io/file.h"
@@ -129,7 +129,7 @@ static void decode_reads_only_chosen_experts(const char *model) {
     uint64_t want = 0, all_experts = 0, chosen = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        want += matrix_bytes(&ly->wq) + matrix_bytes(&ly->wk) + matrix_bytes(&ly->wv) + matrix_bytes(&ly->wo);
+        want += matrix_bytes(&ly->attn.wq) + matrix_bytes(&ly->attn.wk) + matrix_bytes(&ly->attn.wv) + matrix_bytes(&ly->attn.wo);
         want += matrix_bytes(&ly->w_gate) + matrix_bytes(&ly->w_up) + matrix_bytes(&ly->w_down);
         if (ly->moe.n_experts == 0) continue;
         want += matrix_bytes(&ly->moe.router);

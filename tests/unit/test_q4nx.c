@@ -231,7 +231,7 @@ static double bytes_per_weight(const ts_model *m, size_t *bytes_out) {
     ws[n++] = &g->output;
     for (int il = 0; il < g->n_layers && n + 7 <= 64; il++) {
         const layer_geometry *ly = &g->layers[il];
-        const weight *lw[] = { &ly->wq, &ly->wk, &ly->wv, &ly->wo, &ly->w_gate, &ly->w_up, &ly->w_down };
+        const weight *lw[] = { &ly->attn.wq, &ly->attn.wk, &ly->attn.wv, &ly->attn.wo, &ly->w_gate, &ly->w_up, &ly->w_down };
         for (int i = 0; i < 7; i++) ws[n++] = lw[i];
     }
     for (int i = 0; i < n; i++) {
@@ -266,7 +266,7 @@ static void pack_case(const char *pack, int n_prompt, const char *simd) {
         for (int i = 0; i < m->n_notes; i++)
             if (strstr(m->notes[i], "model.layers.0.mlp.down_proj.weight: ") && strstr(m->notes[i], "tiles")) notes_ok = true;
         CHECK(notes_ok, "%s: --info notes name the tile kind of down_proj", pack);
-        dequant_matches(pack, &g->layers[0].wq, "layer0.q_proj.dequant.f32");
+        dequant_matches(pack, &g->layers[0].attn.wq, "layer0.q_proj.dequant.f32");
         if (!strcmp(pack, "q4nx-gemma3-full")) dequant_matches(pack, &g->layers[0].w_down, "layer0.down_proj.dequant.f32");
     }
 
@@ -373,7 +373,7 @@ static void load_paths(void) {
     ts_model *m = NULL;
     ts_error err = {{0}};
     int rc = ts_model_load(p, NULL, &m, &err);
-    CHECK(rc == 0 && m->g.layers[0].wq.type == TS_Q4NX && m->g.embed_scale == 1.0f,
+    CHECK(rc == 0 && m->g.layers[0].attn.wq.type == TS_Q4NX && m->g.embed_scale == 1.0f,
           "a path to model.q4nx loads the pack (%s)", err.msg);
     ts_model_free(m);
     m = NULL;

@@ -1,6 +1,7 @@
-/* Contexts: one sequence each, with its KV cache, position and scratch; evaluation in chunks of
- * FORWARD_MAX_BATCH positions through the forward. */
-#include "run/forward.h"
+/* Making contexts: one sequence each, with its KV cache and the scratch the forward runs in, sized
+ * from the geometry table. */
+#include "run/context_new.h"
+#include "run/attention_layer.h"
 #include "run/kv_cache.h"
 #include "kernels/matmul.h"
 #include "core/error.h"
@@ -28,9 +29,9 @@ static int cache_type(const ts_model *m, int requested, int model_default, const
         return ts_fail(err, "unknown KV cache type %d for %s (expected TS_KV_F32, TS_KV_F16 or TS_KV_Q8_0)", t, what);
     *out = kv_type_of_ts(t);
     for (int il = 0; il < m->g.n_layers; il++)
-        if (!attention_kv_type_fits(*out, m->g.layers[il].head_dim))
+        if (m->g.layers[il].kind == LAYER_ATTENTION && !attention_kv_type_fits(*out, m->g.layers[il].attn.head_dim))
             return ts_fail(err, "%s: a %s cache of type %s needs head sizes that are multiples of 32 (layer %d has %d); use f16 or f32",
-                           m->path, what, attention_kv_type_name(*out), il, m->g.layers[il].head_dim);
+                           m->path, what, attention_kv_type_name(*out), il, m->g.layers[il].attn.head_dim);
     return 0;
 }
 
@@ -66,15 +67,16 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     int max_q = 0, max_kv = 0, max_ff = 0, max_e = 0, max_k = 0, max_eff = 0, max_heads = 0, max_hd = 0, max_group = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        if (ly->n_heads * ly->head_dim > max_q) max_q = ly->n_heads * ly->head_dim;
-        if (ly->n_kv_heads * ly->head_dim > max_kv) max_kv = ly->n_kv_heads * ly->head_dim;
-        if (ly->n_heads > max_heads) max_heads = ly->n_heads;
-        if (ly->head_dim > max_hd) max_hd = ly->head_dim;
-        if (ly->n_heads / ly->n_kv_heads > max_group) max_group = ly->n_heads / ly->n_kv_heads;
         if (ly->ffn_dim > max_ff) max_ff = ly->ffn_dim;
         if (ly->moe.n_experts > max_e) max_e = ly->moe.n_experts;
         if (ly->moe.n_used > max_k) max_k = ly->moe.n_used;
         if (ly->moe.ffn_dim > max_eff) max_eff = ly->moe.ffn_dim;
+        if (ly->kind != LAYER_ATTENTION) continue;
+        if (ly->attn.n_heads * ly->attn.head_dim > max_q) max_q = ly->attn.n_heads * ly->attn.head_dim;
+        if (ly->attn.n_kv_heads * ly->attn.head_dim > max_kv) max_kv = ly->attn.n_kv_heads * ly->attn.head_dim;
+        if (ly->attn.n_heads > max_heads) max_heads = ly->attn.n_heads;
+        if (ly->attn.head_dim > max_hd) max_hd = ly->attn.head_dim;
+        if (ly->attn.n_heads / ly->attn.n_kv_heads > max_group) max_group = ly->attn.n_heads / ly->attn.n_kv_heads;
     }
     size_t B = FORWARD_MAX_BATCH;
     c->x = calloc(B * g->hidden, sizeof(float));
@@ -86,9 +88,9 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     c->v = calloc(B * max_kv, sizeof(float));
     c->gate = calloc(B * max_ff, sizeof(float));
     c->up = calloc(B * max_ff, sizeof(float));
-    c->attn_scratch_stride = forward_attention_scratch(max_hd, max_group);
+    c->attn_scratch_stride = attention_layer_scratch(max_hd, max_group);
     c->attn_scratch = calloc((size_t)thread_pool_size(c->pool) * c->attn_scratch_stride, sizeof(float));
-    c->attn_part = calloc((size_t)max_heads * forward_attention_chunks(n_ctx) * (max_hd + 2), sizeof(float));
+    c->attn_part = calloc((size_t)max_heads * attention_layer_chunks(n_ctx) * (max_hd + 2), sizeof(float));
     /* quantized activations for the widest matmul input */
     int64_t max_in = g->output.cols > max_ff ? g->output.cols : max_ff;
     if (max_q > max_in) max_in = max_q;
@@ -145,53 +147,6 @@ void ts_context_free(ts_context *c) {
     free(c->expert_usage);
     free(c->mm.act);
     free(c);
-}
-
-int ts_context_n_ctx(const ts_context *c) { return c->n_ctx; }
-int ts_context_pos(const ts_context *c) { return c->pos; }
-
-int ts_context_truncate(ts_context *c, int pos) {
-    if (pos < 0) pos = 0;
-    if (pos >= c->pos) return c->pos;
-    /* A sliding layer's ring slot for position x was overwritten if anything at x + slots was ever
-     * written; continuing at pos needs positions pos - window + 1 .. pos - 1 intact. */
-    const model_geometry *g = &c->m->g;
-    for (int il = 0; il < g->n_layers; il++) {
-        const layer_geometry *ly = &g->layers[il];
-        if (ly->window > 0 && c->kv.slots[il] < c->n_ctx && c->high_water - pos > c->kv.slots[il] - ly->window)
-            pos = 0;
-    }
-    c->pos = pos;
-    if (pos == 0) c->high_water = 0;
-    return pos;
-}
-
-int ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows, ts_error *err) {
-    const model_geometry *g = &c->m->g;
-    if (n <= 0) return ts_fail(err, "nothing to evaluate");
-    if (n > c->n_ctx - c->pos)
-        return ts_fail(err, "%d tokens do not fit in the context (%d of %d positions used)", n,
-                       c->pos, c->n_ctx);
-    for (int i = 0; i < n; i++)
-        if (tokens[i] < 0 || tokens[i] >= g->n_vocab)
-            return ts_fail(err, "token id %d is out of range (vocabulary of %d)", tokens[i], g->n_vocab);
-    for (int done = 0; done < n; ) {
-        int chunk = n - done < FORWARD_MAX_BATCH ? n - done : FORWARD_MAX_BATCH;
-        bool last = done + chunk == n;
-        float *dst = NULL;
-        if (logits && all_rows) dst = logits + (size_t)done * g->n_vocab;
-        else if (logits && last) dst = logits;
-        if (forward_chunk(c, tokens + done, chunk, dst, all_rows, err) != 0) return -1;
-        /* a model that computes NaN or infinity (a broken file, an overflow) must not answer */
-        size_t count = dst ? (all_rows ? (size_t)chunk : 1) * (size_t)g->n_vocab : 0;
-        for (size_t i = 0; i < count; i++)
-            if (!isfinite(dst[i]))
-                return ts_fail(err, "%s: the model computed a non-finite logit (%g) at position %d", c->m->path,
-                               (double)dst[i], c->pos - chunk + (int)(all_rows ? i / (size_t)g->n_vocab : (size_t)chunk - 1));
-        done += chunk;
-        if (c->pos > c->high_water) c->high_water = c->pos;
-    }
-    return 0;
 }
 
 int context_trace_experts(ts_context *c, ts_error *err) {

@@ -1,0 +1,64 @@
+/* The builder's tensor helpers (see builder.h). */
+#include "load/builder.h"
+#include "load/layout.h"
+#include "core/error.h"
+#include <string.h>
+
+const tensor_entry *builder_find_expert(builder *b, int role, int layer, int expert, char *name, size_t cap) {
+    name[0] = 0;
+    if (!b->src->name(b->src, role, layer, expert, name, cap)) return NULL;
+    return tensor_dir_find(b->src->dir, name);
+}
+
+const tensor_entry *builder_find(builder *b, int role, int layer, char *name, size_t cap) {
+    return builder_find_expert(b, role, layer, -1, name, cap);
+}
+
+void builder_consume(builder *b, const tensor_entry *t) {
+    b->used[t - b->src->dir->t] = true;
+}
+
+int builder_matrix_expert(builder *b, weight *w, int role, int layer, int expert, int64_t rows,
+                          int64_t cols, bool required) {
+    char name[256];
+    const tensor_entry *t = builder_find_expert(b, role, layer, expert, name, sizeof name);
+    memset(w, 0, sizeof *w);
+    if (!t) return required ? ts_fail(b->err, "%s: tensor '%s' is missing", b->src->path, name) : 0;
+    if (b->src->matrix(b->src, t, role, rows, cols, w, b->err) != 0) return -1;
+    builder_consume(b, t);
+    return 0;
+}
+
+int builder_matrix(builder *b, weight *w, int role, int layer, int64_t rows, int64_t cols, bool required) {
+    return builder_matrix_expert(b, w, role, layer, -1, rows, cols, required);
+}
+
+int builder_vector(builder *b, const float **out, int role, int layer, int64_t n, bool norm,
+                      bool required) {
+    char name[256];
+    const tensor_entry *t = builder_find(b, role, layer, name, sizeof name);
+    *out = NULL;
+    if (!t) return required ? ts_fail(b->err, "%s: tensor '%s' is missing", b->src->path, name) : 0;
+    int64_t count = 1;
+    for (int i = 0; i < t->n_dims; i++) count *= t->ne[i];
+    if (count != n)
+        return ts_fail(b->err, "%s: tensor '%s' has %lld values, expected %lld", b->src->path, name,
+                       (long long)count, (long long)n);
+    if (b->src->vector(b->src, t, n, norm, out, b->err) != 0) return -1;
+    builder_consume(b, t);
+    return 0;
+}
+
+/* The copy replaces the file's rows: the container may give their pages back. */
+int builder_unpermute(builder *b, weight *w, int n_heads) {
+    uint8_t *dst = model_arena_alloc(&b->m->arena, (size_t)w->rows * w->row_bytes);
+    if (!dst) return ts_fail(b->err, "%s: out of memory", b->src->path);
+    ts_error e2;
+    if (layout_unpermute_qk_rows(dst, w->data, w->rows, w->row_bytes, n_heads, w->name, &e2) != 0)
+        return ts_fail(b->err, "%s: %s", b->src->path, e2.msg);
+    /* the copy replaces the file's rows: they need not count twice in resident memory */
+    if (b->src->release) b->src->release(b->src, w->data, (size_t)w->rows * w->row_bytes);
+    w->data = dst;
+    return 0;
+}
+

@@ -1,0 +1,42 @@
+/* What a context is: one sequence's state (its position, the KV cache and any other per-layer state
+ * its layers' kinds keep) and the scratch its forward runs in. Created by context_new.c, run by
+ * eval.c through forward.c; the layer kinds (run/KIND_layer.c) and the experts (moe.c) read and write it. */
+#ifndef TS_RUN_CONTEXT_H
+#define TS_RUN_CONTEXT_H
+#include "load/model.h"
+#include "run/kv_cache.h"
+#include "core/thread_pool.h"
+#include "kernels/matmul.h"
+
+/* Positions evaluated together; longer batches are split into chunks of this many. */
+#define FORWARD_MAX_BATCH 64
+
+/* A context's scratch for the experts, sized for a full batch at the largest expert layer. */
+typedef struct moe_scratch {
+    float *in, *router_in, *logits, *weights, *x, *gate, *up, *y, *slots, *dense;
+    int *ids, *count, *slot_of;
+} moe_scratch;
+
+struct ts_context {
+    ts_model *m;
+    int n_ctx;
+    int pos;                 /* positions in the cache */
+    int high_water;          /* the most positions ever held since the cache was last emptied */
+    bool rope_long;          /* LongRoPE: this context uses the long factor list */
+    kv_cache kv;             /* the attention layers' state */
+    thread_pool *pool;
+    matmul_ctx mm;           /* the pool, the model's kernel set, quantized-activation scratch */
+    /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */
+    float *x, *xn, *q, *k, *v, *att, *gate, *up, *tmp;
+    float *attn_scratch;     /* per thread, attn_scratch_stride floats: a chunk's attention weights
+                                (+ 1 for a sink) and values for each head of a group, the merge
+                                state of a task */
+    size_t attn_scratch_stride;
+    float *attn_part;        /* a decoded token's chunk parts: per head and chunk, max, sum, values */
+    moe_scratch moe;         /* the experts' scratch, when a layer has experts */
+    int *expert_usage;       /* NULL, or n_layers x MOE_MAX_EXPERTS counts of chosen experts (tests) */
+    uint64_t weight_bytes;   /* weight bytes the matrix products have read (mm.weight_bytes counts here) */
+    float *pli, *ple_tmp, *ple_row;   /* per-layer embeddings (Gemma 4), NULL when unused */
+};
+
+#endif

@@ -1,0 +1,20 @@
+/* The layer kinds' run parts, by enum layer_kind: what the forward calls for a layer's mixer and
+ * what a rewind of the sequence asks of its state. A new kind adds its run/KIND_layer.c and one row
+ * here (and its builder part, load/build_KIND.c, one row in load/build.c). */
+#ifndef TS_RUN_LAYER_KIND_H
+#define TS_RUN_LAYER_KIND_H
+#include "run/context.h"
+
+typedef struct layer_kind_run {
+    const char *name;
+    /* c->tmp = the mixer of layer il on c->xn, n positions at c->pos.. (n == 1: a decode step),
+     * updating the layer's per-sequence state */
+    void (*forward)(ts_context *c, const layer_geometry *ly, int il, int n);
+    /* The position <= pos from which the layer's state can continue after the sequence is cut
+     * back to pos positions (0: only from the start) */
+    int (*rewind)(const ts_context *c, const layer_geometry *ly, int il, int pos);
+} layer_kind_run;
+
+const layer_kind_run *layer_kind_ops(int kind);
+
+#endif
