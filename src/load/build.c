@@ -2,6 +2,7 @@
  * hyper-parameters, builds each layer by its kind (build_attention.c) and its feed-forward
  * (build_ffn.c), attaches the model-wide tensors, and refuses the model when a tensor is left over. */
 #include "load/build.h"
+#include "load/model_arena.h"
 #include "load/builder.h"
 #include "load/build_attention.h"
 #include "load/build_ffn.h"

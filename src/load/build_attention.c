@@ -2,6 +2,7 @@
  * per sliding/full kind), the RoPE table, shared KV, q/k norms, the projections (separate or one
  * fused [q; k; v]; Llama GGUF rows un-permuted), biases and sinks. */
 #include "load/build_attention.h"
+#include "load/model_arena.h"
 #include "load/rope.h"
 #include "core/error.h"
 #include <math.h>

@@ -1,6 +1,7 @@
 /* The feed-forward part of the geometry builder: a dense MLP (gate and up separate or fused) and a
  * mixture of experts (router, stacked or per-expert tensors, biases, scales, Gemma 4's norms). */
 #include "load/build_ffn.h"
+#include "load/model_arena.h"
 #include "load/layout.h"
 #include "kernels/types.h"
 #include "core/error.h"

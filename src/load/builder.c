@@ -1,5 +1,6 @@
 /* The builder's tensor helpers (see builder.h). */
 #include "load/builder.h"
+#include "load/model_arena.h"
 #include "load/layout.h"
 #include "core/error.h"
 #include <string.h>

@@ -1,5 +1,6 @@
 /* The hyper-parameter table (see hparams.h) and the one reader both containers run through. */
 #include "load/hparams.h"
+#include "load/model_arena.h"
 #include "load/geometry.h"
 #include "core/error.h"
 #include <math.h>

@@ -1,5 +1,5 @@
 #include "load/layout.h"
-#include "load/model.h"
+#include "load/model_arena.h"
 #include "kernels/types.h"
 #include "core/error.h"
 #include <string.h>

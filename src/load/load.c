@@ -1,7 +1,9 @@
 /* The public API of a model: loading (the container chosen by the path), freeing, the tokenizer
  * wrappers and the kernel-set queries. */
-#include "load/model.h"
+#include "load/model_arena.h"
 #include "load/resident.h"
+#include "load/load_gguf.h"
+#include "load/load_hf.h"
 #include "text/tokenizer.h"
 #include "kernels/types.h"
 #include "io/safetensors.h"

@@ -3,7 +3,8 @@
  * known to change nothing llama.cpp computes, or refused by name), llama.cpp's standard tensor
  * names, and GGUF's layout conventions: Llama-family attn_q/attn_k rows are permuted (SPEC 1.1)
  * and Gemma norms are stored with their "+1" already folded in, so they are used as w. */
-#include "load/model.h"
+#include "load/load_gguf.h"
+#include "load/model_arena.h"
 #include "load/build.h"
 #include "load/rope.h"
 #include "load/hparams.h"

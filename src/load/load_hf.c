@@ -5,7 +5,8 @@
  * and the folder conventions: safetensors rows are in HF order (no Q/K permutation), float weights
  * are used in place from the mmap, and Gemma 2/3 norms scale by (1 + w): the 1 is added here, once,
  * into owned f32 copies, so the forward always multiplies by w. */
-#include "load/model.h"
+#include "load/load_hf.h"
+#include "load/model_arena.h"
 #include "load/build.h"
 #include "load/rope.h"
 #include "load/hparams.h"

@@ -1,7 +1,8 @@
 /* What a loaded model is inside: the containers it came from, the geometry table built from them,
- * the tokenizer, and the owned buffers the loader made (norms as f32, un-permuted Q/K rows). */
-#ifndef TS_MODEL_MODEL_H
-#define TS_MODEL_MODEL_H
+ * the tokenizer, and the owned buffers the loader made (norms as f32, un-permuted Q/K rows). Types
+ * only: the arena and the notes are model_arena.h, loading is load.c (ts_model_load). */
+#ifndef TS_LOAD_MODEL_H
+#define TS_LOAD_MODEL_H
 #include "tessera.h"
 #include "load/geometry.h"
 #include "text/vocab.h"
@@ -9,10 +10,6 @@
 
 /* Owned allocations of a model, freed together. */
 typedef struct model_arena { void **ptrs; size_t *sizes; int n, cap; } model_arena;
-void *model_arena_alloc(model_arena *a, size_t bytes);   /* zeroed; NULL on failure */
-size_t model_arena_size(const model_arena *a, const void *p);   /* bytes of allocation p; 0: not one */
-void  model_arena_release(model_arena *a, const void *p);       /* frees allocation p early */
-void  model_arena_free(model_arena *a);
 
 struct ts_model {
     char path[1024];
@@ -33,15 +30,5 @@ struct ts_model {
     char **notes;
     int n_notes;
 };
-
-/* Appends a line to the model's layout notes. */
-void model_note(ts_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Container loaders: fill m->g (and m->voc when the container has a vocabulary). */
-int load_gguf_model(ts_model *m, const char *path, ts_error *err);
-/* A Hugging Face folder (weights_file NULL: the folder's safetensors; else that one file, with the
- * config and tokenizer of its folder). quant: NULL, or "q8_0" / "q4_0" to re-encode the matrices. */
-int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const char *quant,
-                  ts_error *err);
 
 #endif

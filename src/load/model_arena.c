@@ -1,6 +1,6 @@
 /* What a loaded model owns besides its containers: allocations freed together, and the loader's
  * layout notes (one line per decision, for --info). */
-#include "load/model.h"
+#include "load/model_arena.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

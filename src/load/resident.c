@@ -1,5 +1,6 @@
 /* resident_copy_matrices (resident.h): the matrices copied into one anonymous mapping in 2 MB pages. */
 #include "load/resident.h"
+#include "load/model_arena.h"
 #include "io/safetensors.h"
 #include <inttypes.h>
 #include <stdint.h>
