@@ -10,6 +10,8 @@
 #include "io/gguf_write.h"
 #include "io/json.h"
 #include "kernels/types.h"
+#include "load/arch.h"
+#include "load/hparams.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <dirent.h>
@@ -159,12 +161,19 @@ static void add_f32(gguf_writer *w, const char *name, int64_t ne0, int64_t ne1, 
     /* the writer keeps the pointer until it writes: leak on purpose, the program is short-lived */
 }
 
+/* The seed's options beyond its architecture: layers, and a sliding window or a RoPE scaling to
+ * exercise those keys. */
+typedef struct tiny_opts { int layers; int window, sliding_period; const char *rope_scaling; } tiny_opts;
+
+/* A tiny model of an architecture, its tensors named and chosen by the engine's architecture table
+ * (load/arch.c: the norm layout, q/k norms, the GGUF names), so the seeds follow the table. */
 static int write_tiny_gguf(const char *dir, const char *name, const char *arch, int mtype,
-                           bool vocab, bool bpe, const char *tmpl) {
+                           bool with_vocab, bool bpe, const char *tmpl, tiny_opts o) {
     const int H = 32, NH = 2, NKV = 1, HD = 16, FF = 64;
     int V = 16;
-    int layers = strcmp(arch, "gemma3") == 0 ? 2 : 1;
-    bool gemma = strncmp(arch, "gemma", 5) == 0, qk_norm = gemma || !strcmp(arch, "qwen3");
+    const arch_desc *a = arch_by_gguf_name(arch, strlen(arch));
+    if (!a) { fprintf(stderr, "make_fuzz_corpus: unknown architecture %s\n", arch); return 1; }
+    const int layers = o.layers > 0 ? o.layers : 1;
     gguf_writer *w = gguf_writer_new();
     char k[128];
     gguf_writer_add_str(w, "general.architecture", arch);
@@ -178,42 +187,38 @@ static int write_tiny_gguf(const char *dir, const char *name, const char *arch, 
     gguf_writer_add_u32(w, AK("attention.key_length"), HD);
     gguf_writer_add_f32(w, AK("attention.layer_norm_rms_epsilon"), 1e-6f);
     gguf_writer_add_f32(w, AK("rope.freq_base"), 10000.0f);
-    if (!strcmp(arch, "gemma3")) {
-        gguf_writer_add_u32(w, AK("attention.sliding_window"), 8);
-        gguf_writer_add_u32(w, AK("attention.sliding_window_pattern"), 2);
+    if (o.window > 0) {
+        gguf_writer_add_u32(w, AK("attention.sliding_window"), (uint32_t)o.window);
+        gguf_writer_add_u32(w, AK("attention.sliding_window_pattern"), (uint32_t)o.sliding_period);
         gguf_writer_add_f32(w, AK("rope.freq_base_swa"), 10000.0f);
     }
-    if (!strcmp(arch, "llama")) {
-        gguf_writer_add_str(w, AK("rope.scaling.type"), "linear");
+    if (o.rope_scaling) {
+        gguf_writer_add_str(w, AK("rope.scaling.type"), o.rope_scaling);
         gguf_writer_add_f32(w, AK("rope.scaling.factor"), 2.0f);
     }
 #undef AK
-    if (vocab) V = add_vocab(w, bpe);
+    if (with_vocab) V = add_vocab(w, bpe);
     if (tmpl) gguf_writer_add_str(w, "tokenizer.chat_template", tmpl);
     add_f32(w, "token_embd.weight", H, V, mtype, false);
     add_f32(w, "output_norm.weight", H, 1, TS_F32, true);
-    for (int il = 0; il < layers; il++) {
-        char n[64];
-#define T(fmt) (snprintf(n, sizeof n, fmt, il), n)
-        add_f32(w, T("blk.%d.attn_norm.weight"), H, 1, TS_F32, true);
-        add_f32(w, T("blk.%d.ffn_norm.weight"), H, 1, TS_F32, true);
-        add_f32(w, T("blk.%d.attn_q.weight"), H, NH * HD, mtype, false);
-        add_f32(w, T("blk.%d.attn_k.weight"), H, NKV * HD, mtype, false);
-        add_f32(w, T("blk.%d.attn_v.weight"), H, NKV * HD, mtype, false);
-        add_f32(w, T("blk.%d.attn_output.weight"), NH * HD, H, mtype, false);
-        add_f32(w, T("blk.%d.ffn_gate.weight"), H, FF, mtype, false);
-        add_f32(w, T("blk.%d.ffn_up.weight"), H, FF, mtype, false);
-        add_f32(w, T("blk.%d.ffn_down.weight"), FF, H, mtype, false);
-        if (qk_norm) {
-            add_f32(w, T("blk.%d.attn_q_norm.weight"), HD, 1, TS_F32, true);
-            add_f32(w, T("blk.%d.attn_k_norm.weight"), HD, 1, TS_F32, true);
+    /* the roles an attention layer with a dense MLP has in this family, with their shapes (ne0, ne1) */
+    const bool pre = a->norms != NORMS_POST, post = a->norms != NORMS_PRE, qk = a->qk_norm == QK_NORM_HEAD;
+    const struct { int role; bool present, matrix; int64_t ne0, ne1; } roles[] = {
+        { ROLE_ATTN_NORM, pre, false, H, 1 }, { ROLE_FFN_NORM, pre, false, H, 1 },
+        { ROLE_POST_ATTN_NORM, post, false, H, 1 }, { ROLE_POST_FFN_NORM, post, false, H, 1 },
+        { ROLE_ATTN_Q_NORM, qk, false, HD, 1 }, { ROLE_ATTN_K_NORM, qk, false, HD, 1 },
+        { ROLE_ATTN_Q, true, true, H, NH * HD }, { ROLE_ATTN_K, true, true, H, NKV * HD },
+        { ROLE_ATTN_V, true, true, H, NKV * HD }, { ROLE_ATTN_OUT, true, true, NH * HD, H },
+        { ROLE_FFN_GATE, true, true, H, FF }, { ROLE_FFN_UP, true, true, H, FF }, { ROLE_FFN_DOWN, true, true, FF, H },
+    };
+    for (int il = 0; il < layers; il++)
+        for (size_t r = 0; r < sizeof roles / sizeof roles[0]; r++) {
+            const char *fmt = arch_tensor_name(&a->gguf, CONTAINER_GGUF, roles[r].role);
+            if (!roles[r].present || !fmt) continue;
+            char n[64];
+            snprintf(n, sizeof n, fmt, il);
+            add_f32(w, n, roles[r].ne0, roles[r].ne1, roles[r].matrix ? mtype : TS_F32, !roles[r].matrix);
         }
-        if (gemma) {
-            add_f32(w, T("blk.%d.post_attention_norm.weight"), H, 1, TS_F32, true);
-            add_f32(w, T("blk.%d.post_ffw_norm.weight"), H, 1, TS_F32, true);
-        }
-#undef T
-    }
     char path[1200];
     mkdirs(dir);
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -264,10 +269,10 @@ static int gguf_seeds(const char *out) {
     int rc = 0;
     for (int i = 0; i < 2; i++) {
         const char *d = i ? d2 : d1;
-        rc |= write_tiny_gguf(d, "llama-f32.gguf", "llama", TS_F32, true, false, chatml);
-        rc |= write_tiny_gguf(d, "llama-q8_0.gguf", "llama", TS_Q8_0, false, false, NULL);
-        rc |= write_tiny_gguf(d, "qwen3-bpe.gguf", "qwen3", TS_Q8_0, true, true, chatml);
-        rc |= write_tiny_gguf(d, "gemma3.gguf", "gemma3", TS_Q4_0, true, false, NULL);
+        rc |= write_tiny_gguf(d, "llama-f32.gguf", "llama", TS_F32, true, false, chatml, (tiny_opts){ .rope_scaling = "linear" });
+        rc |= write_tiny_gguf(d, "llama-q8_0.gguf", "llama", TS_Q8_0, false, false, NULL, (tiny_opts){ .rope_scaling = "linear" });
+        rc |= write_tiny_gguf(d, "qwen3-bpe.gguf", "qwen3", TS_Q8_0, true, true, chatml, (tiny_opts){ 0 });
+        rc |= write_tiny_gguf(d, "gemma3.gguf", "gemma3", TS_Q4_0, true, false, NULL, (tiny_opts){ .layers = 2, .window = 8, .sliding_period = 2 });
     }
     rc |= write_metadata_gguf(d1, "metadata.gguf");
     return rc;
