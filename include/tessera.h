@@ -1,6 +1,6 @@
 /* tessera: a CPU inference engine for GGUF files, Hugging Face folders and FastFlowLM q4nx packs.
  *
- * The CLI (src/main.c) is one user of this API; the tests are another. Every function that can
+ * The CLI (src/cli/) is one user of this API; the tests are another. Every function that can
  * fail returns -1 (or NULL) and fills a ts_error with a one-line message naming the file and the
  * problem. Nothing here prints. */
 #ifndef TESSERA_H
@@ -36,9 +36,9 @@ typedef struct ts_load_options {
                                     decode reads faster (a mixture's experts stay in place) */
 } ts_load_options;
 
-/* KV cache element types (llama.cpp's --cache-type-k/-v). f16 halves the bytes attention reads
- * against f32 (the default, as in llama.cpp); q8_0 (32 values per f16 scale, head sizes that are
- * multiples of 32) quarters them; f32 keeps keys and values exactly as computed. */
+/* KV cache element types (llama.cpp's --cache-type-k/-v). f16 is the default, as in llama.cpp,
+ * and reads half the bytes of f32; q8_0 (32 values per f16 scale, head sizes that are multiples of
+ * 32) about a quarter; f32 keeps keys and values exactly as computed. */
 typedef enum ts_kv_type { TS_KV_DEFAULT = 0, TS_KV_F32 = 1, TS_KV_F16 = 2, TS_KV_Q8_0 = 3 } ts_kv_type;
 /* "f32", "f16" or "q8_0" -> its type; anything else -> -1. */
 int ts_kv_type_from_name(const char *name);

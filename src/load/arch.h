@@ -61,7 +61,7 @@ enum swa_scaling { SWA_SCALED, SWA_SCALED_UNLESS_LOCAL_BASE, SWA_UNSCALED };
 typedef struct container_rules {
     const tensor_names *names;           /* tensor names (NULL: the container's standard names) */
     const struct role_name *renames; /* departures from them */
-    bool qk_permuted;                /* attn_q/attn_k rows are permuted (llama.cpp's converter, SPEC 1.1) */
+    bool qk_permuted;                /* attn_q/attn_k rows are permuted for llama.cpp's interleaved-pair RoPE */
     bool norm_plus_one;              /* norm weights w scale by (1 + w) (HF Gemma 2/3; GGUF stores 1 + w) */
     bool tied_by_default;            /* no tie_word_embeddings stated: the head is the embedding */
     bool window_every_layer;         /* a window with no layer pattern slides every layer */

@@ -1,8 +1,10 @@
 /* GGUF -> hyper-parameters + a tensor source for the geometry builder. The container reader of
- * GGUF files: llama.cpp's metadata keys (every key under the architecture's prefix is either read,
- * known to change nothing llama.cpp computes, or refused by name), llama.cpp's standard tensor
- * names, and GGUF's layout conventions: Llama-family attn_q/attn_k rows are permuted (SPEC 1.1)
- * and Gemma norms are stored with their "+1" already folded in, so they are used as w. */
+ * GGUF files: llama.cpp's metadata keys through the hyper-parameter table (load/hparams.c: every
+ * key under the architecture's prefix is a row or refuses the model by name), llama.cpp's rules
+ * where they differ from transformers' (the YaRN attention factor), llama.cpp's standard tensor
+ * names, and GGUF's layout conventions: Llama-family attn_q/attn_k rows are permuted (for
+ * llama.cpp's interleaved-pair RoPE) and Gemma norms are stored with their "+1" already folded in,
+ * so they are used as w. */
 #include "load/load_gguf.h"
 #include "load/model_arena.h"
 #include "load/build.h"

@@ -1,7 +1,8 @@
 /* Hugging Face folder -> hyper-parameters + a tensor source for the geometry builder. The
- * container reader of safetensors folders and FastFlowLM q4nx packs: config.json's fields (SPEC 1.5
- * and 4; every field read is recorded, the ones known to change the computation that the engine
- * lacks are refused by name, the rest listed in --info), the family's Hugging Face tensor names,
+ * container reader of safetensors folders and FastFlowLM q4nx packs: config.json's fields through
+ * the hyper-parameter table (load/hparams.c: every member of the text config, and of the RoPE
+ * objects, is a row or refuses the model by name), transformers' rules where they differ from
+ * llama.cpp's (YaRN's and LongRoPE's attention factors), the family's Hugging Face tensor names,
  * and the folder conventions: safetensors rows are in HF order (no Q/K permutation), float weights
  * are used in place from the mmap, and Gemma 2/3 norms scale by (1 + w): the 1 is added here, once,
  * into owned f32 copies, so the forward always multiplies by w. */
@@ -140,7 +141,7 @@ typedef struct hf_reader {
     const char *prefix;        /* "model." or "model.language_model." */
     const char *quant;         /* NULL, "q8_0" or "q4_0": quantize matrices at load */
     bool norm_plus_one;        /* Gemma 2/3 safetensors: RMSNorm scales by (1 + w) */
-    bool q4nx_pack;            /* a FastFlowLM pack: I8 tensors are 4-bit tiles (SPEC 5) */
+    bool q4nx_pack;            /* a FastFlowLM pack: I8 tensors are 4-bit tiles (io/q4nx.h) */
     bool tied;                 /* lm_head.weight may be left (the head is the embedding) */
     const char *weights_file;  /* the pack's model.q4nx, for messages */
     int n_tiled[2];            /* q4nx tensors per tile kind (enum q4nx_kind) */

@@ -11,7 +11,7 @@ void moe_route(const float *logits, int n_experts, int n_used, int gating, bool 
                float *weights);
 
 struct ts_context;
-/* out[t] (hidden values per position) = the layer's experts on the c->n positions of the batch,
+/* out[t] (hidden values per position) = the layer's experts on the n positions of the batch,
  * reading the FFN input c->xn and the residual c->x. */
 void moe_forward(struct ts_context *c, const layer_geometry *ly, int il, int n, float *out);
 
