@@ -131,8 +131,9 @@ size_t act_row_bytes(int act_type, int64_t k);
 quantize_act_fn act_quantizer(const kernel_set *ks, int act_type);
 
 /* ---- each weight type's kernels, exported by its file (q8_0_dot.c, ...) ----
- * _generic: portable C (the compiler vectorizes the integer loops for the build target); the
- * NEON set uses them, and they are the tests' reference for every ISA. */
+ * T_kernels_ISA per instruction set with kernels of its own (the sets: cpu.h), which
+ * kernel_sets.c gathers. _generic: portable C (the compiler vectorizes the integer loops for the
+ * build target); the NEON set uses some of them, and they are the tests' reference for every set. */
 
 extern const type_kernels f32_kernels_generic, f16_kernels_generic, bf16_kernels_generic;
 extern const type_kernels q8_0_kernels_generic, q4_0_kernels_generic, q4_1_kernels_generic;
