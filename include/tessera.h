@@ -27,8 +27,8 @@ typedef struct ts_load_options {
                                     tokenizer.model, a (vocab-only) GGUF, or a folder holding one */
     const char *quant;           /* Hugging Face folders: NULL (weights used in place), or "q8_0" /
                                     "q4_0" to quantize the matrices at load */
-    const char *simd;            /* kernel set: NULL or "auto" (the best this CPU runs), "scalar"
-                                    (the reference kernels), "avx2", "avx512" or "neon" */
+    const char *simd;            /* kernel set: NULL or "auto" (the best this CPU runs), or one
+                                    of ts_simd_name's ("scalar": the reference kernels) */
     int cache_type_k, cache_type_v;   /* enum ts_kv_type: the KV cache types of this model's
                                     contexts unless ts_context_options says otherwise (0: f16) */
     bool mmap;                   /* true: the matrices are read in place from the file's pages
@@ -51,8 +51,11 @@ int  ts_model_n_vocab(const ts_model *m);
 int  ts_model_n_ctx_train(const ts_model *m);     /* the context length the model declares */
 /* Writes the geometry table and the loader's layout decisions, human readable. */
 void ts_model_print_info(const ts_model *m, FILE *f);
-/* The kernel set the model's contexts use ("scalar", "avx2", "avx512", "neon"). */
+/* The kernel set the model's contexts use (one of ts_simd_name's). */
 const char *ts_model_simd(const ts_model *m);
+/* The kernel sets this engine knows, for i = 0, 1, ... until NULL: "scalar" (the reference
+ * kernels), then the SIMD sets (one per instruction set, listed in src/kernels/cpu.c). */
+const char *ts_simd_name(int i);
 /* Whether this binary and CPU can run the kernel set of that name. */
 bool ts_simd_available(const char *name);
 

@@ -11,7 +11,17 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The kernel sets this engine knows, ", " between them (the --simd line of the help) */
+static const char *simd_set_names(char *buf, size_t cap) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; ts_simd_name(i) && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i ? ", " : "", ts_simd_name(i));
+    return buf;
+}
+
 void options_usage(FILE *f) {
+    char sets[128];
     fprintf(f,
         "usage: run MODEL [PROMPT] [options]      (or: run -m MODEL [options])\n"
         "  MODEL is a GGUF file or a Hugging Face model folder (config.json + safetensors).\n"
@@ -35,7 +45,7 @@ void options_usage(FILE *f) {
         "  -r, --reverse-prompt, --stop TEXT   stop the answer where TEXT appears (up to 16)\n"
         "  --tokens 1,2,3          feed these token ids instead of a text prompt\n"
         "  --dump-logits FILE      write float32 logits, one row of n_vocab per evaluated position\n"
-        "  --simd SET              kernels: auto (default), scalar, avx2, avx512, neon\n"
+        "  --simd SET              kernels: auto (default), %s\n"
         "  --mmap                  read the matrices in place from the file (faster load, slower\n"
         "                          decode); default (--no-mmap): copied once into 2 MB pages\n"
         "  -ctk, --cache-type-k T  KV cache type of the keys: f16 (default), f32 or q8_0\n"
@@ -97,7 +107,8 @@ void options_usage(FILE *f) {
         "                          text; default), exact (equals it, trimmed) or contains\n"
         "  --verify                self-check on the prompt (or --tokens): prefill + cached decode vs a full\n"
         "                          re-forward, batched vs sequential prefill, truncate + re-evaluate;\n"
-        "                          -n defaults to 8. Exit 0 only when all pass\n");
+        "                          -n defaults to 8. Exit 0 only when all pass\n",
+        simd_set_names(sets, sizeof sets));
 }
 
 static int parse_int(const char *opt, const char *s, long lo, long hi, int *out) {
@@ -182,8 +193,7 @@ static void print_version(void) {
     printf("; built with %s", __VERSION__);
 #endif
     printf("; kernels:");
-    const char *sets[] = { "scalar", "avx2", "avx512", "neon" };
-    for (int i = 0; i < 4; i++) if (ts_simd_available(sets[i])) printf(" %s", sets[i]);
+    for (int i = 0; ts_simd_name(i); i++) if (ts_simd_available(ts_simd_name(i))) printf(" %s", ts_simd_name(i));
     printf(")\n");
 }
 

@@ -1,5 +1,5 @@
 /* Attention kernels (see attention.h): the cache types' names and sizes, the f32 cache's kernels and
- * the softmax (portable, AVX2 and AVX-512), and the table of every type's kernels per SIMD level
+ * the softmax (portable, AVX2, AVX-512 and NEON), and the table of every type's kernels per instruction set
  * (the f16 and q8_0 kernels are in attention_f16.c and attention_q8_0.c). Scores put one key in each lane
  * and run one FMA chain per dimension; values add a[j] * row j into per-dimension accumulators,
  * even and odd rows into separate ones (two chains hide the FMA latency) summed at the end. Tails
@@ -371,25 +371,55 @@ void attention_store_value(int type, void *row, const float *v, int width) {
     }
 }
 
-attention_kernels attention_kernels_for(int simd_level) {
+/* ---- each instruction set's kernels ---- */
+
+static const attention_kernels attention_kernels_generic = {
+    .scores = { [KV_F32] = attention_scores_f32_generic, [KV_F16] = attention_scores_f16_generic,
+                [KV_Q8_0] = attention_scores_q8_0_generic },
+    .softmax = softmax_generic,
+    .values = { [KV_F32] = attention_values_f32_generic, [KV_F16] = attention_values_f16_generic,
+                [KV_Q8_0] = attention_values_q8_0_generic } };
+
 #if defined(TS_X86)
-    if (simd_level == SIMD_AVX512)
-        return (attention_kernels){
-            { scores_f32_avx512, attention_scores_f16_avx512, attention_scores_q8_0_avx512 }, softmax_avx512,
-            { values_f32_avx512, attention_values_f16_avx512, attention_values_q8_0_avx512 } };
-    if (simd_level == SIMD_AVX2)
-        return (attention_kernels){
-            { scores_f32_avx2, attention_scores_f16_avx2, attention_scores_q8_0_avx2 }, softmax_avx2,
-            { values_f32_avx2, attention_values_f16_avx2, attention_values_q8_0_avx2 } };
+static const attention_kernels attention_kernels_avx2 = {
+    .scores = { [KV_F32] = scores_f32_avx2, [KV_F16] = attention_scores_f16_avx2,
+                [KV_Q8_0] = attention_scores_q8_0_avx2 },
+    .softmax = softmax_avx2,
+    .values = { [KV_F32] = values_f32_avx2, [KV_F16] = attention_values_f16_avx2,
+                [KV_Q8_0] = attention_values_q8_0_avx2 } };
+
+static const attention_kernels attention_kernels_avx512 = {
+    .scores = { [KV_F32] = scores_f32_avx512, [KV_F16] = attention_scores_f16_avx512,
+                [KV_Q8_0] = attention_scores_q8_0_avx512 },
+    .softmax = softmax_avx512,
+    .values = { [KV_F32] = values_f32_avx512, [KV_F16] = attention_values_f16_avx512,
+                [KV_Q8_0] = attention_values_q8_0_avx512 } };
+#endif
+
+#if defined(__aarch64__)
+/* the f32 cache's portable kernels vectorize as they are */
+static const attention_kernels attention_kernels_neon = {
+    .scores = { [KV_F32] = attention_scores_f32_generic, [KV_F16] = attention_scores_f16_neon,
+                [KV_Q8_0] = attention_scores_q8_0_neon },
+    .softmax = softmax_neon,
+    .values = { [KV_F32] = attention_values_f32_generic, [KV_F16] = attention_values_f16_neon,
+                [KV_Q8_0] = attention_values_q8_0_neon } };
+#endif
+
+/* Indexed by enum simd_level (the list of sets: cpu.h); a set without attention kernels of its own
+ * takes the portable ones. */
+static const attention_kernels *const attention_sets[SIMD_COUNT] = {
+    [SIMD_SCALAR] = &attention_kernels_generic,
+#if defined(TS_X86)
+    [SIMD_AVX2] = &attention_kernels_avx2,
+    [SIMD_AVX512] = &attention_kernels_avx512,
 #endif
 #if defined(__aarch64__)
-    if (simd_level == SIMD_NEON)
-        return (attention_kernels){
-            { attention_scores_f32_generic, attention_scores_f16_neon, attention_scores_q8_0_neon }, softmax_neon,
-            { attention_values_f32_generic, attention_values_f16_neon, attention_values_q8_0_neon } };
+    [SIMD_NEON] = &attention_kernels_neon,
 #endif
-    (void)simd_level;
-    return (attention_kernels){
-        { attention_scores_f32_generic, attention_scores_f16_generic, attention_scores_q8_0_generic }, softmax_generic,
-        { attention_values_f32_generic, attention_values_f16_generic, attention_values_q8_0_generic } };
+};
+
+attention_kernels attention_kernels_for(int simd_level) {
+    if (simd_level < 0 || simd_level >= SIMD_COUNT || !attention_sets[simd_level]) return attention_kernels_generic;
+    return *attention_sets[simd_level];
 }

@@ -1,7 +1,10 @@
-/* CPU feature detection for the kernel sets. On x86-64 the features come from CPUID, and the
- * vector registers must also be enabled by the OS (XCR0), or the instructions fault. */
+/* The table of the kernel sets (see cpu.h) and CPU feature detection. On x86-64 the features come
+ * from CPUID, and the vector registers must also be enabled by the OS (XCR0), or the instructions
+ * fault. */
 #include "kernels/cpu.h"
+#include <stdio.h>
 #include <string.h>
+#include "tessera.h"
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
@@ -9,18 +12,6 @@
 #include <sys/auxv.h>
 #define HWCAP_DOTPROD_BIT (1ul << 20)     /* HWCAP_ASIMDDP in the kernel's asm/hwcap.h */
 #endif
-
-static const char *const simd_names[SIMD_COUNT] = { "scalar", "avx2", "avx512", "neon" };
-
-const char *simd_name(int level) {
-    return level >= 0 && level < SIMD_COUNT ? simd_names[level] : "?";
-}
-
-int simd_from_name(const char *name) {
-    if (!name || !strcmp(name, "auto")) return cpu_best_simd();
-    for (int i = 0; i < SIMD_COUNT; i++) if (!strcmp(name, simd_names[i])) return i;
-    return -1;
-}
 
 #if defined(__x86_64__)
 static unsigned long long read_xcr0(void) {
@@ -46,16 +37,67 @@ static bool x86_has(int level) {
 }
 #endif
 
-bool cpu_has_simd(int level) {
-    if (level == SIMD_SCALAR) return true;
+/* Whether this CPU and OS run a set; false for the sets of other architectures. */
+static bool runs_scalar(void) { return true; }
+
+static bool runs_avx2(void) {
 #if defined(__x86_64__)
-    if (level == SIMD_AVX2 || level == SIMD_AVX512) return x86_has(level);
-#endif
-#if defined(__aarch64__)
-    if (level == SIMD_NEON) return true;                   /* Advanced SIMD is part of ARMv8-A */
-#endif
+    return x86_has(SIMD_AVX2);
+#else
     return false;
+#endif
 }
+
+static bool runs_avx512(void) {
+#if defined(__x86_64__)
+    return x86_has(SIMD_AVX512);
+#else
+    return false;
+#endif
+}
+
+static bool runs_neon(void) {
+#if defined(__aarch64__)
+    return true;                                           /* Advanced SIMD is part of ARMv8-A */
+#else
+    return false;
+#endif
+}
+
+/* The kernel sets, one row each, indexed by enum simd_level: the one list of their names (cpu.h
+ * says who reads it). */
+static const struct {
+    const char *name;        /* --simd NAME, --version, --info */
+    bool (*runs)(void);
+} simd_sets[SIMD_COUNT] = {
+    [SIMD_SCALAR] = { "scalar", runs_scalar },
+    [SIMD_AVX2]   = { "avx2",   runs_avx2 },
+    [SIMD_AVX512] = { "avx512", runs_avx512 },
+    [SIMD_NEON]   = { "neon",   runs_neon },
+};
+
+const char *simd_name(int level) {
+    return level >= 0 && level < SIMD_COUNT ? simd_sets[level].name : "?";
+}
+
+int simd_from_name(const char *name) {
+    if (!name || !strcmp(name, "auto")) return cpu_best_simd();
+    for (int i = 0; i < SIMD_COUNT; i++) if (!strcmp(name, simd_sets[i].name)) return i;
+    return -1;
+}
+
+const char *simd_names(char *buf, size_t cap) {
+    size_t n = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < SIMD_COUNT && n < cap; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%s%s", i == 0 ? "" : i == SIMD_COUNT - 1 ? " or " : ", ",
+                              simd_sets[i].name);
+    return buf;
+}
+
+const char *ts_simd_name(int i) { return i >= 0 && i < SIMD_COUNT ? simd_sets[i].name : NULL; }
+
+bool cpu_has_simd(int level) { return level >= 0 && level < SIMD_COUNT && simd_sets[level].runs(); }
 
 bool cpu_has_neon_dotprod(void) {
 #if defined(__aarch64__) && defined(__linux__)
@@ -67,8 +109,9 @@ bool cpu_has_neon_dotprod(void) {
 #endif
 }
 
+/* The last set this CPU runs: within an architecture, the enum lists them from plain to best. */
 int cpu_best_simd(void) {
-    static const int order[] = { SIMD_AVX512, SIMD_AVX2, SIMD_NEON };
-    for (int i = 0; i < 3; i++) if (cpu_has_simd(order[i])) return order[i];
+    for (int level = SIMD_COUNT - 1; level > SIMD_SCALAR; level--)
+        if (cpu_has_simd(level)) return level;
     return SIMD_SCALAR;
 }

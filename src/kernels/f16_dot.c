@@ -10,36 +10,29 @@
 
 static float f16_dot_generic(const void *w, const void *a, int64_t k) { return float_dot_portable(w, a, k); }
 
-const type_kernels f16_kernels_generic = { TS_F32, f16_dot_generic, NULL, 0, 0 };
+const type_kernels f16_kernels_generic = { .act_type = TS_F32, .dot = f16_dot_generic };
 
 #if defined(TS_X86)
 /* 1 x 2 tiles with AVX2 and 2 x 4 with AVX-512 (see float_dot.h for why). */
-static TARGET_AVX2 float f16_dot_avx2(const void *w, const void *a, int64_t k) {
-    float y;
-    float_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
+DOT_FROM_BODY(TARGET_AVX2, f16_dot_avx2, float_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, f16_tile_avx2, float_avx2_body, 1, 2)
+const type_kernels f16_kernels_avx2 = {
+    .act_type = TS_F32, .dot = f16_dot_avx2,
+    .tile = f16_tile_avx2, .tile_rows = 1, .tile_cols = 2 };
 
-static TARGET_AVX2 void f16_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                      float *y, long ys) {
-    float_avx2_body(w, ws, a, as, k, y, ys, 1, 2);
-}
-
-static TARGET_AVX512 float f16_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    float_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX512 void f16_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                          float *y, long ys) {
-    float_avx512_body(w, ws, a, as, k, y, ys, 2, 4);
-}
-
-const type_kernels f16_kernels_avx2 = { TS_F32, f16_dot_avx2, f16_tile_avx2, 1, 2 };
-const type_kernels f16_kernels_avx512 = { TS_F32, f16_dot_avx512, f16_tile_avx512, 2, 4 };
+DOT_FROM_BODY(TARGET_AVX512, f16_dot_avx512, float_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, f16_tile_avx512, float_avx512_body, 2, 4)
+const type_kernels f16_kernels_avx512 = {
+    .act_type = TS_F32, .dot = f16_dot_avx512,
+    .tile = f16_tile_avx512, .tile_rows = 2, .tile_cols = 4 };
 #endif
 
 #if defined(__aarch64__)
-FLOAT_NEON_KERNELS(f16);
+/* 4 x 1 rows and 2 x 4 tiles (whose 2 x 4 x 2 accumulators stay in registers) */
+DOT_FROM_BODY(TARGET_NEON, f16_dot_neon, float_neon_body)
+TILE_FROM_BODY(TARGET_NEON, f16_rows4_neon, float_neon_body, 4, 1)
+TILE_FROM_BODY(TARGET_NEON, f16_tile_neon, float_neon_body, 2, 4)
+const type_kernels f16_kernels_neon = {
+    .act_type = TS_F32, .dot = f16_dot_neon, .rows4 = f16_rows4_neon,
+    .tile = f16_tile_neon, .tile_rows = 2, .tile_cols = 4 };
 #endif

@@ -173,21 +173,4 @@ static ALWAYS_INLINE void float_neon_body(const uint8_t *w, size_t ws, const uin
         }
 }
 
-/* The row dot, the 4 x 1 rows and the 2 x 4 tile (2 x 4 x 2 accumulators stay in registers) of the
- * NEON body, exported as T_kernels_neon. */
-#define FLOAT_NEON_KERNELS(T)                                                                            \
-    static float T##_dot_neon(const void *w, const void *a, int64_t k) {                                 \
-        float y;                                                                                         \
-        float_neon_body(w, 0, a, 0, k, &y, 0, 1, 1);                                                     \
-        return y;                                                                                        \
-    }                                                                                                    \
-    static void T##_rows4_neon(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,      \
-                               float *y, long ys) {                                                      \
-        float_neon_body(w, ws, a, as, k, y, ys, 4, 1);                                                   \
-    }                                                                                                    \
-    static void T##_tile_neon(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,       \
-                              float *y, long ys) {                                                       \
-        float_neon_body(w, ws, a, as, k, y, ys, 2, 4);                                                   \
-    }                                                                                                    \
-    const type_kernels T##_kernels_neon = { TS_F32, T##_dot_neon, T##_tile_neon, 2, 4, T##_rows4_neon }
 #endif

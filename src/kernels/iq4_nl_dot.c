@@ -9,7 +9,7 @@
 
 static float iq4_nl_dot_generic(const void *w, const void *a, int64_t k) { return table4_dot_q8_0(w, a, k, 0); }
 
-const type_kernels iq4_nl_kernels_generic = { TS_Q8_0, iq4_nl_dot_generic, NULL, 0, 0 };
+const type_kernels iq4_nl_kernels_generic = { .act_type = TS_Q8_0, .dot = iq4_nl_dot_generic };
 
 #if defined(TS_X86)
 static ALWAYS_INLINE TARGET_AVX2 void iq4_nl_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
@@ -32,30 +32,17 @@ static ALWAYS_INLINE TARGET_AVX512 void iq4_nl_avx512_body(const uint8_t *w, siz
     PAIR_TILE_VNNI_BODY(block_iq4_nl, iq4_nl_codes_pair, pair_scales, 0)
 }
 
-static TARGET_AVX2 float iq4_nl_dot_avx2(const void *w, const void *a, int64_t k) {
-    float y;
-    iq4_nl_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
+DOT_FROM_BODY(TARGET_AVX2, iq4_nl_dot_avx2, iq4_nl_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, iq4_nl_tile_avx2, iq4_nl_avx2_body, 4, 4)
+const type_kernels iq4_nl_kernels_avx2 = {
+    .act_type = TS_Q8_0, .dot = iq4_nl_dot_avx2,
+    .tile = iq4_nl_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
-static TARGET_AVX2 void iq4_nl_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                         float *y, long ys) {
-    iq4_nl_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-static TARGET_AVX512 float iq4_nl_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    iq4_nl_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX512 void iq4_nl_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                             float *y, long ys) {
-    iq4_nl_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-const type_kernels iq4_nl_kernels_avx2 = { TS_Q8_0, iq4_nl_dot_avx2, iq4_nl_tile_avx2, 4, 4 };
-const type_kernels iq4_nl_kernels_avx512 = { ACT_Q8_0X2, iq4_nl_dot_avx512, iq4_nl_tile_avx512, 4, 4 };
+DOT_FROM_BODY(TARGET_AVX512, iq4_nl_dot_avx512, iq4_nl_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, iq4_nl_tile_avx512, iq4_nl_avx512_body, 4, 4)
+const type_kernels iq4_nl_kernels_avx512 = {
+    .act_type = ACT_Q8_0X2, .dot = iq4_nl_dot_avx512,
+    .tile = iq4_nl_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
 #endif
 
 #if defined(__aarch64__)
@@ -72,5 +59,10 @@ static ALWAYS_INLINE TARGET_DOTPROD void iq4_nl_dotprod_body(const uint8_t *w, s
     SIGNED_TILE_DOTPROD_BODY(sizeof(block_iq4_nl), iq4_nl_codes_neon, block_f16_scale)
 }
 
-DOTPROD_KERNELS(iq4_nl, TS_Q8_0);
+DOT_FROM_BODY(TARGET_DOTPROD, iq4_nl_dot_dotprod, iq4_nl_dotprod_body)
+TILE_FROM_BODY(TARGET_DOTPROD, iq4_nl_rows4_dotprod, iq4_nl_dotprod_body, 4, 1)
+TILE_FROM_BODY(TARGET_DOTPROD, iq4_nl_tile_dotprod, iq4_nl_dotprod_body, 4, 4)
+const type_kernels iq4_nl_kernels_neon_dotprod = {
+    .act_type = TS_Q8_0, .dot = iq4_nl_dot_dotprod, .rows4 = iq4_nl_rows4_dotprod,
+    .tile = iq4_nl_tile_dotprod, .tile_rows = 4, .tile_cols = 4 };
 #endif

@@ -37,7 +37,7 @@ static ALWAYS_INLINE float dot_iq4_xs_q8_k(const void *w, const void *act, int64
 
 static float iq4_xs_dot_generic(const void *w, const void *a, int64_t k) { return dot_iq4_xs_q8_k(w, a, k); }
 
-const type_kernels iq4_xs_kernels_generic = { TS_Q8_K, iq4_xs_dot_generic, NULL, 0, 0 };
+const type_kernels iq4_xs_kernels_generic = { .act_type = TS_Q8_K, .dot = iq4_xs_dot_generic };
 
 #if defined(TS_X86)
 /* Per super-block and output: per sub-block the 32 looked-up codes (pshufb) times the activations
@@ -196,30 +196,17 @@ static ALWAYS_INLINE TARGET_AVX512 void iq4_xs_avx512_body(const uint8_t *w, siz
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x16(acc[r][c]);
 }
 
-static TARGET_AVX2 float iq4_xs_dot_avx2(const void *w, const void *a, int64_t k) {
-    float y;
-    iq4_xs_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
+DOT_FROM_BODY(TARGET_AVX2, iq4_xs_dot_avx2, iq4_xs_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, iq4_xs_tile_avx2, iq4_xs_avx2_body, 4, 4)
+const type_kernels iq4_xs_kernels_avx2 = {
+    .act_type = TS_Q8_K, .dot = iq4_xs_dot_avx2,
+    .tile = iq4_xs_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
-static TARGET_AVX2 void iq4_xs_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                         float *y, long ys) {
-    iq4_xs_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-static TARGET_AVX512 float iq4_xs_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    iq4_xs_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX512 void iq4_xs_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                             float *y, long ys) {
-    iq4_xs_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-const type_kernels iq4_xs_kernels_avx2 = { TS_Q8_K, iq4_xs_dot_avx2, iq4_xs_tile_avx2, 4, 4 };
-const type_kernels iq4_xs_kernels_avx512 = { TS_Q8_K, iq4_xs_dot_avx512, iq4_xs_tile_avx512, 4, 4 };
+DOT_FROM_BODY(TARGET_AVX512, iq4_xs_dot_avx512, iq4_xs_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, iq4_xs_tile_avx512, iq4_xs_avx512_body, 4, 4)
+const type_kernels iq4_xs_kernels_avx512 = {
+    .act_type = TS_Q8_K, .dot = iq4_xs_dot_avx512,
+    .tile = iq4_xs_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
 #endif
 
 #if defined(__aarch64__)
@@ -265,5 +252,10 @@ static ALWAYS_INLINE TARGET_DOTPROD void iq4_xs_dotprod_body(const uint8_t *w, s
     store_tile_sums(sum, y, ys, NR, NC);
 }
 
-DOTPROD_KERNELS(iq4_xs, TS_Q8_K);
+DOT_FROM_BODY(TARGET_DOTPROD, iq4_xs_dot_dotprod, iq4_xs_dotprod_body)
+TILE_FROM_BODY(TARGET_DOTPROD, iq4_xs_rows4_dotprod, iq4_xs_dotprod_body, 4, 1)
+TILE_FROM_BODY(TARGET_DOTPROD, iq4_xs_tile_dotprod, iq4_xs_dotprod_body, 4, 4)
+const type_kernels iq4_xs_kernels_neon_dotprod = {
+    .act_type = TS_Q8_K, .dot = iq4_xs_dot_dotprod, .rows4 = iq4_xs_rows4_dotprod,
+    .tile = iq4_xs_tile_dotprod, .tile_rows = 4, .tile_cols = 4 };
 #endif

@@ -1,5 +1,5 @@
-/* The kernel sets: per SIMD level, each weight type's kernels (exported by the type's file) and
- * the activation quantizers they read. */
+/* The kernel sets: per instruction set (enum simd_level, cpu.h), each weight type's kernels
+ * (exported by the type's file) and the activation quantizers they read. */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
@@ -104,16 +104,23 @@ static const kernel_set neon_dotprod_set = {
     } };
 #endif
 
-const kernel_set *kernel_set_for(int level) {
-    switch (level) {
-    case SIMD_SCALAR: return &scalar_set;
+/* Each instruction set's kernels, indexed by enum simd_level (the list of sets: cpu.h); NULL for
+ * the sets of other architectures. */
+static const kernel_set *const kernel_sets[SIMD_COUNT] = {
+    [SIMD_SCALAR] = &scalar_set,
 #if defined(TS_X86)
-    case SIMD_AVX2: return &avx2_set;
-    case SIMD_AVX512: return &avx512_set;
+    [SIMD_AVX2] = &avx2_set,
+    [SIMD_AVX512] = &avx512_set,
 #endif
 #if defined(__aarch64__)
-    case SIMD_NEON: return cpu_has_neon_dotprod() ? &neon_dotprod_set : &neon_set;
+    [SIMD_NEON] = &neon_set,
 #endif
-    default: return NULL;
-    }
+};
+
+const kernel_set *kernel_set_for(int level) {
+    if (level < 0 || level >= SIMD_COUNT) return NULL;
+#if defined(__aarch64__)
+    if (level == SIMD_NEON && cpu_has_neon_dotprod()) return &neon_dotprod_set;   /* the SDOT kernels */
+#endif
+    return kernel_sets[level];
 }

@@ -9,7 +9,7 @@
 
 static float mxfp4_dot_generic(const void *w, const void *a, int64_t k) { return table4_dot_q8_0(w, a, k, 1); }
 
-const type_kernels mxfp4_kernels_generic = { TS_Q8_0, mxfp4_dot_generic, NULL, 0, 0 };
+const type_kernels mxfp4_kernels_generic = { .act_type = TS_Q8_0, .dot = mxfp4_dot_generic };
 
 #if defined(TS_X86)
 static ALWAYS_INLINE TARGET_AVX2 void mxfp4_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
@@ -39,30 +39,17 @@ static ALWAYS_INLINE TARGET_AVX512 void mxfp4_avx512_body(const uint8_t *w, size
     PAIR_TILE_VNNI_BODY(block_mxfp4, mxfp4_codes_pair, mxfp4_scales_pair, 0)
 }
 
-static TARGET_AVX2 float mxfp4_dot_avx2(const void *w, const void *a, int64_t k) {
-    float y;
-    mxfp4_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
+DOT_FROM_BODY(TARGET_AVX2, mxfp4_dot_avx2, mxfp4_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, mxfp4_tile_avx2, mxfp4_avx2_body, 4, 4)
+const type_kernels mxfp4_kernels_avx2 = {
+    .act_type = TS_Q8_0, .dot = mxfp4_dot_avx2,
+    .tile = mxfp4_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
-static TARGET_AVX2 void mxfp4_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                        float *y, long ys) {
-    mxfp4_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-static TARGET_AVX512 float mxfp4_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    mxfp4_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX512 void mxfp4_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                            float *y, long ys) {
-    mxfp4_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-const type_kernels mxfp4_kernels_avx2 = { TS_Q8_0, mxfp4_dot_avx2, mxfp4_tile_avx2, 4, 4 };
-const type_kernels mxfp4_kernels_avx512 = { ACT_Q8_0X2, mxfp4_dot_avx512, mxfp4_tile_avx512, 4, 4 };
+DOT_FROM_BODY(TARGET_AVX512, mxfp4_dot_avx512, mxfp4_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, mxfp4_tile_avx512, mxfp4_avx512_body, 4, 4)
+const type_kernels mxfp4_kernels_avx512 = {
+    .act_type = ACT_Q8_0X2, .dot = mxfp4_dot_avx512,
+    .tile = mxfp4_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
 #endif
 
 #if defined(__aarch64__)
@@ -81,5 +68,10 @@ static ALWAYS_INLINE TARGET_DOTPROD void mxfp4_dotprod_body(const uint8_t *w, si
     SIGNED_TILE_DOTPROD_BODY(sizeof(block_mxfp4), mxfp4_codes_neon, mxfp4_scale_neon)
 }
 
-DOTPROD_KERNELS(mxfp4, TS_Q8_0);
+DOT_FROM_BODY(TARGET_DOTPROD, mxfp4_dot_dotprod, mxfp4_dotprod_body)
+TILE_FROM_BODY(TARGET_DOTPROD, mxfp4_rows4_dotprod, mxfp4_dotprod_body, 4, 1)
+TILE_FROM_BODY(TARGET_DOTPROD, mxfp4_tile_dotprod, mxfp4_dotprod_body, 4, 4)
+const type_kernels mxfp4_kernels_neon_dotprod = {
+    .act_type = TS_Q8_0, .dot = mxfp4_dot_dotprod, .rows4 = mxfp4_rows4_dotprod,
+    .tile = mxfp4_tile_dotprod, .tile_rows = 4, .tile_cols = 4 };
 #endif

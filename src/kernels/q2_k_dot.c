@@ -27,13 +27,13 @@ static ALWAYS_INLINE float dot_q2_k_q8_k(const void *w, const void *act, int64_t
 
 static float q2_k_dot_generic(const void *w, const void *a, int64_t k) { return dot_q2_k_q8_k(w, a, k); }
 
-const type_kernels q2_k_kernels_generic = { TS_Q8_K, q2_k_dot_generic, NULL, 0, 0 };
+const type_kernels q2_k_kernels_generic = { .act_type = TS_Q8_K, .dot = q2_k_dot_generic };
 
 #if defined(TS_X86)
 /* The portable body compiled for AVX2 and for AVX-512: the compiler vectorizes its integer loops. */
 static TARGET_AVX2 float q2_k_dot_avx2(const void *w, const void *a, int64_t k) { return dot_q2_k_q8_k(w, a, k); }
 static TARGET_AVX512 float q2_k_dot_avx512(const void *w, const void *a, int64_t k) { return dot_q2_k_q8_k(w, a, k); }
 
-const type_kernels q2_k_kernels_avx2 = { TS_Q8_K, q2_k_dot_avx2, NULL, 0, 0 };
-const type_kernels q2_k_kernels_avx512 = { TS_Q8_K, q2_k_dot_avx512, NULL, 0, 0 };
+const type_kernels q2_k_kernels_avx2 = { .act_type = TS_Q8_K, .dot = q2_k_dot_avx2 };
+const type_kernels q2_k_kernels_avx512 = { .act_type = TS_Q8_K, .dot = q2_k_dot_avx512 };
 #endif

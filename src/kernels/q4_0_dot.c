@@ -22,11 +22,12 @@ static ALWAYS_INLINE float dot_q4_0_q8_0(const void *w, const void *act, int64_t
 
 static float q4_0_dot_generic(const void *w, const void *a, int64_t k) { return dot_q4_0_q8_0(w, a, k); }
 
-const type_kernels q4_0_kernels_generic = { TS_Q8_0, q4_0_dot_generic, NULL, 0, 0 };
+const type_kernels q4_0_kernels_generic = { .act_type = TS_Q8_0, .dot = q4_0_dot_generic };
 
 #if defined(TS_X86)
 /* AVX2: the portable body, vectorized by the compiler. */
 static TARGET_AVX2 float q4_0_dot_avx2(const void *w, const void *a, int64_t k) { return dot_q4_0_q8_0(w, a, k); }
+const type_kernels q4_0_kernels_avx2 = { .act_type = TS_Q8_0, .dot = q4_0_dot_avx2 };
 
 /* The signed codes of blocks b[0] and b[1] (when both) in one 512-bit vector: nibbles minus 8. */
 static ALWAYS_INLINE TARGET_AVX512 __m512i q4_0_codes_pair(const block_q4_0 *b, int both) {
@@ -40,19 +41,11 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_0_avx512_body(const uint8_t *w, size_
     PAIR_TILE_VNNI_BODY(block_q4_0, q4_0_codes_pair, pair_scales, 0)
 }
 
-static TARGET_AVX512 float q4_0_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    q4_0_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX512 void q4_0_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                           float *y, long ys) {
-    q4_0_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-const type_kernels q4_0_kernels_avx2 = { TS_Q8_0, q4_0_dot_avx2, NULL, 0, 0 };
-const type_kernels q4_0_kernels_avx512 = { ACT_Q8_0X2, q4_0_dot_avx512, q4_0_tile_avx512, 4, 4 };
+DOT_FROM_BODY(TARGET_AVX512, q4_0_dot_avx512, q4_0_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, q4_0_tile_avx512, q4_0_avx512_body, 4, 4)
+const type_kernels q4_0_kernels_avx512 = {
+    .act_type = ACT_Q8_0X2, .dot = q4_0_dot_avx512,
+    .tile = q4_0_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
 #endif
 
 #if defined(__aarch64__)
@@ -68,5 +61,10 @@ static ALWAYS_INLINE TARGET_DOTPROD void q4_0_dotprod_body(const uint8_t *w, siz
     SIGNED_TILE_DOTPROD_BODY(sizeof(block_q4_0), q4_0_codes_neon, block_f16_scale)
 }
 
-DOTPROD_KERNELS(q4_0, TS_Q8_0);
+DOT_FROM_BODY(TARGET_DOTPROD, q4_0_dot_dotprod, q4_0_dotprod_body)
+TILE_FROM_BODY(TARGET_DOTPROD, q4_0_rows4_dotprod, q4_0_dotprod_body, 4, 1)
+TILE_FROM_BODY(TARGET_DOTPROD, q4_0_tile_dotprod, q4_0_dotprod_body, 4, 4)
+const type_kernels q4_0_kernels_neon_dotprod = {
+    .act_type = TS_Q8_0, .dot = q4_0_dot_dotprod, .rows4 = q4_0_rows4_dotprod,
+    .tile = q4_0_tile_dotprod, .tile_rows = 4, .tile_cols = 4 };
 #endif

@@ -22,13 +22,13 @@ static ALWAYS_INLINE float dot_q4_1_q8_0(const void *w, const void *act, int64_t
 
 static float q4_1_dot_generic(const void *w, const void *a, int64_t k) { return dot_q4_1_q8_0(w, a, k); }
 
-const type_kernels q4_1_kernels_generic = { TS_Q8_0, q4_1_dot_generic, NULL, 0, 0 };
+const type_kernels q4_1_kernels_generic = { .act_type = TS_Q8_0, .dot = q4_1_dot_generic };
 
 #if defined(TS_X86)
 /* The portable body compiled for AVX2 and for AVX-512: the compiler vectorizes its integer loops. */
 static TARGET_AVX2 float q4_1_dot_avx2(const void *w, const void *a, int64_t k) { return dot_q4_1_q8_0(w, a, k); }
 static TARGET_AVX512 float q4_1_dot_avx512(const void *w, const void *a, int64_t k) { return dot_q4_1_q8_0(w, a, k); }
 
-const type_kernels q4_1_kernels_avx2 = { TS_Q8_0, q4_1_dot_avx2, NULL, 0, 0 };
-const type_kernels q4_1_kernels_avx512 = { TS_Q8_0, q4_1_dot_avx512, NULL, 0, 0 };
+const type_kernels q4_1_kernels_avx2 = { .act_type = TS_Q8_0, .dot = q4_1_dot_avx2 };
+const type_kernels q4_1_kernels_avx512 = { .act_type = TS_Q8_0, .dot = q4_1_dot_avx512 };
 #endif

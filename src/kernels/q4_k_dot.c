@@ -35,7 +35,7 @@ static float q4_k_dot_generic(const void *w, const void *act, int64_t k) {
     return dot_q4_k_q8_k(w, act, k);
 }
 
-const type_kernels q4_k_kernels_generic = { TS_Q8_K, q4_k_dot_generic, NULL, 0, 0 };
+const type_kernels q4_k_kernels_generic = { .act_type = TS_Q8_K, .dot = q4_k_dot_generic };
 
 #if defined(TS_X86)
 /* Per super-block and output: the scaled group sums in 8 int32 lanes (maddubs gives the byte-pair
@@ -121,40 +121,19 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_avx512_body(const uint8_t *w, size_
     k4_tile_avx512(w, ws, a, as, k, y, ys, NR, NC, 0);
 }
 
-static TARGET_AVX2 float q4_k_dot_avx2(const void *w, const void *a, int64_t k) {
-    float y;
-    q4_k_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
+DOT_FROM_BODY(TARGET_AVX2, q4_k_dot_avx2, q4_k_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, q4_k_rows4_avx2, q4_k_avx2_body, 4, 1)
+TILE_FROM_BODY(TARGET_AVX2, q4_k_tile_avx2, q4_k_avx2_body, 4, 4)
+const type_kernels q4_k_kernels_avx2 = {
+    .act_type = TS_Q8_K, .dot = q4_k_dot_avx2, .rows4 = q4_k_rows4_avx2,
+    .tile = q4_k_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
-static TARGET_AVX2 void q4_k_rows4_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                        float *y, long ys) {
-    q4_k_avx2_body(w, ws, a, as, k, y, ys, 4, 1);
-}
-
-static TARGET_AVX2 void q4_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                       float *y, long ys) {
-    q4_k_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-static TARGET_AVX512 float q4_k_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    q4_k_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX512 void q4_k_rows4_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                        float *y, long ys) {
-    q4_k_avx512_body(w, ws, a, as, k, y, ys, 4, 1);
-}
-
-static TARGET_AVX512 void q4_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                           float *y, long ys) {
-    q4_k_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-const type_kernels q4_k_kernels_avx2 = { TS_Q8_K, q4_k_dot_avx2, q4_k_tile_avx2, 4, 4, q4_k_rows4_avx2 };
-const type_kernels q4_k_kernels_avx512 = { ACT_Q8_K_NIBBLES, q4_k_dot_avx512, q4_k_tile_avx512, 4, 4, q4_k_rows4_avx512 };
+DOT_FROM_BODY(TARGET_AVX512, q4_k_dot_avx512, q4_k_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, q4_k_rows4_avx512, q4_k_avx512_body, 4, 1)
+TILE_FROM_BODY(TARGET_AVX512, q4_k_tile_avx512, q4_k_avx512_body, 4, 4)
+const type_kernels q4_k_kernels_avx512 = {
+    .act_type = ACT_Q8_K_NIBBLES, .dot = q4_k_dot_avx512, .rows4 = q4_k_rows4_avx512,
+    .tile = q4_k_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
 #endif
 
 #if defined(__aarch64__)
@@ -164,5 +143,10 @@ static ALWAYS_INLINE TARGET_DOTPROD void q4_k_dotprod_body(const uint8_t *w, siz
     k4_tile_dotprod(w, ws, a, as, k, y, ys, NR, NC, 0);
 }
 
-DOTPROD_KERNELS(q4_k, TS_Q8_K);
+DOT_FROM_BODY(TARGET_DOTPROD, q4_k_dot_dotprod, q4_k_dotprod_body)
+TILE_FROM_BODY(TARGET_DOTPROD, q4_k_rows4_dotprod, q4_k_dotprod_body, 4, 1)
+TILE_FROM_BODY(TARGET_DOTPROD, q4_k_tile_dotprod, q4_k_dotprod_body, 4, 4)
+const type_kernels q4_k_kernels_neon_dotprod = {
+    .act_type = TS_Q8_K, .dot = q4_k_dot_dotprod, .rows4 = q4_k_rows4_dotprod,
+    .tile = q4_k_tile_dotprod, .tile_rows = 4, .tile_cols = 4 };
 #endif

@@ -53,29 +53,17 @@ static ALWAYS_INLINE TARGET_AVX2 void q4nx_avx2_body(const uint8_t *w, size_t ws
         for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
 }
 
-static TARGET_AVX2 float q4nx_dot_avx2(const void *w, const void *a, int64_t k) {
-    float y;
-    q4nx_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX2 void q4nx_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                       float *y, long ys) {
-    q4nx_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
 /* AVX-512: the AVX2 body compiled for the AVX-512 target. */
-static TARGET_AVX512 float q4nx_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    q4nx_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
 
-static TARGET_AVX512 void q4nx_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                           float *y, long ys) {
-    q4nx_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
-}
+DOT_FROM_BODY(TARGET_AVX2, q4nx_dot_avx2, q4nx_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, q4nx_tile_avx2, q4nx_avx2_body, 4, 4)
+const type_kernels q4nx_kernels_avx2 = {
+    .act_type = TS_F32, .dot = q4nx_dot_avx2,
+    .tile = q4nx_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
-const type_kernels q4nx_kernels_avx2 = { TS_F32, q4nx_dot_avx2, q4nx_tile_avx2, 4, 4 };
-const type_kernels q4nx_kernels_avx512 = { TS_F32, q4nx_dot_avx512, q4nx_tile_avx512, 4, 4 };
+DOT_FROM_BODY(TARGET_AVX512, q4nx_dot_avx512, q4nx_avx2_body)
+TILE_FROM_BODY(TARGET_AVX512, q4nx_tile_avx512, q4nx_avx2_body, 4, 4)
+const type_kernels q4nx_kernels_avx512 = {
+    .act_type = TS_F32, .dot = q4nx_dot_avx512,
+    .tile = q4nx_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
 #endif

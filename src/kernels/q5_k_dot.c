@@ -32,11 +32,12 @@ static ALWAYS_INLINE float dot_q5_k_q8_k(const void *w, const void *act, int64_t
 
 static float q5_k_dot_generic(const void *w, const void *a, int64_t k) { return dot_q5_k_q8_k(w, a, k); }
 
-const type_kernels q5_k_kernels_generic = { TS_Q8_K, q5_k_dot_generic, NULL, 0, 0 };
+const type_kernels q5_k_kernels_generic = { .act_type = TS_Q8_K, .dot = q5_k_dot_generic };
 
 #if defined(TS_X86)
 /* AVX2: the portable body, vectorized by the compiler. */
 static TARGET_AVX2 float q5_k_dot_avx2(const void *w, const void *a, int64_t k) { return dot_q5_k_q8_k(w, a, k); }
+const type_kernels q5_k_kernels_avx2 = { .act_type = TS_Q8_K, .dot = q5_k_dot_avx2 };
 
 /* AVX-512: the Q4_K body (q4_k_simd.h) with the fifth bit. */
 static ALWAYS_INLINE TARGET_AVX512 void q5_k_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
@@ -45,24 +46,12 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_k_avx512_body(const uint8_t *w, size_
     k4_tile_avx512(w, ws, a, as, k, y, ys, NR, NC, 1);
 }
 
-static TARGET_AVX512 float q5_k_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    q5_k_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX512 void q5_k_rows4_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                            float *y, long ys) {
-    q5_k_avx512_body(w, ws, a, as, k, y, ys, 4, 1);
-}
-
-static TARGET_AVX512 void q5_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                           float *y, long ys) {
-    q5_k_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-const type_kernels q5_k_kernels_avx2 = { TS_Q8_K, q5_k_dot_avx2, NULL, 0, 0 };
-const type_kernels q5_k_kernels_avx512 = { TS_Q8_K, q5_k_dot_avx512, q5_k_tile_avx512, 4, 4, q5_k_rows4_avx512 };
+DOT_FROM_BODY(TARGET_AVX512, q5_k_dot_avx512, q5_k_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, q5_k_rows4_avx512, q5_k_avx512_body, 4, 1)
+TILE_FROM_BODY(TARGET_AVX512, q5_k_tile_avx512, q5_k_avx512_body, 4, 4)
+const type_kernels q5_k_kernels_avx512 = {
+    .act_type = TS_Q8_K, .dot = q5_k_dot_avx512, .rows4 = q5_k_rows4_avx512,
+    .tile = q5_k_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
 #endif
 
 #if defined(__aarch64__)
@@ -72,5 +61,10 @@ static ALWAYS_INLINE TARGET_DOTPROD void q5_k_dotprod_body(const uint8_t *w, siz
     k4_tile_dotprod(w, ws, a, as, k, y, ys, NR, NC, 1);
 }
 
-DOTPROD_KERNELS(q5_k, TS_Q8_K);
+DOT_FROM_BODY(TARGET_DOTPROD, q5_k_dot_dotprod, q5_k_dotprod_body)
+TILE_FROM_BODY(TARGET_DOTPROD, q5_k_rows4_dotprod, q5_k_dotprod_body, 4, 1)
+TILE_FROM_BODY(TARGET_DOTPROD, q5_k_tile_dotprod, q5_k_dotprod_body, 4, 4)
+const type_kernels q5_k_kernels_neon_dotprod = {
+    .act_type = TS_Q8_K, .dot = q5_k_dot_dotprod, .rows4 = q5_k_rows4_dotprod,
+    .tile = q5_k_tile_dotprod, .tile_rows = 4, .tile_cols = 4 };
 #endif

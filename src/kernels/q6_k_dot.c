@@ -34,7 +34,7 @@ static float q6_k_dot_generic(const void *w, const void *act, int64_t k) {
     return dot_q6_k_q8_k(w, act, k);
 }
 
-const type_kernels q6_k_kernels_generic = { TS_Q8_K, q6_k_dot_generic, NULL, 0, 0 };
+const type_kernels q6_k_kernels_generic = { .act_type = TS_Q8_K, .dot = q6_k_dot_generic };
 
 #if defined(TS_X86)
 /* sum_g scales[g] bsum[g] over the 16 groups of a super-block (bs: the activation's bsums) */
@@ -253,40 +253,19 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
     store_exact_sums(y, ys, NR, NC, sum16, sum4, sum);
 }
 
-static TARGET_AVX2 float q6_k_dot_avx2(const void *w, const void *a, int64_t k) {
-    float y;
-    q6_k_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
+DOT_FROM_BODY(TARGET_AVX2, q6_k_dot_avx2, q6_k_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, q6_k_rows4_avx2, q6_k_avx2_body, 4, 1)
+TILE_FROM_BODY(TARGET_AVX2, q6_k_tile_avx2, q6_k_avx2_body, 4, 4)
+const type_kernels q6_k_kernels_avx2 = {
+    .act_type = TS_Q8_K, .dot = q6_k_dot_avx2, .rows4 = q6_k_rows4_avx2,
+    .tile = q6_k_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
-static TARGET_AVX2 void q6_k_rows4_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                        float *y, long ys) {
-    q6_k_avx2_body(w, ws, a, as, k, y, ys, 4, 1);
-}
-
-static TARGET_AVX2 void q6_k_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                       float *y, long ys) {
-    q6_k_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-static TARGET_AVX512 float q6_k_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    q6_k_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX512 void q6_k_rows4_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                        float *y, long ys) {
-    q6_k_avx512_body(w, ws, a, as, k, y, ys, 4, 1);
-}
-
-static TARGET_AVX512 void q6_k_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                           float *y, long ys) {
-    q6_k_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-const type_kernels q6_k_kernels_avx2 = { TS_Q8_K, q6_k_dot_avx2, q6_k_tile_avx2, 4, 4, q6_k_rows4_avx2 };
-const type_kernels q6_k_kernels_avx512 = { TS_Q8_K, q6_k_dot_avx512, q6_k_tile_avx512, 4, 4, q6_k_rows4_avx512 };
+DOT_FROM_BODY(TARGET_AVX512, q6_k_dot_avx512, q6_k_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, q6_k_rows4_avx512, q6_k_avx512_body, 4, 1)
+TILE_FROM_BODY(TARGET_AVX512, q6_k_tile_avx512, q6_k_avx512_body, 4, 4)
+const type_kernels q6_k_kernels_avx512 = {
+    .act_type = TS_Q8_K, .dot = q6_k_dot_avx512, .rows4 = q6_k_rows4_avx512,
+    .tile = q6_k_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
 #endif
 
 #if defined(__aarch64__)
@@ -353,5 +332,10 @@ static ALWAYS_INLINE TARGET_DOTPROD void q6_k_dotprod_body(const uint8_t *w, siz
     store_tile_sums(sum, y, ys, NR, NC);
 }
 
-DOTPROD_KERNELS(q6_k, TS_Q8_K);
+DOT_FROM_BODY(TARGET_DOTPROD, q6_k_dot_dotprod, q6_k_dotprod_body)
+TILE_FROM_BODY(TARGET_DOTPROD, q6_k_rows4_dotprod, q6_k_dotprod_body, 4, 1)
+TILE_FROM_BODY(TARGET_DOTPROD, q6_k_tile_dotprod, q6_k_dotprod_body, 4, 4)
+const type_kernels q6_k_kernels_neon_dotprod = {
+    .act_type = TS_Q8_K, .dot = q6_k_dot_dotprod, .rows4 = q6_k_rows4_dotprod,
+    .tile = q6_k_tile_dotprod, .tile_rows = 4, .tile_cols = 4 };
 #endif

@@ -18,7 +18,7 @@ static float q8_0_dot_generic(const void *w, const void *act, int64_t k) {
     return dot_q8_0_q8_0(w, act, k);
 }
 
-const type_kernels q8_0_kernels_generic = { TS_Q8_0, q8_0_dot_generic, NULL, 0, 0 };
+const type_kernels q8_0_kernels_generic = { .act_type = TS_Q8_0, .dot = q8_0_dot_generic };
 
 #if defined(TS_X86)
 /* The block's codes and scale, for the shared AVX2 body (pair_dot.h) */
@@ -45,40 +45,19 @@ static ALWAYS_INLINE TARGET_AVX512 void q8_0_avx512_body(const uint8_t *w, size_
     PAIR_TILE_VNNI_BODY(block_q8_0, load_q8_0_pair, pair_scales, 1)
 }
 
-static TARGET_AVX2 float q8_0_dot_avx2(const void *w, const void *a, int64_t k) {
-    float y;
-    q8_0_avx2_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
+DOT_FROM_BODY(TARGET_AVX2, q8_0_dot_avx2, q8_0_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, q8_0_rows4_avx2, q8_0_avx2_body, 4, 1)
+TILE_FROM_BODY(TARGET_AVX2, q8_0_tile_avx2, q8_0_avx2_body, 4, 4)
+const type_kernels q8_0_kernels_avx2 = {
+    .act_type = TS_Q8_0, .dot = q8_0_dot_avx2, .rows4 = q8_0_rows4_avx2,
+    .tile = q8_0_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
-static TARGET_AVX2 void q8_0_rows4_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                        float *y, long ys) {
-    q8_0_avx2_body(w, ws, a, as, k, y, ys, 4, 1);
-}
-
-static TARGET_AVX2 void q8_0_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                       float *y, long ys) {
-    q8_0_avx2_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-static TARGET_AVX512 float q8_0_dot_avx512(const void *w, const void *a, int64_t k) {
-    float y;
-    q8_0_avx512_body(w, 0, a, 0, k, &y, 0, 1, 1);
-    return y;
-}
-
-static TARGET_AVX512 void q8_0_rows4_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                        float *y, long ys) {
-    q8_0_avx512_body(w, ws, a, as, k, y, ys, 4, 1);
-}
-
-static TARGET_AVX512 void q8_0_tile_avx512(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
-                                           float *y, long ys) {
-    q8_0_avx512_body(w, ws, a, as, k, y, ys, 4, 4);
-}
-
-const type_kernels q8_0_kernels_avx2 = { TS_Q8_0, q8_0_dot_avx2, q8_0_tile_avx2, 4, 4, q8_0_rows4_avx2 };
-const type_kernels q8_0_kernels_avx512 = { ACT_Q8_0X2, q8_0_dot_avx512, q8_0_tile_avx512, 4, 4, q8_0_rows4_avx512 };
+DOT_FROM_BODY(TARGET_AVX512, q8_0_dot_avx512, q8_0_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, q8_0_rows4_avx512, q8_0_avx512_body, 4, 1)
+TILE_FROM_BODY(TARGET_AVX512, q8_0_tile_avx512, q8_0_avx512_body, 4, 4)
+const type_kernels q8_0_kernels_avx512 = {
+    .act_type = ACT_Q8_0X2, .dot = q8_0_dot_avx512, .rows4 = q8_0_rows4_avx512,
+    .tile = q8_0_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
 #endif
 
 #if defined(__aarch64__)
@@ -99,7 +78,7 @@ static float q8_0_dot_neon(const void *w, const void *act, int64_t k) {
     return sum;
 }
 
-const type_kernels q8_0_kernels_neon = { TS_Q8_0, q8_0_dot_neon, NULL, 0, 0 };
+const type_kernels q8_0_kernels_neon = { .act_type = TS_Q8_0, .dot = q8_0_dot_neon };
 
 /* With SDOT (pair_dot.h), NR rows x NC activations: each activation block loaded once for the rows. */
 static ALWAYS_INLINE TARGET_DOTPROD void q8_0_codes_neon(const uint8_t *b, int8x16_t *lo, int8x16_t *hi) {
@@ -112,5 +91,10 @@ static ALWAYS_INLINE TARGET_DOTPROD void q8_0_dotprod_body(const uint8_t *w, siz
     SIGNED_TILE_DOTPROD_BODY(sizeof(block_q8_0), q8_0_codes_neon, block_f16_scale)
 }
 
-DOTPROD_KERNELS(q8_0, TS_Q8_0);
+DOT_FROM_BODY(TARGET_DOTPROD, q8_0_dot_dotprod, q8_0_dotprod_body)
+TILE_FROM_BODY(TARGET_DOTPROD, q8_0_rows4_dotprod, q8_0_dotprod_body, 4, 1)
+TILE_FROM_BODY(TARGET_DOTPROD, q8_0_tile_dotprod, q8_0_dotprod_body, 4, 4)
+const type_kernels q8_0_kernels_neon_dotprod = {
+    .act_type = TS_Q8_0, .dot = q8_0_dot_dotprod, .rows4 = q8_0_rows4_dotprod,
+    .tile = q8_0_tile_dotprod, .tile_rows = 4, .tile_cols = 4 };
 #endif

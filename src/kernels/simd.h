@@ -17,11 +17,19 @@
 #include "kernels/types.h"
 #include "kernels/cpu.h"
 
+/* The function attribute of each instruction set's kernels (the sets: enum simd_level in cpu.h,
+ * their names and CPU tests in cpu.c). SIMD code is compiled per function, never by -march, so
+ * one binary runs everywhere and a set's kernels run only where cpu_has_simd says so. */
 #if defined(__x86_64__)
 #define TS_X86 1
 #define TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define TARGET_AVX512 \
     __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+#endif
+#if defined(__aarch64__)
+#define TARGET_NEON   /* none: Advanced SIMD is part of ARMv8-A */
+/* The NEON set's kernels with the ARMv8.2 dot product (SDOT), where cpu_has_neon_dotprod */
+#define TARGET_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
 #endif
 #define ALWAYS_INLINE inline __attribute__((always_inline))
 /* Unroll the following small loop completely. The tile kernels index arrays of vector accumulators
@@ -42,7 +50,6 @@
 
 #if defined(__aarch64__)
 #include <arm_neon.h>
-#define TARGET_DOTPROD __attribute__((target("arch=armv8.2-a+dotprod")))
 /* The end of a NEON tile body: output (r, c) of the NR x NC tile to y[c * ys + r]. */
 static ALWAYS_INLINE void store_tile_sums(float sum[4][4], float *y, long ys, const int NR, const int NC) {
     UNROLL
@@ -50,24 +57,6 @@ static ALWAYS_INLINE void store_tile_sums(float sum[4][4], float *y, long ys, co
         UNROLL
         for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
 }
-/* A type's NEON SDOT kernels from its tile body T_dotprod_body(w, ws, a, as, k, y, ys, NR, NC):
- * the row dot (1 x 1), the 4 x 1 rows of a matrix-vector product and the 4 x 4 tile, exported as
- * T_kernels_neon_dotprod. */
-#define DOTPROD_KERNELS(T, ACT)                                                                          \
-    static TARGET_DOTPROD float T##_dot_dotprod(const void *w, const void *a, int64_t k) {               \
-        float y;                                                                                         \
-        T##_dotprod_body(w, 0, a, 0, k, &y, 0, 1, 1);                                                    \
-        return y;                                                                                        \
-    }                                                                                                    \
-    static TARGET_DOTPROD void T##_rows4_dotprod(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
-                                                 int64_t k, float *y, long ys) {                         \
-        T##_dotprod_body(w, ws, a, as, k, y, ys, 4, 1);                                                  \
-    }                                                                                                    \
-    static TARGET_DOTPROD void T##_tile_dotprod(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, \
-                                                int64_t k, float *y, long ys) {                          \
-        T##_dotprod_body(w, ws, a, as, k, y, ys, 4, 4);                                                  \
-    }                                                                                                    \
-    const type_kernels T##_kernels_neon_dotprod = { ACT, T##_dot_dotprod, T##_tile_dotprod, 4, 4, T##_rows4_dotprod }
 #endif
 
 /* w . act over k weights: one weight row with one activation row (in the set's format). */
@@ -77,12 +66,32 @@ typedef float (*vec_dot_fn)(const void *w, const void *act, int64_t k);
  * are w_stride bytes apart, activation rows act_stride bytes apart. */
 typedef void (*tile_fn)(const uint8_t *w, size_t w_stride, const uint8_t *act, size_t act_stride,
                         int64_t k, float *y, long y_stride);
-/* The x86 kernels of a type are written once as a tile body
+/* A type's kernels for one instruction set are written once, as a tile body
  *   static ALWAYS_INLINE void T_ISA_body(w, w_stride, act, act_stride, k, y, y_stride, NR, NC)
- * (NR x NC outputs, both constants after inlining), and the type's file names the row dot
- * (T_dot_ISA: 1 x 1) and the tile (T_tile_ISA: tile_rows x tile_cols) that call it.
- *
- * One activation row of k floats into the 8-bit format. */
+ * (NR x NC outputs, both constants after inlining). Its entry points are that body at fixed
+ * shapes, each declared with its full name, so grep finds the definition:
+ *   DOT_FROM_BODY(TARGET, T_dot_ISA, body)             the row dot (vec_dot_fn), the 1 x 1 tile
+ *   TILE_FROM_BODY(TARGET, T_rows4_ISA, body, 4, 1)    the 4 x 1 rows of a matrix-vector product
+ *   TILE_FROM_BODY(TARGET, T_tile_ISA, body, NR, NC)   the tile of a matrix-matrix product
+ * (TARGET: the set's attribute above), and the type's table for the set names them:
+ *   const type_kernels q8_0_kernels_avx2 = {
+ *       .act_type = TS_Q8_0, .dot = q8_0_dot_avx2, .rows4 = q8_0_rows4_avx2,
+ *       .tile = q8_0_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
+ * A dot that is no tile body (the portable T_dot_generic, or the portable code compiled for a
+ * set's target) is written out as a function. */
+#define DOT_FROM_BODY(TARGET, name, body)                                                         \
+    static TARGET float name(const void *w, const void *a, int64_t k) {                           \
+        float y;                                                                                  \
+        body(w, 0, a, 0, k, &y, 0, 1, 1);                                                         \
+        return y;                                                                                 \
+    }
+#define TILE_FROM_BODY(TARGET, name, body, NR, NC)                                                \
+    static TARGET void name(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,  \
+                            float *y, long ys) {                                                  \
+        body(w, ws, a, as, k, y, ys, NR, NC);                                                     \
+    }
+
+/* One activation row of k floats into the 8-bit format. */
 typedef void (*quantize_act_fn)(const float *x, void *act, int64_t k);
 
 /* Activation formats that are no tensor type: Q8_0 blocks in pairs (block_q8_0x2), and Q8_K
@@ -122,8 +131,9 @@ size_t act_row_bytes(int act_type, int64_t k);
 quantize_act_fn act_quantizer(const kernel_set *ks, int act_type);
 
 /* ---- each weight type's kernels, exported by its file (q8_0_dot.c, ...) ----
- * _generic: portable C (the compiler vectorizes the integer loops for the build target); the
- * NEON set uses them, and they are the tests' reference for every ISA. */
+ * T_kernels_ISA per instruction set with kernels of its own (the sets: cpu.h), which
+ * kernel_sets.c gathers. _generic: portable C (the compiler vectorizes the integer loops for the
+ * build target); the NEON set uses some of them, and they are the tests' reference for every set. */
 
 extern const type_kernels f32_kernels_generic, f16_kernels_generic, bf16_kernels_generic;
 extern const type_kernels q8_0_kernels_generic, q4_0_kernels_generic, q4_1_kernels_generic;

@@ -76,7 +76,8 @@ int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, 
     *out = NULL;
     const char *simd = opt ? opt->simd : NULL;
     int level = simd_from_name(simd);
-    if (level < 0) return ts_fail(err, "unknown kernel set '%s' (expected auto, scalar, avx2, avx512 or neon)", simd);
+    char sets[128];
+    if (level < 0) return ts_fail(err, "unknown kernel set '%s' (expected auto, %s)", simd, simd_names(sets, sizeof sets));
     if (!cpu_has_simd(level) || !matmul_kernels(level))
         return ts_fail(err, "kernel set '%s' is not supported by this CPU or build", simd);
     int ctk = opt ? opt->cache_type_k : TS_KV_DEFAULT, ctv = opt ? opt->cache_type_v : TS_KV_DEFAULT;
