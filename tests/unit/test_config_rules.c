@@ -275,13 +275,42 @@ static void gguf_rules(void) {
     free(half);
 }
 
+/* A small Llama GGUF (2 layers, zero matrices, norms 0.5 or NaN) with one more metadata key (a
+ * string, or an integer) and one more tensor of H values when given. */
+static void write_llama_gguf(const char *path, const char *key, const char *str_value, int int_value,
+                             const char *extra_tensor, bool nan_norms) {
+    float *zeros = calloc(V * H * 4, sizeof(float)), half[64], norm[H];
+    for (int i = 0; i < 64; i++) half[i] = 0.5f;
+    for (int i = 0; i < H; i++) norm[i] = nan_norms ? NAN : 0.5f;
+    gguf_writer *w = gguf_writer_new();
+    gguf_writer_add_str(w, "general.architecture", "llama");
+    gguf_writer_add_u32(w, "llama.embedding_length", H);
+    gguf_writer_add_u32(w, "llama.block_count", 2);
+    gguf_writer_add_u32(w, "llama.attention.head_count", NH);
+    gguf_writer_add_u32(w, "llama.attention.head_count_kv", NKV);
+    if (key && str_value) gguf_writer_add_str(w, key, str_value);
+    else if (key) gguf_writer_add_u32(w, key, (uint32_t)int_value);
+    if (key && !strcmp(key, "llama.rope.scaling.type")) gguf_writer_add_f32(w, "llama.rope.scaling.factor", 2.0f);
+    gguf_writer_add_tensor(w, "token_embd.weight", TS_F32, 2, (int64_t[]){H, V}, zeros, V * H * 4);
+    gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){H}, norm, H * 4);
+    for (int l = 0; l < 2; l++) {
+        char n[64];
+        T1("attn_norm.weight", H); T2("attn_q.weight", NH * HD, H); T2("attn_k.weight", NKV * HD, H);
+        T2("attn_v.weight", NKV * HD, H); T2("attn_output.weight", H, NH * HD); T1("ffn_norm.weight", H);
+        T2("ffn_gate.weight", F, H); T2("ffn_up.weight", F, H); T2("ffn_down.weight", H, F);
+    }
+    if (extra_tensor) gguf_writer_add_tensor(w, extra_tensor, TS_F32, 1, (int64_t[]){H}, half, H * 4);
+    ts_error err = {{0}};
+    CHECK(gguf_writer_write(w, path, &err) == 0, "write llama GGUF (%s)", err.msg);
+    gguf_writer_free(w);
+    free(zeros);
+}
+
 /* The guard against partial understanding, on a small Llama GGUF: an extra tensor or metadata key
  * the engine does not know refuses the model, naming it. */
 static void gguf_guard(void) {
     char path[512];
     snprintf(path, sizeof path, "%s/guard.gguf", dir);
-    float *zeros = calloc(V * H * 4, sizeof(float)), *half = malloc(64 * sizeof(float));
-    for (int i = 0; i < 64; i++) half[i] = 0.5f;
     static const struct { const char *tensor, *key, *str_value; int int_value; const char *want; } cases[] = {
         { NULL, NULL, NULL, 0, NULL },                                   /* the plain file loads */
         { "blk.0.mystery.weight", NULL, NULL, 0, "tensor 'blk.0.mystery.weight' is not understood by this engine" },
@@ -296,29 +325,8 @@ static void gguf_guard(void) {
         { NULL, NULL, NULL, -1, NULL },                                  /* NaN norms: loads, refuses to answer */
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        gguf_writer *w = gguf_writer_new();
-        gguf_writer_add_str(w, "general.architecture", "llama");
-        gguf_writer_add_u32(w, "llama.embedding_length", H);
-        gguf_writer_add_u32(w, "llama.block_count", 2);
-        gguf_writer_add_u32(w, "llama.attention.head_count", NH);
-        gguf_writer_add_u32(w, "llama.attention.head_count_kv", NKV);
-        if (cases[c].key && cases[c].str_value) gguf_writer_add_str(w, cases[c].key, cases[c].str_value);
-        else if (cases[c].key) gguf_writer_add_u32(w, cases[c].key, (uint32_t)cases[c].int_value);
-        if (cases[c].key && !strcmp(cases[c].key, "llama.rope.scaling.type")) gguf_writer_add_f32(w, "llama.rope.scaling.factor", 2.0f);
-        gguf_writer_add_tensor(w, "token_embd.weight", TS_F32, 2, (int64_t[]){H, V}, zeros, V * H * 4);
-        float nan_norm[H];
-        for (int i = 0; i < H; i++) nan_norm[i] = cases[c].int_value == -1 ? NAN : 0.5f;
-        gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){H}, nan_norm, H * 4);
-        for (int l = 0; l < 2; l++) {
-            char n[64];
-            T1("attn_norm.weight", H); T2("attn_q.weight", NH * HD, H); T2("attn_k.weight", NKV * HD, H);
-            T2("attn_v.weight", NKV * HD, H); T2("attn_output.weight", H, NH * HD); T1("ffn_norm.weight", H);
-            T2("ffn_gate.weight", F, H); T2("ffn_up.weight", F, H); T2("ffn_down.weight", H, F);
-        }
-        if (cases[c].tensor) gguf_writer_add_tensor(w, cases[c].tensor, TS_F32, 1, (int64_t[]){H}, half, H * 4);
+        write_llama_gguf(path, cases[c].key, cases[c].str_value, cases[c].int_value, cases[c].tensor, cases[c].int_value == -1);
         ts_error err = {{0}};
-        CHECK(gguf_writer_write(w, path, &err) == 0, "write guard GGUF (%s)", err.msg);
-        gguf_writer_free(w);
         ts_model *m = NULL;
         int rc = ts_model_load(path, NULL, &m, &err);
         if (cases[c].int_value == -1 && rc == 0) {
@@ -333,11 +341,9 @@ static void gguf_guard(void) {
                    "guard: refused with a message naming the file and '%s': %s", cases[c].want, err.msg);
         ts_model_free(m);
     }
+}
 #undef T1
 #undef T2
-    free(zeros);
-    free(half);
-}
 
 /* The same key, in a GGUF's metadata and in a config.json, meets the same rule: unknown -> refused by
  * name; known to change the computation but not implemented -> refused with the reason; known to be
@@ -345,32 +351,6 @@ static void gguf_guard(void) {
 static bool has_note(const ts_model *m, const char *part) {
     for (int i = 0; i < m->n_notes; i++) if (strstr(m->notes[i], part)) return true;
     return false;
-}
-
-static void write_llama_gguf(const char *path, const char *key, uint32_t value) {
-    float *zeros = calloc(V * H * 4, sizeof(float)), half[64];
-    for (int i = 0; i < 64; i++) half[i] = 0.5f;
-    gguf_writer *w = gguf_writer_new();
-    gguf_writer_add_str(w, "general.architecture", "llama");
-    gguf_writer_add_u32(w, "llama.embedding_length", H);
-    gguf_writer_add_u32(w, "llama.block_count", 1);
-    gguf_writer_add_u32(w, "llama.attention.head_count", NH);
-    gguf_writer_add_u32(w, "llama.attention.head_count_kv", NKV);
-    if (key) gguf_writer_add_u32(w, key, value);
-    gguf_writer_add_tensor(w, "token_embd.weight", TS_F32, 2, (int64_t[]){H, V}, zeros, V * H * 4);
-    gguf_writer_add_tensor(w, "output_norm.weight", TS_F32, 1, (int64_t[]){H}, half, H * 4);
-    struct { const char *name; int64_t rows, cols; } t[] = {
-        { "blk.0.attn_norm.weight", 1, H }, { "blk.0.attn_q.weight", NH * HD, H }, { "blk.0.attn_k.weight", NKV * HD, H },
-        { "blk.0.attn_v.weight", NKV * HD, H }, { "blk.0.attn_output.weight", H, NH * HD }, { "blk.0.ffn_norm.weight", 1, H },
-        { "blk.0.ffn_gate.weight", F, H }, { "blk.0.ffn_up.weight", F, H }, { "blk.0.ffn_down.weight", H, F } };
-    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-        if (t[i].rows == 1) gguf_writer_add_tensor(w, t[i].name, TS_F32, 1, (int64_t[]){t[i].cols}, half, (size_t)t[i].cols * 4);
-        else gguf_writer_add_tensor(w, t[i].name, TS_F32, 2, (int64_t[]){t[i].cols, t[i].rows}, zeros, (size_t)(t[i].rows * t[i].cols) * 4);
-    }
-    ts_error err = {{0}};
-    CHECK(gguf_writer_write(w, path, &err) == 0, "write llama GGUF (%s)", err.msg);
-    gguf_writer_free(w);
-    free(zeros);
 }
 
 static void same_rule_both_containers(void) {
@@ -393,7 +373,7 @@ static void same_rule_both_containers(void) {
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         snprintf(key, sizeof key, "llama.%s", cases[c].gguf_key);
-        write_llama_gguf(gguf_path, key, 2);
+        write_llama_gguf(gguf_path, key, NULL, 2, NULL, false);
         char text[1024];
         snprintf(text, sizeof text, "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":6,\"num_attention_heads\":2,"
                  "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16,\"%s\":2}", cases[c].hf_field);
