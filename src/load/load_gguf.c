@@ -7,7 +7,7 @@
 #include "load/build.h"
 #include "load/rope.h"
 #include "kernels/types.h"
-#include "text/tokenizer.h"
+#include "text/vocab_gguf.h"
 #include "core/error.h"
 #include <math.h>
 #include <stdio.h>

@@ -9,7 +9,7 @@
  * left position), which is the order llama.cpp and Hugging Face tokenizers merge in. Merges leave
  * stale heap entries behind; they are recognised on pop because a symbol's id or neighbour changed.
  * Pairs are looked up by token id in a hash table built from v->merges. */
-#include "text/tokenizer.h"
+#include "text/bpe.h"
 #include "text/pretokenize.h"
 #include "core/utf8.h"
 #include "core/error.h"

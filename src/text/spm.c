@@ -6,7 +6,7 @@
  * Symbols form a doubly linked list over the escaped text; candidate pairs sit in a max-heap. A
  * merge leaves stale heap entries behind, recognised on pop by their byte length no longer being
  * the sum of the two symbols' lengths (a symbol only ever grows, or drops to 0 when absorbed). */
-#include "text/tokenizer.h"
+#include "text/spm.h"
 #include "core/utf8.h"
 #include "core/error.h"
 #include <limits.h>

@@ -6,7 +6,7 @@
  * Protobuf wire format: a message is a sequence of (tag, value); tag = field_number << 3 | wire_type,
  * a varint. Wire types: 0 varint, 1 fixed 64-bit, 2 length-delimited (varint length, then bytes),
  * 5 fixed 32-bit. Varints are little-endian base-128, at most 10 bytes for 64 bits. */
-#include "text/tokenizer.h"
+#include "text/spm_model.h"
 #include "core/utf8.h"
 #include "io/json.h"
 #include "io/file.h"

@@ -1,6 +1,8 @@
 /* Text -> ids (special-token splitting, then the vocabulary's own encoder per text segment) and
  * id -> printable bytes. Both follow llama.cpp's behaviour on GGUF vocabularies. */
 #include "text/tokenizer.h"
+#include "text/spm.h"
+#include "text/bpe.h"
 #include "core/utf8.h"
 #include "core/error.h"
 #include <stdlib.h>

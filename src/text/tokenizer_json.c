@@ -11,7 +11,8 @@
  *    tokenizer.json defines) and scores derived from merge ranks (so a score-merging SPM encoder
  *    gives the same result wherever every split of a token is listed, as converters write them).
  */
-#include "text/tokenizer.h"
+#include "text/tokenizer_json.h"
+#include "text/bpe.h"
 #include "text/pretokenize.h"
 #include "io/json.h"
 #include "io/file.h"

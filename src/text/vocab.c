@@ -1,4 +1,5 @@
-/* The shared vocabulary: a string -> id hash, and its lifetime. */
+/* The shared vocabulary: a string -> id hash, its lifetime, and the end-of-turn lookup every loader
+ * does. */
 #include "text/vocab.h"
 #include "core/error.h"
 #include <stdlib.h>
@@ -66,3 +67,13 @@ void vocab_free(vocab *v) {
     v->bos = v->eos = v->eot = v->unk = v->pad = -1;
 }
 
+void vocab_find_eot(vocab *v) {
+    static const char *const names[] = {
+        "<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>"
+    };
+    if (v->eot >= 0) return;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        int32_t id = vocab_find(v, names[i], strlen(names[i]));
+        if (id >= 0) { v->eot = id; return; }
+    }
+}

@@ -35,7 +35,7 @@ typedef struct vocab {
     int32_t bos, eos, eot, unk, pad;   /* -1 when absent */
     bool add_bos, add_eos;
     bool add_space_prefix;    /* SPM: prepend U+2581 to the text */
-    /* BPE merge lookup (left id, right id) -> rank, built by bpe_prepare() in text/tokenizer.h;
+    /* BPE merge lookup (left id, right id) -> rank, built by bpe_prepare() in text/bpe.h;
      * owned (freed by merge_table_free, which vocab_free calls), NULL until prepared (the encoder
      * then builds one per call) */
     struct bpe_merge_table *merge_table;

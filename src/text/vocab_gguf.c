@@ -1,6 +1,6 @@
 /* Loading a vocabulary from GGUF tokenizer.ggml.* metadata. */
-#include "text/vocab.h"
-#include "text/tokenizer.h"
+#include "text/vocab_gguf.h"
+#include "text/bpe.h"
 #include "core/error.h"
 #include <stdlib.h>
 #include <string.h>
@@ -129,17 +129,6 @@ static int load_merges(const gguf_file *g, vocab *v, ts_error *err) {
         if (!(v->pre = copy_str(s, len))) return ts_fail(err, "%s: out of memory", path);
     }
     return 0;
-}
-
-void vocab_find_eot(vocab *v) {
-    static const char *const names[] = {
-        "<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>"
-    };
-    if (v->eot >= 0) return;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        int32_t id = vocab_find(v, names[i], strlen(names[i]));
-        if (id >= 0) { v->eot = id; return; }
-    }
 }
 
 static int load_vocab(const gguf_file *g, vocab *v, ts_error *err) {
