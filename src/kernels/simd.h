@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "kernels/types.h"
+#include "core/tensor_type.h"
 #include "kernels/cpu.h"
 
 #if defined(__x86_64__)
