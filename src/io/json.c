@@ -54,7 +54,7 @@ typedef struct parser {
     ts_error *err;
 } parser;
 
-static void model_arena_free(arena_block *b) {
+static void arena_free_blocks(arena_block *b) {
     while (b) {
         arena_block *next = b->next;
         free(b);
@@ -64,7 +64,7 @@ static void model_arena_free(arena_block *b) {
 
 /* Big blocks are asked for as transparent huge pages: a large tokenizer.json fills ~150 MB of
  * nodes, and faulting that in 4 KiB at a time costs more than parsing it. */
-static arena_block *new_block(size_t cap) {
+static arena_block *arena_new_block(size_t cap) {
     size_t bytes = sizeof(arena_block) + cap;
     if (bytes < HUGE_PAGE) return malloc(bytes);
     bytes = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
@@ -74,14 +74,14 @@ static arena_block *new_block(size_t cap) {
 }
 
 /* 8-byte aligned memory from the arena, or NULL when out of memory. */
-static void *model_arena_alloc(parser *p, size_t n) {
+static void *arena_alloc(parser *p, size_t n) {
     n = (n + 7) & ~(size_t)7;
     if (n == 0) n = 8;
     arena_block *b = p->blocks;
     if (!b || b->cap - b->used < n) {
         size_t cap = p->next_block;
         if (cap < n) cap = n;
-        b = new_block(cap);
+        b = arena_new_block(cap);
         if (!b) return NULL;
         b->used = 0;
         b->cap = cap;
@@ -192,7 +192,7 @@ static int parse_string(parser *p, char **out, size_t *out_len) {
     size_t end = i;
 
     /* Pass 2 validates and decodes; the result is never longer than the raw text. */
-    char *dst = model_arena_alloc(p, end - start);
+    char *dst = arena_alloc(p, end - start);
     if (!dst) return out_of_memory(p);
     char *d = dst;
     i = start + 1;
@@ -402,7 +402,7 @@ static int parse_array(parser *p, json_value *v) {
     }
     v->n = p->n_vals - base;
     if (v->n) {
-        v->items = model_arena_alloc(p, v->n * sizeof *v->items);
+        v->items = arena_alloc(p, v->n * sizeof *v->items);
         if (!v->items) return out_of_memory(p);
         memcpy(v->items, p->vals + base, v->n * sizeof *v->items);
     }
@@ -443,9 +443,9 @@ static int parse_object(parser *p, json_value *v) {
     size_t n = p->n_vals - vbase;
     v->n = n;
     if (n) {
-        v->items = model_arena_alloc(p, n * sizeof *v->items);
-        v->keys = model_arena_alloc(p, n * sizeof *v->keys);
-        v->key_lens = model_arena_alloc(p, n * sizeof *v->key_lens);
+        v->items = arena_alloc(p, n * sizeof *v->items);
+        v->keys = arena_alloc(p, n * sizeof *v->keys);
+        v->key_lens = arena_alloc(p, n * sizeof *v->key_lens);
         if (!v->items || !v->keys || !v->key_lens) return out_of_memory(p);
         memcpy(v->items, p->vals + vbase, n * sizeof *v->items);
         memcpy(v->keys, p->keys + kbase, n * sizeof *v->keys);
@@ -520,7 +520,7 @@ int json_parse(const char *text, size_t len, json_value **out, ts_error *err) {
     free(p.key_lens);
     if (p.c_locale) freelocale(p.c_locale);
     if (rc) {
-        model_arena_free(p.blocks);
+        arena_free_blocks(p.blocks);
         return -1;
     }
     doc->root = root;
@@ -532,7 +532,7 @@ int json_parse(const char *text, size_t len, json_value **out, ts_error *err) {
 void json_free(json_value *v) {
     if (!v) return;
     json_doc *doc = (json_doc *)((char *)v - offsetof(json_doc, root));
-    model_arena_free(doc->blocks);
+    arena_free_blocks(doc->blocks);
     free(doc);
 }
 
