@@ -4,6 +4,7 @@
 #include "io/gguf.h"
 #include "io/file.h"
 #include "core/error.h"
+#include "core/str.h"
 #include "core/tensor_type.h"
 #include "core/utf8.h"
 #include <inttypes.h>
@@ -182,14 +183,6 @@ static int check_name(reader *r, const char *what, const uint8_t *s, uint64_t le
     return 0;
 }
 
-static char *copy_name(const uint8_t *s, uint64_t len) {
-    char *c = malloc((size_t)len + 1);
-    if (!c) return NULL;
-    memcpy(c, s, len);
-    c[len] = 0;
-    return c;
-}
-
 /* ---------------------------------------------------------------- metadata */
 
 static const gguf_kv *find_kv(const gguf_file *g, const char *key) {
@@ -288,7 +281,7 @@ static int read_metadata(reader *r, gguf_file *g, uint64_t n_kv) {
             if (strlen(other) == key_len && memcmp(other, key, key_len) == 0)
                 return ts_fail(r->err, "%s: duplicate metadata key '%s'", r->path, buf);
         }
-        if (!(kv->key = copy_name(key, key_len)))
+        if (!(kv->key = str_copy(key, (size_t)key_len)))
             return ts_fail(r->err, "%s: out of memory", r->path);
         g->key_slots[h] = i + 1;
         g->n_kv = i + 1;
@@ -333,7 +326,7 @@ static int read_tensor_info(reader *r, gguf_file *g, int i, span *sp) {
     snprintf(what, sizeof what, "tensor #%d name", i);
     if (take_string(r, what, &name, &name_len) || check_name(r, what, name, name_len)) return -1;
     shown(buf, name, name_len);
-    if (!(t->name = copy_name(name, name_len))) return ts_fail(r->err, "%s: out of memory", path);
+    if (!(t->name = str_copy(name, (size_t)name_len))) return ts_fail(r->err, "%s: out of memory", path);
 
     uint32_t n_dims;
     snprintf(what, sizeof what, "the dimension count of tensor '%s'", buf);

@@ -10,6 +10,7 @@
  * stale heap entries behind; they are recognised on pop because a symbol's id or neighbour changed.
  * Pairs are looked up by token id in a hash table built from v->merges. */
 #include "text/bpe.h"
+#include "text/spm.h"
 #include "text/pretokenize.h"
 #include "core/utf8.h"
 #include "core/error.h"
@@ -328,13 +329,10 @@ done:
 static int char_symbols(const vocab *v, const char *s, int n, bpe_work *w, size_t *n_sym, ts_error *err) {
     int32_t id = vocab_find(v, s, (size_t)n);
     if (id >= 0) { w->sym[(*n_sym)++].id = id; return 0; }
-    static const char hex[] = "0123456789ABCDEF";
     int32_t ids[4];
     bool all = true;
     for (int i = 0; i < n; i++) {
-        unsigned char b = (unsigned char)s[i];
-        char name[6] = { '<', '0', 'x', hex[b >> 4], hex[b & 15], '>' };
-        ids[i] = vocab_find(v, name, sizeof name);
+        ids[i] = spm_byte_token(v, (unsigned char)s[i]);
         if (ids[i] < 0) all = false;
     }
     if (all) {
@@ -361,18 +359,12 @@ int bpe_encode_spm_segment(const vocab *v, const char *text, size_t len, bool sp
         t = own;
     }
 
-    /* Spaces become U+2581 (the normalizer's Replace), optionally with one in front. */
-    static const char space_mark[3] = { '\xE2', '\x96', '\x81' };
     char *esc = malloc(3 + 3 * len);
     bpe_work w = { 0 };
     int count = 0, rc = 0;
     if (!esc || reserve_symbols(&w, 3 + 4 * len)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
-    size_t n_esc = 0;
-    if (space_prefix) { memcpy(esc, space_mark, 3); n_esc = 3; }
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] == ' ') { memcpy(esc + n_esc, space_mark, 3); n_esc += 3; }
-        else esc[n_esc++] = text[i];
-    }
+    /* spaces become U+2581 (the normalizer's Replace), optionally with one in front */
+    size_t n_esc = spm_escape_spaces(text, len, space_prefix, esc);
 
     size_t n_sym = 0;
     for (size_t off = 0; off < n_esc;) {
