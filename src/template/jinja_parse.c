@@ -430,27 +430,20 @@ static node *parse_not(parser *P) {
     return parse_compare(P);
 }
 
-static node *parse_and(parser *P) {
-    node *x = parse_not(P);
-    while (skip_name(P, "and")) {
-        node *y = mk(P, N_AND);
+/* "and" and "or": a left-associative chain of operands of the next tighter level */
+static node *parse_chain(parser *P, const char *op, node_kind kind, node *(*operand)(parser *)) {
+    node *x = operand(P);
+    while (skip_name(P, op)) {
+        node *y = mk(P, kind);
         y->a = x;
-        y->b = parse_not(P);
+        y->b = operand(P);
         x = y;
     }
     return x;
 }
 
-static node *parse_or(parser *P) {
-    node *x = parse_and(P);
-    while (skip_name(P, "or")) {
-        node *y = mk(P, N_OR);
-        y->a = x;
-        y->b = parse_and(P);
-        x = y;
-    }
-    return x;
-}
+static node *parse_and(parser *P) { return parse_chain(P, "and", N_AND, parse_not); }
+static node *parse_or(parser *P) { return parse_chain(P, "or", N_OR, parse_and); }
 
 static node *parse_condexpr(parser *P) {
     enter(P);
