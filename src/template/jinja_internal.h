@@ -1,7 +1,7 @@
 /* What the parts of the Jinja interpreter share: the arena, the syntax tree, values and the
- * render state. Not a public header: src/text/jinja.h is the interface. */
-#ifndef TS_TEXT_JINJA_INTERNAL_H
-#define TS_TEXT_JINJA_INTERNAL_H
+ * render state. Not a public header: template/jinja.h is the interface. */
+#ifndef TS_TEMPLATE_JINJA_INTERNAL_H
+#define TS_TEMPLATE_JINJA_INTERNAL_H
 #include "template/jinja.h"
 #include <setjmp.h>
 #include <stdbool.h>

@@ -1,5 +1,6 @@
 /* The vocabulary every tokenizer kind shares: token strings, scores, attributes, special ids, and a
- * string -> id hash. Filled from GGUF metadata (tokenizer.ggml.*) or from tokenizer.json. */
+ * string -> id hash. Filled from GGUF metadata (tokenizer.ggml.*, vocab_gguf.c), a tokenizer.json
+ * (tokenizer_json.c) or a SentencePiece tokenizer.model (spm_model.c). */
 #ifndef TS_TEXT_VOCAB_H
 #define TS_TEXT_VOCAB_H
 #include <stdbool.h>
