@@ -10,6 +10,7 @@
 #include "io/json.h"
 #include "core/error.h"
 #include "core/utf8.h"
+#include "core/str.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -113,13 +114,6 @@ static void skip_ws(parser *p) {
 
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 
-static int hex_value(unsigned char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* Grows a scratch stack to twice its size (huge pages when big, like the arena). */
 static void *grow_stack(void *old, size_t old_bytes, size_t new_bytes) {
     if (new_bytes < HUGE_PAGE) return realloc(old, new_bytes);
@@ -166,9 +160,10 @@ static int push_key(parser *p, char *key, size_t len) {
 /* Reads 4 hex digits at i (which must lie before end). */
 static int read_hex4(parser *p, size_t i, size_t end, uint32_t *out) {
     uint32_t v = 0;
+    *out = 0;   /* on the error paths too: the compiler cannot see that fail_at never returns 0 */
     for (int k = 0; k < 4; k++) {
         if (i + k >= end) return fail_at(p, i + k, "expected 4 hex digits after \\u");
-        int h = hex_value(p->s[i + k]);
+        int h = str_hex_digit(p->s[i + k]);
         if (h < 0) return fail_at(p, i + k, "expected 4 hex digits after \\u");
         v = v << 4 | (uint32_t)h;
     }

@@ -180,13 +180,18 @@ static const char *dotted_name(parser *P) {
     return s;
 }
 
-static node *parse_filter(parser *P, node *x) {
-    advance(P);   /* '|' */
+/* a filter "name" or "name(args)" applied to x, the '|' before it already read */
+static node *filter_node(parser *P, node *x) {
     node *f = mk(P, N_FILTER);
     f->a = x;
     f->name = dotted_name(P);
     if (is_op(P, "(")) parse_call_args(P, f);
     return f;
+}
+
+static node *parse_filter(parser *P, node *x) {
+    advance(P);   /* '|' */
+    return filter_node(P, x);
 }
 
 static node *parse_test(parser *P, node *x) {
@@ -212,11 +217,7 @@ static node *parse_test(parser *P, node *x) {
 /* one filter of a {% filter %} tag: "name(args)" without the leading '|' of the first */
 static node *parse_filter_chain_step(parser *P, node *x) {
     if (x) expect_op(P, "|");
-    node *f = mk(P, N_FILTER);
-    f->a = x;
-    f->name = dotted_name(P);
-    if (is_op(P, "(")) parse_call_args(P, f);
-    return f;
+    return filter_node(P, x);
 }
 
 static node *parse_filter_expr(parser *P, node *x) {

@@ -346,10 +346,8 @@ static int char_symbols(const vocab *v, const char *s, int n, bpe_work *w, size_
 
 int bpe_encode_spm_segment(const vocab *v, const char *text, size_t len, bool space_prefix,
                            int32_t *out, int max_out, ts_error *err) {
-    size_t bad;
-    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    if (vocab_check_text(text, len, err)) return -1;
     if (len == 0) return 0;
-    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
     if (max_out < 0) max_out = 0;
 
     bpe_merge_table *own = NULL;
@@ -393,9 +391,7 @@ int bpe_encode(const vocab *v, const char *text, size_t len, int32_t *out, int m
         return bpe_encode_spm_segment(v, text, len, v->add_space_prefix, out, max_out, err);
     }
     if (v->kind != VOCAB_BPE_BYTES) return ts_fail(err, "not a BPE vocabulary (kind %d)", v->kind);
-    size_t bad;
-    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
-    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
+    if (vocab_check_text(text, len, err)) return -1;
     if (max_out < 0) max_out = 0;
     if (len == 0) return 0;
 

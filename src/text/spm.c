@@ -9,6 +9,7 @@
 #include "text/spm.h"
 #include "core/utf8.h"
 #include "core/error.h"
+#include "core/str.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,10 +92,8 @@ static int emit_bytes(const vocab *v, const char *s, int32_t n, int32_t *out, in
 
 int spm_encode_segment(const vocab *v, const char *text, size_t len, bool space_prefix,
                        int32_t *out, int max_out, ts_error *err) {
-    size_t bad;
-    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    if (vocab_check_text(text, len, err)) return -1;
     if (len == 0) return 0;
-    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
 
     char *esc = malloc(3 + 3 * len);
     spm_symbol *sym = malloc((3 + len) * sizeof *sym);
@@ -167,15 +166,8 @@ int32_t spm_byte_token(const vocab *v, unsigned char b) {
     return vocab_find(v, name, sizeof name);
 }
 
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
-
 int spm_byte_of_token(const char *s, size_t len) {
     if (len != 6 || memcmp(s, "<0x", 3) != 0 || s[5] != '>') return -1;
-    int hi = hex_digit(s[3]), lo = hex_digit(s[4]);
+    int hi = str_hex_digit(s[3]), lo = str_hex_digit(s[4]);
     return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }

@@ -2,6 +2,8 @@
  * does. */
 #include "text/vocab.h"
 #include "core/error.h"
+#include "core/utf8.h"
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,4 +78,12 @@ void vocab_find_eot(vocab *v) {
         int32_t id = vocab_find(v, names[i], strlen(names[i]));
         if (id >= 0) { v->eot = id; return; }
     }
+}
+
+int vocab_check_text(const char *text, size_t len, ts_error *err) {
+    size_t bad;
+    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    /* token counts are ints, and an encoder's working copy takes up to 4 bytes per byte */
+    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
+    return 0;
 }

@@ -51,5 +51,8 @@ void vocab_free(vocab *v);
 /* Sets v->eot, when not stated, to the first well-known end-of-turn token the vocabulary holds
  * ("<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>"). */
 void vocab_find_eot(vocab *v);
+/* 0 when an encoder may take text[0..len): valid UTF-8 of at most INT_MAX / 4 bytes; else -1 and
+ * err says which. */
+int  vocab_check_text(const char *text, size_t len, ts_error *err);
 
 #endif
