@@ -1,8 +1,8 @@
 /* Unicode character properties the pre-tokenizers need: the general category class (\p{L}, \p{N},
  * \p{P}, ...), White_Space (\s), and upper/lower case letters. The data lives in the generated
- * src/text/unicode_tables.c (tools/gen_unicode_tables.py over the Unicode Character Database). */
-#ifndef TS_TEXT_UNICODE_H
-#define TS_TEXT_UNICODE_H
+ * src/core/unicode_tables.c (tools/gen_unicode_tables.py over the Unicode Character Database). */
+#ifndef TS_CORE_UNICODE_H
+#define TS_CORE_UNICODE_H
 #include <stdbool.h>
 #include <stdint.h>
 

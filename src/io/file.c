@@ -73,45 +73,37 @@ int file_read(const char *path, char **data, size_t *len, ts_error *err) {
         return ts_fail(err, "%s: out of memory for %zu bytes", path, cap);
     }
     for (;;) {
-        if (n + 1 == cap) {
-            /* Full: probe for more before doubling, so an exact-size buffer stays exact. */
-            char probe;
-            ssize_t r = read(fd, &probe, 1);
-            if (r < 0 && errno == EINTR) continue;
-            if (r == 0) break;
-            if (r < 0) {
-                int e = errno;
-                free(buf);
-                close(fd);
-                return ts_fail(err, "%s: read error: %s", path, strerror(e));
-            }
-            if ((uint64_t)n >= READ_FILE_MAX) {
-                free(buf);
-                close(fd);
-                return ts_fail(err, "%s: too large (the limit is 4 GiB)", path);
-            }
-            size_t ncap = cap * 2;
-            char *nb = realloc(buf, ncap);
-            if (!nb) {
-                free(buf);
-                close(fd);
-                return ts_fail(err, "%s: out of memory for %zu bytes", path, ncap);
-            }
-            buf = nb;
-            cap = ncap;
-            buf[n++] = probe;
-            continue;
-        }
-        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        /* Full: probe for one more byte before doubling, so an exact-size buffer stays exact. */
+        bool full = n + 1 == cap;
+        char probe;
+        ssize_t r = full ? read(fd, &probe, 1) : read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR) continue;
         if (r == 0) break;
         if (r < 0) {
-            if (errno == EINTR) continue;
             int e = errno;
             free(buf);
             close(fd);
             return ts_fail(err, "%s: read error: %s", path, strerror(e));
         }
-        n += (size_t)r;
+        if (!full) {
+            n += (size_t)r;
+            continue;
+        }
+        if ((uint64_t)n >= READ_FILE_MAX) {
+            free(buf);
+            close(fd);
+            return ts_fail(err, "%s: too large (the limit is 4 GiB)", path);
+        }
+        size_t ncap = cap * 2;
+        char *nb = realloc(buf, ncap);
+        if (!nb) {
+            free(buf);
+            close(fd);
+            return ts_fail(err, "%s: out of memory for %zu bytes", path, ncap);
+        }
+        buf = nb;
+        cap = ncap;
+        buf[n++] = probe;
     }
     close(fd);
     buf[n] = '\0';

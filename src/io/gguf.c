@@ -4,6 +4,7 @@
 #include "io/gguf.h"
 #include "io/file.h"
 #include "core/error.h"
+#include "core/str.h"
 #include "core/tensor_type.h"
 #include "core/utf8.h"
 #include <inttypes.h>
@@ -46,8 +47,7 @@ struct gguf_file {
 
 /* ---------------------------------------------------------------- little helpers */
 
-/* Bytes of one scalar of a value type; 0 for STRING/ARRAY (variable) and -1 for unknown types. */
-static int scalar_size(uint32_t type) {
+int gguf_scalar_size(uint32_t type) {
     switch (type) {
     case GGUF_U8: case GGUF_I8: case GGUF_BOOL: return 1;
     case GGUF_U16: case GGUF_I16: return 2;
@@ -182,14 +182,6 @@ static int check_name(reader *r, const char *what, const uint8_t *s, uint64_t le
     return 0;
 }
 
-static char *copy_name(const uint8_t *s, uint64_t len) {
-    char *c = malloc((size_t)len + 1);
-    if (!c) return NULL;
-    memcpy(c, s, len);
-    c[len] = 0;
-    return c;
-}
-
 /* ---------------------------------------------------------------- metadata */
 
 static const gguf_kv *find_kv(const gguf_file *g, const char *key) {
@@ -212,7 +204,7 @@ static int read_value(reader *r, gguf_kv *kv, const char *what) {
         return take_string(r, what, &p, &len);
     }
     if (kv->type != GGUF_ARRAY) {
-        if (take(r, (uint64_t)scalar_size(kv->type), what, &p)) return -1;
+        if (take(r, (uint64_t)gguf_scalar_size(kv->type), what, &p)) return -1;
         kv->value = p;
         return 0;
     }
@@ -222,7 +214,7 @@ static int read_value(reader *r, gguf_kv *kv, const char *what) {
     if (et == GGUF_ARRAY)
         return ts_fail(r->err, "%s: %s is an array of arrays, which GGUF readers do not support",
                        r->path, what);
-    int esize = scalar_size(et);
+    int esize = gguf_scalar_size(et);
     if (esize < 0)
         return ts_fail(r->err, "%s: %s is an array of unknown value type %" PRIu32, r->path, what, et);
     snprintf(ctx, sizeof ctx, "%s (array length)", what);
@@ -276,7 +268,7 @@ static int read_metadata(reader *r, gguf_file *g, uint64_t n_kv) {
         shown(buf, key, key_len);
         snprintf(what, sizeof what, "the type of key '%s'", buf);
         if (take_u32(r, what, &type)) return -1;
-        if (scalar_size(type) < 0)
+        if (gguf_scalar_size(type) < 0)
             return ts_fail(r->err, "%s: key '%s' has unknown value type %" PRIu32, r->path, buf, type);
         kv->type = (int)type;
         snprintf(what, sizeof what, "the value of key '%s'", buf);
@@ -288,7 +280,7 @@ static int read_metadata(reader *r, gguf_file *g, uint64_t n_kv) {
             if (strlen(other) == key_len && memcmp(other, key, key_len) == 0)
                 return ts_fail(r->err, "%s: duplicate metadata key '%s'", r->path, buf);
         }
-        if (!(kv->key = copy_name(key, key_len)))
+        if (!(kv->key = str_copy(key, (size_t)key_len)))
             return ts_fail(r->err, "%s: out of memory", r->path);
         g->key_slots[h] = i + 1;
         g->n_kv = i + 1;
@@ -301,7 +293,7 @@ static int read_alignment(reader *r, gguf_file *g) {
     const gguf_kv *kv = find_kv(g, "general.alignment");
     if (!kv) return 0;
     int64_t a;
-    if (kv->type == GGUF_BOOL || kv->type == GGUF_F32 || kv->type == GGUF_F64 || scalar_size(kv->type) <= 0)
+    if (kv->type == GGUF_BOOL || kv->type == GGUF_F32 || kv->type == GGUF_F64 || gguf_scalar_size(kv->type) <= 0)
         return ts_fail(r->err, "%s: general.alignment has value type %d, expected an integer",
                        r->path, kv->type);
     if (!scalar_i64(kv->value, kv->type, &a))   /* a u64 above INT64_MAX */
@@ -333,7 +325,7 @@ static int read_tensor_info(reader *r, gguf_file *g, int i, span *sp) {
     snprintf(what, sizeof what, "tensor #%d name", i);
     if (take_string(r, what, &name, &name_len) || check_name(r, what, name, name_len)) return -1;
     shown(buf, name, name_len);
-    if (!(t->name = copy_name(name, name_len))) return ts_fail(r->err, "%s: out of memory", path);
+    if (!(t->name = str_copy(name, (size_t)name_len))) return ts_fail(r->err, "%s: out of memory", path);
 
     uint32_t n_dims;
     snprintf(what, sizeof what, "the dimension count of tensor '%s'", buf);
@@ -483,19 +475,18 @@ static int parse(gguf_file *g, ts_error *err) {
     return read_tensors(&r, g, n_tensors);
 }
 
-int gguf_open(const char *path, gguf_file **out, ts_error *err) {
-    *out = NULL;
-    void *map;
-    size_t size;
-    if (file_map(path, 24, "a GGUF file (the header alone is 24 bytes)", &map, &size, err) != 0) return -1;
+/* A gguf_file over map[0..size) (name: the path in messages), parsed into *out. A borrowed map is
+ * the caller's; any other is unmapped by gguf_close, and here on failure. */
+static int open_map(const char *name, uint8_t *map, size_t size, bool borrowed, gguf_file **out, ts_error *err) {
     gguf_file *g = calloc(1, sizeof *g);
-    if (!g || !(g->path = strdup(path))) {
+    if (!g || !(g->path = strdup(name))) {
         free(g);
-        file_unmap(map, size);
-        return ts_fail(err, "%s: out of memory", path);
+        if (!borrowed) file_unmap(map, size);
+        return ts_fail(err, "%s: out of memory", name);
     }
     g->map = map;
     g->size = size;
+    g->borrowed = borrowed;
     if (parse(g, err)) {
         gguf_close(g);
         return -1;
@@ -504,25 +495,20 @@ int gguf_open(const char *path, gguf_file **out, ts_error *err) {
     return 0;
 }
 
+int gguf_open(const char *path, gguf_file **out, ts_error *err) {
+    *out = NULL;
+    void *map;
+    size_t size;
+    if (file_map(path, 24, "a GGUF file (the header alone is 24 bytes)", &map, &size, err) != 0) return -1;
+    return open_map(path, map, size, false, out, err);
+}
+
 int gguf_open_memory(const void *data, size_t len, const char *name, gguf_file **out, ts_error *err) {
     *out = NULL;
     if (len < 24)
         return ts_fail(err, "%s: too small to be a GGUF file (%zu bytes; the header alone is 24)",
                        name, len);
-    gguf_file *g = calloc(1, sizeof *g);
-    if (!g || !(g->path = strdup(name))) {
-        free(g);
-        return ts_fail(err, "%s: out of memory", name);
-    }
-    g->map = (uint8_t *)data;   /* only read, never written */
-    g->size = len;
-    g->borrowed = true;
-    if (parse(g, err)) {
-        gguf_close(g);
-        return -1;
-    }
-    *out = g;
-    return 0;
+    return open_map(name, (uint8_t *)data, len, true, out, err);   /* only read, never written */
 }
 
 void gguf_release(const gguf_file *g, const void *p, size_t n) {
@@ -601,9 +587,9 @@ bool gguf_get_arr(const gguf_file *g, const char *key, int *elem_type, uint64_t 
 /* Element i of a numeric array, or NULL. */
 static const uint8_t *numeric_elem(const gguf_file *g, const char *key, uint64_t i, int *type) {
     const gguf_kv *kv = find_kv(g, key);
-    if (!kv || kv->type != GGUF_ARRAY || i >= kv->n || scalar_size(kv->elem_type) <= 0) return NULL;
+    if (!kv || kv->type != GGUF_ARRAY || i >= kv->n || gguf_scalar_size(kv->elem_type) <= 0) return NULL;
     *type = kv->elem_type;
-    return kv->value + i * (uint64_t)scalar_size(kv->elem_type);
+    return kv->value + i * (uint64_t)gguf_scalar_size(kv->elem_type);
 }
 
 bool gguf_arr_i64(const gguf_file *g, const char *key, uint64_t i, int64_t *out) {

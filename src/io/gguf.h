@@ -15,6 +15,10 @@ enum gguf_vtype {
     GGUF_F64 = 12
 };
 
+/* Bytes of one scalar of a value type; 0 for STRING and ARRAY (their length varies), -1 for a
+ * number that is no type. */
+int gguf_scalar_size(uint32_t type);
+
 typedef struct gguf_file gguf_file;
 
 int  gguf_open(const char *path, gguf_file **out, ts_error *err);

@@ -75,16 +75,6 @@ static bool put_u32(bytes *b, uint32_t v) { return put(b, &v, 4); }
 static bool put_u64(bytes *b, uint64_t v) { return put(b, &v, 8); }
 static bool put_str(bytes *b, const char *s, size_t len) { return put_u64(b, len) && put(b, s, len); }
 
-static int value_size(int type) {
-    switch (type) {
-    case GGUF_U8: case GGUF_I8: case GGUF_BOOL: return 1;
-    case GGUF_U16: case GGUF_I16: return 2;
-    case GGUF_U32: case GGUF_I32: case GGUF_F32: return 4;
-    case GGUF_U64: case GGUF_I64: case GGUF_F64: return 8;
-    default: return 0;
-    }
-}
-
 gguf_writer *gguf_writer_new(void) {
     gguf_writer *w = calloc(1, sizeof *w);
     if (w) w->alignment = 32;
@@ -126,8 +116,8 @@ static wkv *new_kv(gguf_writer *w, const char *key, int type) {
 }
 
 int gguf_writer_add_scalar(gguf_writer *w, const char *key, int vtype, const void *value) {
-    int size = value_size(vtype);
-    if (size == 0) return wfail(w, "gguf writer: key '%s': %d is not a scalar value type", key, vtype);
+    int size = gguf_scalar_size((uint32_t)vtype);
+    if (size <= 0) return wfail(w, "gguf writer: key '%s': %d is not a scalar value type", key, vtype);
     wkv *kv = new_kv(w, key, vtype);
     if (!kv) return -1;
     if (!put(&kv->value, value, (size_t)size)) return wfail(w, "gguf writer: out of memory");
@@ -162,8 +152,8 @@ int gguf_writer_add_str(gguf_writer *w, const char *key, const char *s) {
 }
 
 int gguf_writer_add_array(gguf_writer *w, const char *key, int elem_type, const void *elems, uint64_t n) {
-    int size = value_size(elem_type);
-    if (size == 0)
+    int size = gguf_scalar_size((uint32_t)elem_type);
+    if (size <= 0)
         return wfail(w, "gguf writer: key '%s': %d is not a numeric element type", key, elem_type);
     if (n > SIZE_MAX / (uint64_t)size) return wfail(w, "gguf writer: key '%s': array too large", key);
     wkv *kv = new_kv(w, key, GGUF_ARRAY);

@@ -10,6 +10,7 @@
 #include "io/json.h"
 #include "core/error.h"
 #include "core/utf8.h"
+#include "core/str.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <locale.h>
@@ -54,7 +55,7 @@ typedef struct parser {
     ts_error *err;
 } parser;
 
-static void model_arena_free(arena_block *b) {
+static void arena_free_blocks(arena_block *b) {
     while (b) {
         arena_block *next = b->next;
         free(b);
@@ -64,7 +65,7 @@ static void model_arena_free(arena_block *b) {
 
 /* Big blocks are asked for as transparent huge pages: a large tokenizer.json fills ~150 MB of
  * nodes, and faulting that in 4 KiB at a time costs more than parsing it. */
-static arena_block *new_block(size_t cap) {
+static arena_block *arena_new_block(size_t cap) {
     size_t bytes = sizeof(arena_block) + cap;
     if (bytes < HUGE_PAGE) return malloc(bytes);
     bytes = (bytes + HUGE_PAGE - 1) & ~(HUGE_PAGE - 1);
@@ -74,14 +75,14 @@ static arena_block *new_block(size_t cap) {
 }
 
 /* 8-byte aligned memory from the arena, or NULL when out of memory. */
-static void *model_arena_alloc(parser *p, size_t n) {
+static void *arena_alloc(parser *p, size_t n) {
     n = (n + 7) & ~(size_t)7;
     if (n == 0) n = 8;
     arena_block *b = p->blocks;
     if (!b || b->cap - b->used < n) {
         size_t cap = p->next_block;
         if (cap < n) cap = n;
-        b = new_block(cap);
+        b = arena_new_block(cap);
         if (!b) return NULL;
         b->used = 0;
         b->cap = cap;
@@ -112,13 +113,6 @@ static void skip_ws(parser *p) {
 }
 
 static bool is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
-
-static int hex_value(unsigned char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
 
 /* Grows a scratch stack to twice its size (huge pages when big, like the arena). */
 static void *grow_stack(void *old, size_t old_bytes, size_t new_bytes) {
@@ -166,9 +160,10 @@ static int push_key(parser *p, char *key, size_t len) {
 /* Reads 4 hex digits at i (which must lie before end). */
 static int read_hex4(parser *p, size_t i, size_t end, uint32_t *out) {
     uint32_t v = 0;
+    *out = 0;   /* on the error paths too: the compiler cannot see that fail_at never returns 0 */
     for (int k = 0; k < 4; k++) {
         if (i + k >= end) return fail_at(p, i + k, "expected 4 hex digits after \\u");
-        int h = hex_value(p->s[i + k]);
+        int h = str_hex_digit(p->s[i + k]);
         if (h < 0) return fail_at(p, i + k, "expected 4 hex digits after \\u");
         v = v << 4 | (uint32_t)h;
     }
@@ -192,7 +187,7 @@ static int parse_string(parser *p, char **out, size_t *out_len) {
     size_t end = i;
 
     /* Pass 2 validates and decodes; the result is never longer than the raw text. */
-    char *dst = model_arena_alloc(p, end - start);
+    char *dst = arena_alloc(p, end - start);
     if (!dst) return out_of_memory(p);
     char *d = dst;
     i = start + 1;
@@ -402,7 +397,7 @@ static int parse_array(parser *p, json_value *v) {
     }
     v->n = p->n_vals - base;
     if (v->n) {
-        v->items = model_arena_alloc(p, v->n * sizeof *v->items);
+        v->items = arena_alloc(p, v->n * sizeof *v->items);
         if (!v->items) return out_of_memory(p);
         memcpy(v->items, p->vals + base, v->n * sizeof *v->items);
     }
@@ -443,9 +438,9 @@ static int parse_object(parser *p, json_value *v) {
     size_t n = p->n_vals - vbase;
     v->n = n;
     if (n) {
-        v->items = model_arena_alloc(p, n * sizeof *v->items);
-        v->keys = model_arena_alloc(p, n * sizeof *v->keys);
-        v->key_lens = model_arena_alloc(p, n * sizeof *v->key_lens);
+        v->items = arena_alloc(p, n * sizeof *v->items);
+        v->keys = arena_alloc(p, n * sizeof *v->keys);
+        v->key_lens = arena_alloc(p, n * sizeof *v->key_lens);
         if (!v->items || !v->keys || !v->key_lens) return out_of_memory(p);
         memcpy(v->items, p->vals + vbase, n * sizeof *v->items);
         memcpy(v->keys, p->keys + kbase, n * sizeof *v->keys);
@@ -520,7 +515,7 @@ int json_parse(const char *text, size_t len, json_value **out, ts_error *err) {
     free(p.key_lens);
     if (p.c_locale) freelocale(p.c_locale);
     if (rc) {
-        model_arena_free(p.blocks);
+        arena_free_blocks(p.blocks);
         return -1;
     }
     doc->root = root;
@@ -532,7 +527,7 @@ int json_parse(const char *text, size_t len, json_value **out, ts_error *err) {
 void json_free(json_value *v) {
     if (!v) return;
     json_doc *doc = (json_doc *)((char *)v - offsetof(json_doc, root));
-    model_arena_free(doc->blocks);
+    arena_free_blocks(doc->blocks);
     free(doc);
 }
 

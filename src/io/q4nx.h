@@ -1,4 +1,4 @@
-/* FastFlowLM q4nx tiles (SPEC 5) -> Q4NX block rows (src/kernels/q4nx.c).
+/* FastFlowLM q4nx tiles (../shared/SPEC.md, section 5) -> Q4NX block rows (src/kernels/q4nx.c).
  *
  * A pack stores each projection matrix as an I8 byte array of 4-bit tiles: per row and group of 32
  * columns a bf16 scale and a bf16 min, per weight an unsigned 4-bit code; weight = code*scale + min.

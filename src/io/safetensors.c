@@ -2,6 +2,7 @@
 #include "io/safetensors.h"
 #include "io/file.h"
 #include "core/error.h"
+#include "core/str.h"
 #include "io/json.h"
 #include "core/tensor_type.h"
 #include <dirent.h>
@@ -67,15 +68,6 @@ struct safetensors {
 
 void safetensors_release(const safetensors *s, const void *p, size_t n) {
     for (int i = 0; s && i < s->n_shards; i++) file_map_release(s->shards[i].map, s->shards[i].size, p, n);
-}
-
-static char *dup_bytes(const char *s, size_t len) {
-    char *d = malloc(len + 1);
-    if (d) {
-        memcpy(d, s, len);
-        d[len] = '\0';
-    }
-    return d;
 }
 
 static char *join_path(const char *dir, const char *name) {
@@ -224,7 +216,7 @@ static int parse_header(shard *sh, const json_value *root, const uint8_t *data,
         if (parse_tensor(path, name, &root->items[i], data_size, e, &sp->begin, &sp->end, err))
             return -1;
         e->data = data + sp->begin;   /* parse_tensor checked begin <= end <= data_size */
-        e->name = dup_bytes(name, root->key_lens[i]);
+        e->name = str_copy(name, root->key_lens[i]);
         if (!e->name) return ts_fail(err, "%s: out of memory", path);
         sp->index = sh->n;
         sh->n++;
@@ -259,7 +251,7 @@ static int shard_open(shard *sh, const char *path, const json_value **metadata_o
                       json_value **header_out, ts_error *err) {
     memset(sh, 0, sizeof *sh);
     *header_out = NULL;
-    sh->path = dup_bytes(path, strlen(path));
+    sh->path = str_copy(path, strlen(path));
     if (!sh->path) return ts_fail(err, "%s: out of memory", path);
     void *map;
     if (file_map(path, 8, "a safetensors file", &map, &sh->size, err) != 0) return -1;
@@ -319,8 +311,8 @@ static int copy_metadata(safetensors *s, const json_value *m, const char *path, 
     s->meta_vals = calloc(m->n, sizeof *s->meta_vals);
     if (!s->meta_keys || !s->meta_vals) return ts_fail(err, "%s: out of memory", path);
     for (size_t i = 0; i < m->n; i++) {
-        s->meta_keys[i] = dup_bytes(m->keys[i], m->key_lens[i]);
-        s->meta_vals[i] = dup_bytes(m->items[i].str, m->items[i].len);
+        s->meta_keys[i] = str_copy(m->keys[i], m->key_lens[i]);
+        s->meta_vals[i] = str_copy(m->items[i].str, m->items[i].len);
         s->n_meta++;
         if (!s->meta_keys[i] || !s->meta_vals[i]) return ts_fail(err, "%s: out of memory", path);
     }
@@ -478,7 +470,7 @@ static int open_sharded(const char *dir, const char *index_path, safetensors **o
         }
         tensor_entry *e = &s->dir.t[s->dir.n];
         *e = *src;
-        e->name = dup_bytes(name, strlen(name));
+        e->name = str_copy(name, strlen(name));
         if (!e->name) {
             ts_fail(err, "%s: out of memory", index_path);
             goto done;

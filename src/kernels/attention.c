@@ -8,9 +8,12 @@
  * vector softmax uses exp(r + n ln2) = 2^n e^r with |r| <= ln2 / 2 and e^r's Taylor polynomial of
  * degree 6 (relative error below 2e-7, about one float ulp). */
 #include "kernels/attention.h"
+#include "kernels/attention_f16.h"
+#include "kernels/attention_q8_0.h"
 #include "kernels/cpu.h"
 #include "kernels/simd.h"
 #include "kernels/kernels_internal.h"
+#include "kernels/f16.h"
 
 static void scores_generic(const float *q, const float *kt, long kt_stride, int hd, int count,
                            float scale, float *score) {

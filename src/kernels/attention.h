@@ -19,10 +19,7 @@
 #ifndef TS_KERNELS_ATTENTION_H
 #define TS_KERNELS_ATTENTION_H
 #include <stddef.h>
-
-#define KV_KEY_BLOCK 64   /* slots per transposed block of keys */
-
-enum kv_type { KV_F32 = 0, KV_F16 = 1, KV_Q8_0 = 2, KV_TYPE_COUNT };
+#include "kernels/attention_layout.h"
 
 /* The type's name ("f32", "f16", "q8_0"), and the type of a name (-1: none). */
 const char *attention_kv_type_name(int type);
@@ -63,28 +60,8 @@ typedef struct attention_kernels {
 /* The kernels of a SIMD level (enum simd_level); the portable ones for levels without their own. */
 attention_kernels attention_kernels_for(int simd_level);
 
-/* The per-type kernels (attention.c: f32 and the softmax; attention_f16.c; attention_q8_0.c). */
+/* The f32 cache's kernels (attention_f16.h and attention_q8_0.h have the other types'). */
 void attention_scores_f32_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
 void attention_values_f32_generic(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
-void attention_scores_f16_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
-void attention_values_f16_generic(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
-void attention_scores_q8_0_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
-void attention_values_q8_0_generic(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
-#if defined(__aarch64__)
-void attention_scores_f16_neon(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
-void attention_values_f16_neon(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
-void attention_scores_q8_0_neon(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
-void attention_values_q8_0_neon(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
-#endif
-#if defined(__x86_64__)
-void attention_scores_f16_avx2(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
-void attention_values_f16_avx2(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
-void attention_scores_f16_avx512(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
-void attention_values_f16_avx512(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
-void attention_scores_q8_0_avx2(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
-void attention_values_q8_0_avx2(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
-void attention_scores_q8_0_avx512(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
-void attention_values_q8_0_avx512(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
-#endif
 
 #endif

@@ -4,7 +4,8 @@
  * multiplies and adds), values even and odd rows into separate accumulators. Portable, AVX2 (F16C)
  * and AVX-512, both with up to four query heads per widened key or value, and NEON (the portable
  * kernels' operations, so their bits, with as many heads per widened key or value). */
-#include "kernels/attention.h"
+#include "kernels/attention_f16.h"
+#include "kernels/attention_layout.h"
 #include "kernels/simd.h"
 #include "kernels/kernels_internal.h"
 

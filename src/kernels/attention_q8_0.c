@@ -5,7 +5,8 @@
  *   out[i] = sum_j (a[j] * d_j,g) * code_j[i]
  * (the portable versions multiply and add, the x86 ones fuse). Portable, AVX2, AVX-512 and NEON
  * (the portable operations, so their bits). */
-#include "kernels/attention.h"
+#include "kernels/attention_q8_0.h"
+#include "kernels/attention_layout.h"
 #include "kernels/simd.h"
 #include "kernels/kernels_internal.h"
 

@@ -1,4 +1,5 @@
 /* BF16 rows: the upper 16 bits of an f32 (the row must be 2-byte aligned). */
+#include "kernels/bf16.h"
 #include "kernels/kernels_internal.h"
 
 float bf16_to_f32(uint16_t h) { return bfloat_to_f32(h); }

@@ -1,4 +1,5 @@
 /* F16 rows: IEEE binary16 (the row must be 2-byte aligned). */
+#include "kernels/f16.h"
 #include "kernels/kernels_internal.h"
 
 float f16_to_f32(uint16_t h) { return half_to_f32(h); }

@@ -2,6 +2,7 @@
  * into the non-linear table; byte j holds index j in its low nibble and index j + 16 in its high
  * nibble. */
 #include "kernels/kernels_internal.h"
+#include "kernels/f16.h"
 
 static void dequant_block(const uint8_t *p, float *y) {
     const block_iq4_nl *b = (const block_iq4_nl *)p;

@@ -3,6 +3,7 @@
  * kernels_internal.h). The scale d * (ls - 32) is one f32 product, then the value another, as
  * ggml computes them, so dequantization is bit-exact. */
 #include "kernels/kernels_internal.h"
+#include "kernels/f16.h"
 
 /* ls - 32 of sub-block ib */
 static int sub_scale(const block_iq4_xs *b, int ib) {

@@ -10,7 +10,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "kernels/types.h"
+#include "core/tensor_type.h"
+#include "kernels/type_traits.h"
 
 #define QK 32      /* weights per block of the legacy types (Q4_0 ... Q8_0) */
 #define QK_K 256   /* weights per super-block of the K-quants */

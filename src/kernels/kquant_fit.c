@@ -2,6 +2,7 @@
  * (Q2_K, Q4_K, Q5_K) and the symmetric fit (Q3_K, Q6_K). */
 #include <float.h>
 #include "kernels/kernels_internal.h"
+#include "kernels/f16.h"
 
 /* Squared error of one affine group for step D and offset M (value = D*q - M, exactly as the
  * dequantizers compute it); writes the codes when q is not NULL. */

@@ -3,6 +3,7 @@
 #include "kernels/matmul.h"
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
+#include "kernels/types.h"
 
 const struct kernel_set *matmul_kernels(int simd_level) { return kernel_set_for(simd_level); }
 int matmul_kernels_level(const struct kernel_set *ks) { return ks ? ks->level : SIMD_SCALAR; }

@@ -1,6 +1,7 @@
 /* Q4_0: blocks of 32 weights, value = (q - 8) * d; byte j holds element j in its low nibble and
  * element j + 16 in its high nibble. */
 #include "kernels/kernels_internal.h"
+#include "kernels/f16.h"
 
 static void dequant_block(const uint8_t *p, float *y) {
     const block_q4_0 *b = (const block_q4_0 *)p;

@@ -6,6 +6,7 @@
  * is how the packs' reference dequantization is defined, and the fixtures' .dequant.f32 tensors
  * are bit-exact that way, so contraction is switched off here whatever the build flags. */
 #include "kernels/kernels_internal.h"
+#include "kernels/bf16.h"
 
 #if defined(__clang__)
 #pragma STDC FP_CONTRACT OFF

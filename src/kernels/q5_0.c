@@ -1,6 +1,7 @@
 /* Q5_0: blocks of 32 weights, value = (q - 16) * d; the low 4 bits are packed as in Q4_0 and bit 4
  * of element j is bit j of the little-endian 32-bit word qh. */
 #include "kernels/kernels_internal.h"
+#include "kernels/f16.h"
 
 static void dequant_block(const uint8_t *p, float *y) {
     const block_q5_0 *b = (const block_q5_0 *)p;

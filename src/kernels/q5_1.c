@@ -1,5 +1,6 @@
 /* Q5_1: blocks of 32 weights, value = q * d + m; bits packed as in Q5_0. */
 #include "kernels/kernels_internal.h"
+#include "kernels/f16.h"
 
 static void dequant_block(const uint8_t *p, float *y) {
     const block_q5_1 *b = (const block_q5_1 *)p;

@@ -1,5 +1,6 @@
 /* Q8_0: blocks of 32 weights, value = q * d (f16 d, int8 q). */
 #include "kernels/kernels_internal.h"
+#include "kernels/f16.h"
 
 static void dequant_block(const uint8_t *p, float *y) {
     const block_q8_0 *b = (const block_q8_0 *)p;

@@ -7,6 +7,8 @@
  * closer to its reference (gemma3-tiny Q8_0: cosine 0.99930 -> 0.99968). */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
+#include "kernels/f16.h"
+#include "kernels/types.h"
 
 size_t act_row_bytes(int act_type, int64_t k) {
     if (act_type == TS_F32) return (size_t)k * sizeof(float);

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include "kernels/types.h"
+#include "core/tensor_type.h"
 #include "kernels/cpu.h"
 
 /* The function attribute of each instruction set's kernels (the sets: enum simd_level in cpu.h,

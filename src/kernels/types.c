@@ -1,4 +1,5 @@
 /* The kernel traits of every tensor type: each type's file exports its own entries. */
+#include "kernels/types.h"
 #include "kernels/kernels_internal.h"
 
 static const type_traits *const type_table[TS_TYPE_COUNT] = {

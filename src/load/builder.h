@@ -4,7 +4,7 @@
  * mark it consumed (a tensor nobody consumes refuses the model). */
 #ifndef TS_LOAD_BUILDER_H
 #define TS_LOAD_BUILDER_H
-#include "load/build.h"
+#include "load/tensor_source.h"
 
 typedef struct builder {
     ts_model *m;

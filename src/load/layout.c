@@ -1,6 +1,8 @@
 #include "load/layout.h"
 #include "load/model_arena.h"
 #include "kernels/types.h"
+#include "kernels/f16.h"
+#include "kernels/bf16.h"
 #include "core/error.h"
 #include <string.h>
 

@@ -11,7 +11,7 @@
 #include "load/rope.h"
 #include "load/hparams.h"
 #include "kernels/types.h"
-#include "text/tokenizer.h"
+#include "text/vocab_gguf.h"
 #include "core/error.h"
 #include <math.h>
 #include <stdio.h>

@@ -16,7 +16,8 @@
 #include "io/safetensors.h"
 #include "io/q4nx.h"
 #include "kernels/types.h"
-#include "text/tokenizer.h"
+#include "text/tokenizer_json.h"
+#include "text/spm_model.h"
 #include "text/tokenizer_config.h"
 #include "core/error.h"
 #include <math.h>

@@ -1,9 +1,9 @@
 /* Chat templates: a model's Jinja chat template (tokenizer.chat_template in a GGUF, chat_template
- * in tokenizer_config.json) rendered by the interpreter in text/jinja.h with the variables Hugging
+ * in tokenizer_config.json) rendered by the interpreter in template/jinja.h with the variables Hugging
  * Face transformers gives it: messages, tools, add_generation_prompt, bos_token, eos_token and
  * any extra ones (enable_thinking, ...). */
-#ifndef TS_TEXT_CHAT_TEMPLATE_H
-#define TS_TEXT_CHAT_TEMPLATE_H
+#ifndef TS_TEMPLATE_CHAT_TEMPLATE_H
+#define TS_TEMPLATE_CHAT_TEMPLATE_H
 #include <stdbool.h>
 #include <time.h>
 #include "tessera.h"

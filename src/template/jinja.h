@@ -5,8 +5,8 @@
  * Sandboxed: a template reaches nothing but the variables it is given (no files, no environment),
  * and every render is bounded in steps, call depth, output bytes and memory, so a hostile template
  * ends with an error instead of hanging or exhausting the machine. */
-#ifndef TS_TEXT_JINJA_H
-#define TS_TEXT_JINJA_H
+#ifndef TS_TEMPLATE_JINJA_H
+#define TS_TEMPLATE_JINJA_H
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>

@@ -285,6 +285,16 @@ static jv apply_chain(jinja_run *r, const node *x, jscope *sc, jv input) {
     return apply_filter_node(r, x, sc, apply_chain(r, x->a, sc, input));
 }
 
+/* {% set name | filters %}...{% endset %} and {% filter ... %}...{% endfilter %}: the body x->b
+ * rendered in a scope of its own into a buffer, then the chain x->a applied to that text */
+static jv filtered_block(jinja_run *r, const node *x, jscope *sc) {
+    jbuf out = {0}, *saved = r->out;
+    r->out = &out;
+    exec(r, x->b, scope_new(r, sc));
+    r->out = saved;
+    return apply_chain(r, x->a, sc, out.p ? jinja_buf_value(&out) : jinja_str_static(""));
+}
+
 static jv call_macro(jinja_run *r, const jmacro *m, const jargs *a) {
     const node *def = m->def;
     if (r->depth >= r->lim.max_depth) jinja_fail(r, "macro calls nest deeper than %d", r->lim.max_depth);
@@ -491,15 +501,9 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         jinja_dict_set(r, ns.dict, jinja_str_from_c(r, x->names[0]), v);
         return FLOW_NEXT;
     }
-    case S_SET_BLOCK: {
-        jbuf out = {0}, *saved = r->out;
-        r->out = &out;
-        exec(r, x->b, scope_new(r, sc));
-        r->out = saved;
-        jv v = apply_chain(r, x->a, sc, out.p ? jinja_buf_value(&out) : jinja_str_static(""));
-        scope_set(r, sc, x->name, v);
+    case S_SET_BLOCK:
+        scope_set(r, sc, x->name, filtered_block(r, x, sc));
         return FLOW_NEXT;
-    }
     case S_MACRO: {
         jmacro *m = jinja_alloc(r, sizeof *m);
         m->def = x;
@@ -509,14 +513,9 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         scope_set(r, sc, x->name, v);
         return FLOW_NEXT;
     }
-    case S_FILTER_BLOCK: {
-        jbuf out = {0}, *saved = r->out;
-        r->out = &out;
-        exec(r, x->b, scope_new(r, sc));
-        r->out = saved;
-        jinja_write_str(r, r->out, apply_chain(r, x->a, sc, out.p ? jinja_buf_value(&out) : jinja_str_static("")));
+    case S_FILTER_BLOCK:
+        jinja_write_str(r, r->out, filtered_block(r, x, sc));
         return FLOW_NEXT;
-    }
     case S_SCOPE:
         return exec(r, x->b, scope_new(r, sc));
     case S_CALL_BLOCK: {

@@ -134,22 +134,11 @@ static jv f_join(jinja_run *r, jv v, const jargs *a) {
     return b.p ? jinja_buf_value(&b) : jinja_str_static("");
 }
 
-static jv pairs_of(jinja_run *r, jv v) {
-    jv out = jinja_list_new(r, v.dict->n, false);
-    for (size_t i = 0; i < v.dict->n; i++) {
-        jv pair = jinja_list_new(r, 2, true);
-        jinja_list_push(r, pair.list, v.dict->keys[i]);
-        jinja_list_push(r, pair.list, v.dict->vals[i]);
-        jinja_list_push(r, out.list, pair);
-    }
-    return out;
-}
-
 static jv f_items(jinja_run *r, jv v, const jargs *a) {
     (void)a;
     if (v.type == JV_UNDEFINED) return jinja_list_new(r, 0, false);
     if (v.type != JV_DICT) jinja_fail(r, "Can only get item pairs from a mapping.");
-    return jinja_iterator(pairs_of(r, v));
+    return jinja_iterator(jinja_dict_items(r, v.dict));
 }
 
 static jv f_dictsort(jinja_run *r, jv v, const jargs *a) {
@@ -162,7 +151,7 @@ static jv f_dictsort(jinja_run *r, jv v, const jargs *a) {
     if (by.type == JV_STR && by.s.n == 3 && !memcmp(by.s.p, "key", 3)) pos = 0;
     else if (by.type == JV_STR && by.s.n == 5 && !memcmp(by.s.p, "value", 5)) pos = 1;
     else jinja_fail(r, "You can only sort by either \"key\" or \"value\"");
-    jv pairs = pairs_of(r, v);
+    jv pairs = jinja_dict_items(r, v.dict);
     jv *keys = jinja_alloc(r, (pairs.list->n + 1) * sizeof *keys);
     for (size_t i = 0; i < pairs.list->n; i++) keys[i] = sort_key(r, pairs.list->items[i].list->items[pos], cs);
     return sorted(r, pairs.list, keys, reverse);

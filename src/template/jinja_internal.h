@@ -1,7 +1,7 @@
 /* What the parts of the Jinja interpreter share: the arena, the syntax tree, values and the
- * render state. Not a public header: src/template/jinja.h is the interface. */
-#ifndef TS_TEXT_JINJA_INTERNAL_H
-#define TS_TEXT_JINJA_INTERNAL_H
+ * render state. Not a public header: template/jinja.h is the interface. */
+#ifndef TS_TEMPLATE_JINJA_INTERNAL_H
+#define TS_TEMPLATE_JINJA_INTERNAL_H
 #include "template/jinja.h"
 #include <setjmp.h>
 #include <stdbool.h>
@@ -190,6 +190,8 @@ void jinja_list_push(jinja_run *r, jlist *l, jv v);
 void jinja_dict_set(jinja_run *r, jdict *d, jv key, jv val);
 bool jinja_dict_get(const jdict *d, jv key, jv *out);
 bool jinja_dict_get_str(const jdict *d, const char *key, jv *out);
+/* the (key, value) tuples of d in order, as a list: dict.items() and the items / dictsort filters */
+jv   jinja_dict_items(jinja_run *r, const jdict *d);
 jv   jinja_from_json(jinja_run *r, const json_value *j);
 
 bool jinja_truthy(jv v);

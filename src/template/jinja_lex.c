@@ -5,6 +5,7 @@
  * begins its line, and `+` turns either of the last two off for that tag. */
 #include "template/jinja_internal.h"
 #include "core/utf8.h"
+#include "core/str.h"
 #include "core/error.h"
 #include <stdlib.h>
 #include <string.h>
@@ -94,13 +95,6 @@ static void count_lines(lexer *L, size_t from, size_t to) {
     for (size_t i = from; i < to; i++) L->line += L->s[i] == '\n';
 }
 
-static int hexval(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-}
-
 /* A string literal's body with Python's escapes decoded (unknown escapes stay as written). */
 static int decode_string(lexer *L, const char *p, size_t n, token *t) {
     char *o = jinja_arena_alloc(L->arena, n + 1);   /* decoding never lengthens */
@@ -126,7 +120,7 @@ static int decode_string(lexer *L, const char *p, size_t n, token *t) {
             int digits = c == 'x' ? 2 : c == 'u' ? 4 : 8;
             uint32_t cp = 0;
             for (int d = 0; d < digits; d++) {
-                int h = i + (size_t)d < n ? hexval(p[i + (size_t)d]) : -1;
+                int h = i + (size_t)d < n ? str_hex_digit(p[i + (size_t)d]) : -1;
                 if (h < 0) return lex_fail(L, "truncated \\x, \\u or \\U escape in a string");
                 cp = cp * 16 + (uint32_t)h;
             }
@@ -135,7 +129,7 @@ static int decode_string(lexer *L, const char *p, size_t n, token *t) {
             if (cp >= 0xd800 && cp < 0xdc00 && i + 6 <= n && p[i] == '\\' && p[i + 1] == 'u') {
                 uint32_t lo = 0;
                 int d;
-                for (d = 0; d < 4 && hexval(p[i + 2 + (size_t)d]) >= 0; d++) lo = lo * 16 + (uint32_t)hexval(p[i + 2 + (size_t)d]);
+                for (d = 0; d < 4 && str_hex_digit(p[i + 2 + (size_t)d]) >= 0; d++) lo = lo * 16 + (uint32_t)str_hex_digit(p[i + 2 + (size_t)d]);
                 if (d == 4 && lo >= 0xdc00 && lo < 0xe000) { cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00); i += 6; }
             }
             char enc[4];

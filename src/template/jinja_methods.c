@@ -426,14 +426,7 @@ static jv m_get(jinja_run *r, jv d, const jargs *a) {
 
 static jv m_items(jinja_run *r, jv d, const jargs *a) {
     (void)a;
-    jv out = jinja_list_new(r, d.dict->n, false);
-    for (size_t i = 0; i < d.dict->n; i++) {
-        jv pair = jinja_list_new(r, 2, true);
-        jinja_list_push(r, pair.list, d.dict->keys[i]);
-        jinja_list_push(r, pair.list, d.dict->vals[i]);
-        jinja_list_push(r, out.list, pair);
-    }
-    return out;
+    return jinja_dict_items(r, d.dict);
 }
 
 static jv m_keys(jinja_run *r, jv d, const jargs *a) {

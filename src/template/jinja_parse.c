@@ -180,13 +180,18 @@ static const char *dotted_name(parser *P) {
     return s;
 }
 
-static node *parse_filter(parser *P, node *x) {
-    advance(P);   /* '|' */
+/* a filter "name" or "name(args)" applied to x, the '|' before it already read */
+static node *filter_node(parser *P, node *x) {
     node *f = mk(P, N_FILTER);
     f->a = x;
     f->name = dotted_name(P);
     if (is_op(P, "(")) parse_call_args(P, f);
     return f;
+}
+
+static node *parse_filter(parser *P, node *x) {
+    advance(P);   /* '|' */
+    return filter_node(P, x);
 }
 
 static node *parse_test(parser *P, node *x) {
@@ -212,11 +217,7 @@ static node *parse_test(parser *P, node *x) {
 /* one filter of a {% filter %} tag: "name(args)" without the leading '|' of the first */
 static node *parse_filter_chain_step(parser *P, node *x) {
     if (x) expect_op(P, "|");
-    node *f = mk(P, N_FILTER);
-    f->a = x;
-    f->name = dotted_name(P);
-    if (is_op(P, "(")) parse_call_args(P, f);
-    return f;
+    return filter_node(P, x);
 }
 
 static node *parse_filter_expr(parser *P, node *x) {
@@ -430,27 +431,20 @@ static node *parse_not(parser *P) {
     return parse_compare(P);
 }
 
-static node *parse_and(parser *P) {
-    node *x = parse_not(P);
-    while (skip_name(P, "and")) {
-        node *y = mk(P, N_AND);
+/* "and" and "or": a left-associative chain of operands of the next tighter level */
+static node *parse_chain(parser *P, const char *op, node_kind kind, node *(*operand)(parser *)) {
+    node *x = operand(P);
+    while (skip_name(P, op)) {
+        node *y = mk(P, kind);
         y->a = x;
-        y->b = parse_not(P);
+        y->b = operand(P);
         x = y;
     }
     return x;
 }
 
-static node *parse_or(parser *P) {
-    node *x = parse_and(P);
-    while (skip_name(P, "or")) {
-        node *y = mk(P, N_OR);
-        y->a = x;
-        y->b = parse_and(P);
-        x = y;
-    }
-    return x;
-}
+static node *parse_and(parser *P) { return parse_chain(P, "and", N_AND, parse_not); }
+static node *parse_or(parser *P) { return parse_chain(P, "or", N_OR, parse_and); }
 
 static node *parse_condexpr(parser *P) {
     enter(P);

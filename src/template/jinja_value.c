@@ -227,6 +227,17 @@ bool jinja_dict_get_str(const jdict *d, const char *key, jv *out) {
     return false;
 }
 
+jv jinja_dict_items(jinja_run *r, const jdict *d) {
+    jv out = jinja_list_new(r, d->n, false);
+    for (size_t i = 0; i < d->n; i++) {
+        jv pair = jinja_list_new(r, 2, true);
+        jinja_list_push(r, pair.list, d->keys[i]);
+        jinja_list_push(r, pair.list, d->vals[i]);
+        jinja_list_push(r, out.list, pair);
+    }
+    return out;
+}
+
 /* a key already there keeps its place and takes the new value, as in Python */
 void jinja_dict_set(jinja_run *r, jdict *d, jv key, jv val) {
     for (size_t i = 0; i < d->n; i++)

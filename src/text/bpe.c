@@ -9,7 +9,8 @@
  * left position), which is the order llama.cpp and Hugging Face tokenizers merge in. Merges leave
  * stale heap entries behind; they are recognised on pop because a symbol's id or neighbour changed.
  * Pairs are looked up by token id in a hash table built from v->merges. */
-#include "text/tokenizer.h"
+#include "text/bpe.h"
+#include "text/spm.h"
 #include "text/pretokenize.h"
 #include "core/utf8.h"
 #include "core/error.h"
@@ -328,13 +329,10 @@ done:
 static int char_symbols(const vocab *v, const char *s, int n, bpe_work *w, size_t *n_sym, ts_error *err) {
     int32_t id = vocab_find(v, s, (size_t)n);
     if (id >= 0) { w->sym[(*n_sym)++].id = id; return 0; }
-    static const char hex[] = "0123456789ABCDEF";
     int32_t ids[4];
     bool all = true;
     for (int i = 0; i < n; i++) {
-        unsigned char b = (unsigned char)s[i];
-        char name[6] = { '<', '0', 'x', hex[b >> 4], hex[b & 15], '>' };
-        ids[i] = vocab_find(v, name, sizeof name);
+        ids[i] = spm_byte_token(v, (unsigned char)s[i]);
         if (ids[i] < 0) all = false;
     }
     if (all) {
@@ -348,10 +346,8 @@ static int char_symbols(const vocab *v, const char *s, int n, bpe_work *w, size_
 
 int bpe_encode_spm_segment(const vocab *v, const char *text, size_t len, bool space_prefix,
                            int32_t *out, int max_out, ts_error *err) {
-    size_t bad;
-    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    if (vocab_check_text(text, len, err)) return -1;
     if (len == 0) return 0;
-    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
     if (max_out < 0) max_out = 0;
 
     bpe_merge_table *own = NULL;
@@ -361,18 +357,12 @@ int bpe_encode_spm_segment(const vocab *v, const char *text, size_t len, bool sp
         t = own;
     }
 
-    /* Spaces become U+2581 (the normalizer's Replace), optionally with one in front. */
-    static const char space_mark[3] = { '\xE2', '\x96', '\x81' };
     char *esc = malloc(3 + 3 * len);
     bpe_work w = { 0 };
     int count = 0, rc = 0;
     if (!esc || reserve_symbols(&w, 3 + 4 * len)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
-    size_t n_esc = 0;
-    if (space_prefix) { memcpy(esc, space_mark, 3); n_esc = 3; }
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] == ' ') { memcpy(esc + n_esc, space_mark, 3); n_esc += 3; }
-        else esc[n_esc++] = text[i];
-    }
+    /* spaces become U+2581 (the normalizer's Replace), optionally with one in front */
+    size_t n_esc = spm_escape_spaces(text, len, space_prefix, esc);
 
     size_t n_sym = 0;
     for (size_t off = 0; off < n_esc;) {
@@ -401,9 +391,7 @@ int bpe_encode(const vocab *v, const char *text, size_t len, int32_t *out, int m
         return bpe_encode_spm_segment(v, text, len, v->add_space_prefix, out, max_out, err);
     }
     if (v->kind != VOCAB_BPE_BYTES) return ts_fail(err, "not a BPE vocabulary (kind %d)", v->kind);
-    size_t bad;
-    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
-    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
+    if (vocab_check_text(text, len, err)) return -1;
     if (max_out < 0) max_out = 0;
     if (len == 0) return 0;
 

@@ -6,9 +6,10 @@
  * Symbols form a doubly linked list over the escaped text; candidate pairs sit in a max-heap. A
  * merge leaves stale heap entries behind, recognised on pop by their byte length no longer being
  * the sum of the two symbols' lengths (a symbol only ever grows, or drops to 0 when absorbed). */
-#include "text/tokenizer.h"
+#include "text/spm.h"
 #include "core/utf8.h"
 #include "core/error.h"
+#include "core/str.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,11 +79,9 @@ static void emit(int32_t *out, int max_out, int *count, int32_t id) {
 /* A symbol that is not a token: one <0xNN> token per byte (or the byte itself as a token, or unk). */
 static int emit_bytes(const vocab *v, const char *s, int32_t n, int32_t *out, int max_out, int *count,
                       ts_error *err) {
-    static const char hex[] = "0123456789ABCDEF";
     for (int32_t i = 0; i < n; i++) {
         unsigned char b = (unsigned char)s[i];
-        char name[6] = { '<', '0', 'x', hex[b >> 4], hex[b & 15], '>' };
-        int32_t id = vocab_find(v, name, sizeof name);
+        int32_t id = spm_byte_token(v, b);
         if (id < 0) id = vocab_find(v, s + i, 1);
         if (id < 0) id = v->unk;
         if (id < 0) return ts_fail(err, "the vocabulary has no token for byte 0x%02X and no unknown token", b);
@@ -93,25 +92,17 @@ static int emit_bytes(const vocab *v, const char *s, int32_t n, int32_t *out, in
 
 int spm_encode_segment(const vocab *v, const char *text, size_t len, bool space_prefix,
                        int32_t *out, int max_out, ts_error *err) {
-    size_t bad;
-    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    if (vocab_check_text(text, len, err)) return -1;
     if (len == 0) return 0;
-    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
 
-    /* Escape: optional dummy prefix, then every ' ' as U+2581 (3 bytes). */
-    static const char space_mark[3] = { '\xE2', '\x96', '\x81' };
     char *esc = malloc(3 + 3 * len);
     spm_symbol *sym = malloc((3 + len) * sizeof *sym);
     pair_heap heap = { malloc(3 * (3 + len) * sizeof *heap.items), 0 };
     int count = 0, rc = 0;
     if (!esc || !sym || !heap.items) { rc = ts_fail(err, "out of memory tokenizing %zu bytes", len); goto done; }
 
-    size_t n_esc = 0;
-    if (space_prefix) { memcpy(esc, space_mark, 3); n_esc = 3; }
-    for (size_t i = 0; i < len; i++) {
-        if (text[i] == ' ') { memcpy(esc + n_esc, space_mark, 3); n_esc += 3; }
-        else esc[n_esc++] = text[i];
-    }
+    /* optional dummy prefix, then every ' ' as U+2581 */
+    size_t n_esc = spm_escape_spaces(text, len, space_prefix, esc);
 
     /* One symbol per character. */
     int32_t n_sym = 0;
@@ -155,4 +146,28 @@ done:
 
 int spm_encode(const vocab *v, const char *text, size_t len, int32_t *out, int max_out, ts_error *err) {
     return spm_encode_segment(v, text, len, v->add_space_prefix, out, max_out, err);
+}
+
+/* ---- the SentencePiece text conventions (spm.h), shared with bpe.c, tokenizer.c, tokenizer_json.c */
+
+size_t spm_escape_spaces(const char *text, size_t len, bool space_prefix, char *out) {
+    size_t n = 0;
+    if (space_prefix) { memcpy(out, SPM_SPACE_MARK, 3); n = 3; }
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == ' ') { memcpy(out + n, SPM_SPACE_MARK, 3); n += 3; }
+        else out[n++] = text[i];
+    }
+    return n;
+}
+
+int32_t spm_byte_token(const vocab *v, unsigned char b) {
+    static const char hex[] = "0123456789ABCDEF";
+    char name[6] = { '<', '0', 'x', hex[b >> 4], hex[b & 15], '>' };
+    return vocab_find(v, name, sizeof name);
+}
+
+int spm_byte_of_token(const char *s, size_t len) {
+    if (len != 6 || memcmp(s, "<0x", 3) != 0 || s[5] != '>') return -1;
+    int hi = str_hex_digit(s[3]), lo = str_hex_digit(s[4]);
+    return hi < 0 || lo < 0 ? -1 : hi * 16 + lo;
 }

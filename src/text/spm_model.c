@@ -6,11 +6,12 @@
  * Protobuf wire format: a message is a sequence of (tag, value); tag = field_number << 3 | wire_type,
  * a varint. Wire types: 0 varint, 1 fixed 64-bit, 2 length-delimited (varint length, then bytes),
  * 5 fixed 32-bit. Varints are little-endian base-128, at most 10 bytes for 64 bits. */
-#include "text/tokenizer.h"
+#include "text/spm_model.h"
 #include "core/utf8.h"
 #include "io/json.h"
 #include "io/file.h"
 #include "core/error.h"
+#include "core/str.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,11 +223,7 @@ static int read_piece(pb_reader r, int id, vocab *v) {
     if (attr == TOKEN_UNDEFINED)
         return ts_fail(r.err, "%s: piece %d has unknown type %lld", r.path, id, (long long)type);
 
-    char *copy = malloc(len + 1);
-    if (!copy) return ts_fail(r.err, "%s: out of memory", r.path);
-    memcpy(copy, text, len);
-    copy[len] = '\0';
-    v->text[id] = copy;
+    if (!(v->text[id] = str_copy(text, len))) return ts_fail(r.err, "%s: out of memory", r.path);
     v->len[id] = (uint32_t)len;
     v->score[id] = score;
     v->attr[id] = attr;

@@ -1,6 +1,8 @@
 /* Text -> ids (special-token splitting, then the vocabulary's own encoder per text segment) and
  * id -> printable bytes. Both follow llama.cpp's behaviour on GGUF vocabularies. */
 #include "text/tokenizer.h"
+#include "text/spm.h"
+#include "text/bpe.h"
 #include "core/utf8.h"
 #include "core/error.h"
 #include <stdlib.h>
@@ -155,13 +157,6 @@ static int byte_from_unicode(uint32_t cp) {
     return 0xAD;
 }
 
-static int hex_digit(char c) {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    return -1;
-}
-
 static int copy_out(const char *s, size_t n, char *buf, size_t cap) {
     if (n > cap) return -1;
     memcpy(buf, s, n);
@@ -175,13 +170,14 @@ int tokenizer_token_bytes(const vocab *v, int32_t id, char *buf, size_t cap) {
     switch (v->attr[id]) {
     case TOKEN_USER_DEFINED:
         return copy_out(t, n, buf, cap);
-    case TOKEN_BYTE:
-        if (n == 6 && memcmp(t, "<0x", 3) == 0 && t[5] == '>' && hex_digit(t[3]) >= 0 &&
-            hex_digit(t[4]) >= 0) {
-            char b = (char)(hex_digit(t[3]) * 16 + hex_digit(t[4]));
-            return copy_out(&b, 1, buf, cap);
+    case TOKEN_BYTE: {
+        int b = spm_byte_of_token(t, n);
+        if (b >= 0) {
+            char c = (char)b;
+            return copy_out(&c, 1, buf, cap);
         }
         return copy_out(t, n, buf, cap);
+    }
     case TOKEN_NORMAL:
         break;
     default:            /* control, unknown, unused, undefined: print nothing (llama.cpp) */
@@ -191,7 +187,7 @@ int tokenizer_token_bytes(const vocab *v, int32_t id, char *buf, size_t cap) {
     size_t w = 0;
     if (v->kind == VOCAB_SPM) {
         for (size_t i = 0; i < n;) {
-            if (i + 3 <= n && memcmp(t + i, "\xE2\x96\x81", 3) == 0) {
+            if (i + 3 <= n && memcmp(t + i, SPM_SPACE_MARK, 3) == 0) {
                 if (w + 1 > cap) return -1;
                 buf[w++] = ' ';
                 i += 3;

@@ -11,19 +11,20 @@
  *    tokenizer.json defines) and scores derived from merge ranks (so a score-merging SPM encoder
  *    gives the same result wherever every split of a token is listed, as converters write them).
  */
-#include "text/tokenizer.h"
+#include "text/tokenizer_json.h"
+#include "text/bpe.h"
+#include "text/spm.h"
 #include "text/pretokenize.h"
 #include "io/json.h"
 #include "io/file.h"
 #include "text/tokenizer_config.h"
 #include "core/error.h"
+#include "core/str.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define MAX_VOCAB (1 << 24)
-
-static const char SPACE_MARK[] = "\xE2\x96\x81";   /* U+2581 */
 
 /* Split regexes as tokenizer.json files spell them, and the pre-tokenizer each one is. */
 static const struct { const char *regex; const char *pre; } known_splits[] = {
@@ -46,14 +47,6 @@ typedef struct loader {
     ts_error *err;
 } loader;
 
-static char *copy_str(const char *s, size_t len) {
-    char *c = malloc(len + 1);
-    if (!c) return NULL;
-    memcpy(c, s, len);
-    c[len] = '\0';
-    return c;
-}
-
 static bool str_is(const json_value *v, const char *s) {
     return v && v->type == JSON_STRING && v->len == strlen(s) && memcmp(v->str, s, v->len) == 0;
 }
@@ -65,14 +58,9 @@ static const char *type_of(const json_value *obj) {
 
 /* ---- tokens ---------------------------------------------------------------------------------- */
 
-static bool is_byte_token(const char *s, size_t len) {
-    static const char hex[] = "0123456789ABCDEFabcdef";
-    return len == 6 && memcmp(s, "<0x", 3) == 0 && s[5] == '>' && strchr(hex, s[3]) && strchr(hex, s[4]);
-}
-
 static int set_token(loader *L, vocab *v, int64_t id, const char *s, size_t len, uint8_t attr) {
     free(v->text[id]);
-    if (!(v->text[id] = copy_str(s, len))) return ts_fail(L->err, "%s: out of memory", L->path);
+    if (!(v->text[id] = str_copy(s, len))) return ts_fail(L->err, "%s: out of memory", L->path);
     v->len[id] = (uint32_t)len;
     v->attr[id] = attr;
     return 0;
@@ -122,7 +110,7 @@ static int load_tokens(loader *L, const json_value *model, const json_value *add
             return ts_fail(L->err, "%s: token id %lld appears twice in model.vocab", L->path, (long long)id);
         const char *s = tokens->keys[i];
         size_t len = tokens->key_lens[i];
-        uint8_t attr = byte_fallback && is_byte_token(s, len) ? TOKEN_BYTE : TOKEN_NORMAL;
+        uint8_t attr = byte_fallback && spm_byte_of_token(s, len) >= 0 ? TOKEN_BYTE : TOKEN_NORMAL;
         if (set_token(L, v, id, s, len, attr)) return -1;
     }
     for (size_t i = 0; i < n_added; i++) {
@@ -134,7 +122,7 @@ static int load_tokens(loader *L, const json_value *model, const json_value *add
          * spaces like any vocabulary entry, so they stay normal tokens here (user-defined ones
          * print verbatim). Encoding is unaffected: merges reach the same token. */
         if (attr == TOKEN_USER_DEFINED && v->attr[id] == TOKEN_NORMAL && v->len[id] == content->len &&
-            memcmp(v->text[id], content->str, content->len) == 0 && strstr(content->str, SPACE_MARK))
+            memcmp(v->text[id], content->str, content->len) == 0 && strstr(content->str, SPM_SPACE_MARK))
             continue;
         if (set_token(L, v, id, content->str, content->len, attr)) return -1;
     }
@@ -157,7 +145,7 @@ static int load_merges(loader *L, const json_value *model, vocab *v) {
         const json_value *m = &merges->items[i];
         char *joined;
         if (m->type == JSON_STRING) {          /* "left right" */
-            joined = copy_str(m->str, m->len);
+            joined = str_copy(m->str, m->len);
         } else if (m->type == JSON_ARRAY && m->n == 2 && m->items[0].type == JSON_STRING &&
                    m->items[1].type == JSON_STRING) {     /* ["left", "right"] */
             const json_value *a = &m->items[0], *b = &m->items[1];
@@ -256,9 +244,9 @@ static int spm_normalization(loader *L, const json_value *norm, const json_value
         const json_value *s = &steps[i];
         const char *t = type_of(s);
         if (strcmp(t, "Replace") == 0 && str_is(json_get(json_get(s, "pattern"), "String"), " ") &&
-            str_is(json_get(s, "content"), SPACE_MARK)) {
+            str_is(json_get(s, "content"), SPM_SPACE_MARK)) {
             replaces = true;
-        } else if (strcmp(t, "Prepend") == 0 && str_is(json_get(s, "prepend"), SPACE_MARK)) {
+        } else if (strcmp(t, "Prepend") == 0 && str_is(json_get(s, "prepend"), SPM_SPACE_MARK)) {
             prepends = true;
         } else {
             return ts_fail(L->err, "%s: unsupported normalizer step \"%s\"", L->path, t);
@@ -360,7 +348,7 @@ static int load(loader *L, const json_value *root, vocab *v) {
                            type_of(norm));
         if (byte_level_pre(L, pt, &pre)) return -1;
         v->kind = VOCAB_BPE_BYTES;
-        if (!(v->pre = copy_str(pre, strlen(pre)))) return ts_fail(L->err, "%s: out of memory", L->path);
+        if (!(v->pre = str_copy(pre, strlen(pre)))) return ts_fail(L->err, "%s: out of memory", L->path);
         v->add_space_prefix = false;
     } else {
         v->kind = VOCAB_SPM;

@@ -1,6 +1,9 @@
-/* The shared vocabulary: a string -> id hash, and its lifetime. */
+/* The shared vocabulary: a string -> id hash, its lifetime, and the end-of-turn lookup every loader
+ * does. */
 #include "text/vocab.h"
 #include "core/error.h"
+#include "core/utf8.h"
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,3 +69,21 @@ void vocab_free(vocab *v) {
     v->bos = v->eos = v->eot = v->unk = v->pad = -1;
 }
 
+void vocab_find_eot(vocab *v) {
+    static const char *const names[] = {
+        "<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>"
+    };
+    if (v->eot >= 0) return;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        int32_t id = vocab_find(v, names[i], strlen(names[i]));
+        if (id >= 0) { v->eot = id; return; }
+    }
+}
+
+int vocab_check_text(const char *text, size_t len, ts_error *err) {
+    size_t bad;
+    if (!utf8_valid(text, len, &bad)) return ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    /* token counts are ints, and an encoder's working copy takes up to 4 bytes per byte */
+    if (len > (size_t)INT_MAX / 4) return ts_fail(err, "text too long to tokenize (%zu bytes)", len);
+    return 0;
+}

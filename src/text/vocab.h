@@ -1,5 +1,6 @@
 /* The vocabulary every tokenizer kind shares: token strings, scores, attributes, special ids, and a
- * string -> id hash. Filled from GGUF metadata (tokenizer.ggml.*) or from tokenizer.json. */
+ * string -> id hash. Filled from GGUF metadata (tokenizer.ggml.*, vocab_gguf.c), a tokenizer.json
+ * (tokenizer_json.c) or a SentencePiece tokenizer.model (spm_model.c). */
 #ifndef TS_TEXT_VOCAB_H
 #define TS_TEXT_VOCAB_H
 #include <stdbool.h>
@@ -35,7 +36,7 @@ typedef struct vocab {
     int32_t bos, eos, eot, unk, pad;   /* -1 when absent */
     bool add_bos, add_eos;
     bool add_space_prefix;    /* SPM: prepend U+2581 to the text */
-    /* BPE merge lookup (left id, right id) -> rank, built by bpe_prepare() in text/tokenizer.h;
+    /* BPE merge lookup (left id, right id) -> rank, built by bpe_prepare() in text/bpe.h;
      * owned (freed by merge_table_free, which vocab_free calls), NULL until prepared (the encoder
      * then builds one per call) */
     struct bpe_merge_table *merge_table;
@@ -50,5 +51,8 @@ void vocab_free(vocab *v);
 /* Sets v->eot, when not stated, to the first well-known end-of-turn token the vocabulary holds
  * ("<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>"). */
 void vocab_find_eot(vocab *v);
+/* 0 when an encoder may take text[0..len): valid UTF-8 of at most INT_MAX / 4 bytes; else -1 and
+ * err says which. */
+int  vocab_check_text(const char *text, size_t len, ts_error *err);
 
 #endif

@@ -1,18 +1,10 @@
 /* Loading a vocabulary from GGUF tokenizer.ggml.* metadata. */
-#include "text/vocab.h"
-#include "text/tokenizer.h"
+#include "text/vocab_gguf.h"
+#include "text/bpe.h"
 #include "core/error.h"
+#include "core/str.h"
 #include <stdlib.h>
 #include <string.h>
-
-
-static char *copy_str(const char *s, size_t len) {
-    char *c = malloc(len + 1);
-    if (!c) return NULL;
-    memcpy(c, s, len);
-    c[len] = '\0';
-    return c;
-}
 
 /* A special-token id key: absent (or -1 / 0xFFFFFFFF, which converters write for "none") leaves
  * *id unchanged; a value outside the vocabulary is an error. */
@@ -69,7 +61,7 @@ static int load_tokens(const gguf_file *g, vocab *v, ts_error *err) {
             return ts_fail(err, "%s: cannot read %s[%llu]", path, key, (unsigned long long)i);
         if (len > 0xffffffffu) return ts_fail(err, "%s: %s[%llu] is too long", path, key,
                                               (unsigned long long)i);
-        if (!(v->text[i] = copy_str(s, len))) return ts_fail(err, "%s: out of memory", path);
+        if (!(v->text[i] = str_copy(s, len))) return ts_fail(err, "%s: out of memory", path);
         v->len[i] = (uint32_t)len;
         v->attr[i] = TOKEN_NORMAL;     /* without token_type every token is normal (as llama.cpp) */
     }
@@ -117,7 +109,7 @@ static int load_merges(const gguf_file *g, vocab *v, ts_error *err) {
         size_t len;
         if (!gguf_arr_str(g, key, i, &s, &len))
             return ts_fail(err, "%s: cannot read %s[%llu]", path, key, (unsigned long long)i);
-        if (!(v->merges[i] = copy_str(s, len))) return ts_fail(err, "%s: out of memory", path);
+        if (!(v->merges[i] = str_copy(s, len))) return ts_fail(err, "%s: out of memory", path);
         v->n_merges = (int)i + 1;
     }
 
@@ -126,20 +118,9 @@ static int load_merges(const gguf_file *g, vocab *v, ts_error *err) {
         const char *s;
         size_t len;
         if (!gguf_get_str(g, key, &s, &len)) return ts_fail(err, "%s: %s is not a string", path, key);
-        if (!(v->pre = copy_str(s, len))) return ts_fail(err, "%s: out of memory", path);
+        if (!(v->pre = str_copy(s, len))) return ts_fail(err, "%s: out of memory", path);
     }
     return 0;
-}
-
-void vocab_find_eot(vocab *v) {
-    static const char *const names[] = {
-        "<|eot_id|>", "<|im_end|>", "<end_of_turn>", "<|end|>", "<turn|>"
-    };
-    if (v->eot >= 0) return;
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        int32_t id = vocab_find(v, names[i], strlen(names[i]));
-        if (id >= 0) { v->eot = id; return; }
-    }
 }
 
 static int load_vocab(const gguf_file *g, vocab *v, ts_error *err) {

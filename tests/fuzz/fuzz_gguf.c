@@ -4,6 +4,7 @@
 #include "fuzz_common.h"
 #include "io/gguf.h"
 #include "text/tokenizer.h"
+#include "text/vocab_gguf.h"
 #include "template/jinja.h"
 
 /* Reads the first and last byte of every tensor, so ASan sees any range the reader got wrong. */

@@ -2,6 +2,7 @@
  * decodes a sample text. */
 #include "fuzz_common.h"
 #include "text/tokenizer.h"
+#include "text/spm_model.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) { (void)argc; (void)argv; return 0; }
 

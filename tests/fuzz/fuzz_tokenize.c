@@ -6,6 +6,7 @@
 #include "fuzz_common.h"
 #include "io/gguf.h"
 #include "text/tokenizer.h"
+#include "text/vocab_gguf.h"
 #include "core/utf8.h"
 
 static const char *vocab_files[] = {

@@ -2,6 +2,7 @@
  * (part 2, split at FUZZ_PART_MARK); a vocabulary that loads then encodes and decodes a sample. */
 #include "fuzz_common.h"
 #include "text/tokenizer.h"
+#include "text/tokenizer_json.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv) { (void)argc; (void)argv; return 0; }
 

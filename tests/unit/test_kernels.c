@@ -21,6 +21,8 @@
 #include "check.h"
 #include "io/gguf.h"
 #include "kernels/types.h"
+#include "kernels/f16.h"
+#include "kernels/bf16.h"
 
 /* ---------------------------------------------------------------- helpers */
 

@@ -6,6 +6,7 @@
 #include "tessera.h"
 #include "io/q4nx.h"
 #include "kernels/types.h"
+#include "kernels/bf16.h"
 #include "load/model.h"
 #include <math.h>
 #include <stdint.h>

@@ -24,6 +24,8 @@
 #include "kernels/simd.h"
 #include "kernels/matmul.h"
 #include "kernels/attention.h"
+#include "kernels/types.h"
+#include "kernels/f16.h"
 
 typedef struct { uint64_t s; } rng;
 static uint32_t rng_u32(rng *r) {

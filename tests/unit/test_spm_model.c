@@ -4,6 +4,8 @@
  * small hand-encoded models (field mapping, defaults, skipping unknown fields) and damaged files. */
 #include "check.h"
 #include "text/tokenizer.h"
+#include "text/spm_model.h"
+#include "text/vocab_gguf.h"
 #include "io/gguf.h"
 #include "io/json.h"
 #include <stdint.h>

@@ -3,6 +3,8 @@
  * text, round trips, and the error cases (invalid UTF-8, unknown or broken tokenizer metadata). */
 #include "check.h"
 #include "text/tokenizer.h"
+#include "text/spm.h"
+#include "text/vocab_gguf.h"
 #include "io/gguf.h"
 #include "io/gguf_write.h"
 #include <stdint.h>

@@ -1,0 +1,20 @@
+/* The attention kernels over a q8_0 KV cache (attention_q8_0.c), portable, NEON, AVX2 and AVX-512,
+ * each of the form of attention.h's attn_scores_fn or attn_values_fn. */
+#ifndef TS_KERNELS_ATTENTION_Q8_0_H
+#define TS_KERNELS_ATTENTION_Q8_0_H
+#include <stddef.h>
+
+void attention_scores_q8_0_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_q8_0_generic(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
+#if defined(__aarch64__)
+void attention_scores_q8_0_neon(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_q8_0_neon(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
+#endif
+#if defined(__x86_64__)
+void attention_scores_q8_0_avx2(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_q8_0_avx2(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
+void attention_scores_q8_0_avx512(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);
+void attention_values_q8_0_avx512(const float *a, size_t a_stride, int heads, int count, const void *v, size_t row_bytes, int slots, int s0, int hd, float *out, size_t out_stride);
+#endif
+
+#endif
