@@ -1,4 +1,4 @@
-/* The config rules of SPEC 1.5 and section 4, on small synthetic models written here: layer kinds
+/* The config rules of ../shared/SPEC.md (1.5 and section 4), on small synthetic models written here: layer kinds
  * from sliding_window_pattern (and its default), layer_types winning over the pattern, the local
  * RoPE base when missing, where linear scaling applies, BOS from tokenizer_config.json, the norm
  * "+1" per container, the Gemma 3 attention scale. */

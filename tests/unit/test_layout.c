@@ -1,4 +1,4 @@
-/* The Llama GGUF Q/K row order (SPEC 1.1): the loader must restore split-half order for float
+/* The Llama GGUF Q/K row order (../shared/SPEC.md, 1.1): the loader must restore split-half order for float
  * tensors and for raw quantized row blocks alike. The truth is the Hugging Face safetensors file of
  * the same weights (llama-tiny ships both). */
 #include "check.h"

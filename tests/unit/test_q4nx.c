@@ -1,4 +1,4 @@
-/* FastFlowLM q4nx packs (SPEC 5): the tile reader on hand-built tiles of both kinds (every element
+/* FastFlowLM q4nx packs (../shared/SPEC.md, 5): the tile reader on hand-built tiles of both kinds (every element
  * against code * scale + min, pad columns, refusals, the kind decided by the declared width), the
  * fixtures' dequantized tensors bit for bit, and the two fixture packs' logits against llama.cpp
  * and numpy, with greedy tokens and cached decode. */
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-/* ---- hand-built tiles, written from the SPEC 5 byte formulas ---- */
+/* ---- hand-built tiles, written from the byte formulas of ../shared/SPEC.md, 5 ---- */
 
 typedef struct kind_desc { const char *name; int R, C; size_t bytes; int64_t width; } kind_desc;
 static const kind_desc TILE = { "tiles", 32, 256, 5120, 5120 };
