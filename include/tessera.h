@@ -195,6 +195,7 @@ typedef struct ts_gen_result {
                                     healing backed some up) */
     int n_reused;                /* how many of them came from the cache */
     int n_generated;
+    int32_t *tokens;             /* the answer's token ids, n_generated of them (malloc'd) */
     int n_healed;                /* bytes of prompt text generated again by healing (the answer
                                     starts after them) */
     const char *finish_reason;   /* "stop" (end of generation or a stop string), "length",

@@ -73,6 +73,7 @@ size_t ts_session_text_limit(const ts_session *s) {
 
 void ts_gen_result_free(ts_gen_result *r) {
     free(r->text);
+    free(r->tokens);
     memset(r, 0, sizeof *r);
 }
 
@@ -189,10 +190,11 @@ int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *
     float *logits = malloc(rows * (size_t)nv * sizeof(float));
     ts_sampler *smp = NULL;
     int32_t *history = malloc(((size_t)n_eval + (size_t)max_tokens + 1) * sizeof *history);
+    res->tokens = malloc(((size_t)max_tokens + 1) * sizeof *res->tokens);
     size_t cap = 0;
     int rc = -1;
     if (ts_sampler_new(&rq->sampling, nv, &smp, err) != 0) goto out;
-    if (!logits || !history || append(res, &cap, "", 0) != 0) { ts_fail(err, "out of memory"); goto out; }
+    if (!logits || !history || !res->tokens || append(res, &cap, "", 0) != 0) { ts_fail(err, "out of memory"); goto out; }
     memcpy(history, rq->prompt, (size_t)n_eval * sizeof *history);
 
     if (ts_eval(s->ctx, rq->prompt + kept, n_eval - kept, logits, rq->on_logits != NULL, err) != 0) goto out;
@@ -218,7 +220,7 @@ int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *
         int32_t next = ts_sample(smp, last, history, n_hist);
         if (first) res->first_token_seconds = seconds_now() - t0;
         if (ts_token_is_eog(s->m, next)) { res->finish_reason = "stop"; break; }
-        res->n_generated++;
+        res->tokens[res->n_generated++] = next;
         history[n_hist++] = next;
         char piece[256], text[256 + 16];
         int pl = ts_token_text(s->m, next, piece, sizeof piece);

@@ -39,14 +39,21 @@ static const tensor_names gguf_names = { {
     [ROLE_EXP_DOWN_BIAS] = "blk.%d.ffn_down_exps.bias", [ROLE_EXP_SCALE] = "blk.%d.ffn_down_exps.scale",
     [ROLE_MOE_IN_NORM] = "blk.%d.pre_ffw_norm_2.weight", [ROLE_MOE_OUT_NORM] = "blk.%d.post_ffw_norm_2.weight",
     [ROLE_DENSE_OUT_NORM] = "blk.%d.post_ffw_norm_1.weight",
+    [ROLE_SHEXP_GATE] = "blk.%d.ffn_gate_shexp.weight", [ROLE_SHEXP_UP] = "blk.%d.ffn_up_shexp.weight",
+    [ROLE_SHEXP_DOWN] = "blk.%d.ffn_down_shexp.weight", [ROLE_SHEXP_GATE_INP] = "blk.%d.ffn_gate_inp_shexp.weight",
+    [ROLE_DELTA_QKV] = "blk.%d.attn_qkv.weight", [ROLE_DELTA_Z] = "blk.%d.attn_gate.weight",
+    [ROLE_DELTA_BETA] = "blk.%d.ssm_beta.weight", [ROLE_DELTA_ALPHA] = "blk.%d.ssm_alpha.weight",
+    [ROLE_SSM_CONV] = "blk.%d.ssm_conv1d.weight", [ROLE_SSM_A] = "blk.%d.ssm_a",
+    [ROLE_SSM_DT_BIAS] = "blk.%d.ssm_dt.bias", [ROLE_SSM_NORM] = "blk.%d.ssm_norm.weight",
+    [ROLE_SSM_OUT] = "blk.%d.ssm_out.weight",
 } };
 
 /* Phi-3 stores [gate; up] as one ffn_up of 2 x ffn rows. */
 static const role_name phi3_gguf[] = {
     { ROLE_FFN_GATE_UP, "blk.%d.ffn_up.weight" }, { ROLE_FFN_UP, NULL }, { -1, NULL } };
 
-/* gpt-oss calls the norm before its experts post_attention_norm. */
-static const role_name gpt_oss_gguf[] = {
+/* gpt-oss and Qwen3.5 call the norm before the feed-forward post_attention_norm. */
+static const role_name ffn_norm_named_post_attention[] = {
     { ROLE_FFN_NORM, "blk.%d.post_attention_norm.weight" }, { ROLE_POST_ATTN_NORM, NULL }, { -1, NULL } };
 
 /* Hugging Face names, relative to the model prefix; lm_head sits outside it. Expert names with a
@@ -144,6 +151,26 @@ static const tensor_names phi3_hf = { {
     [ROLE_FFN_GATE_UP] = "layers.%d.mlp.gate_up_proj.weight", [ROLE_FFN_DOWN] = "layers.%d.mlp.down_proj.weight",
 } };
 
+/* Qwen3.5: gated attention layers (self_attn) and gated DeltaNet layers (linear_attn); the norm
+ * before the MLP keeps Llama's name; Qwen3.5-MoE experts fused gate_up, a gated shared expert. */
+#define QWEN35_HF \
+    HF_COMMON, \
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight", \
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight", \
+    [ROLE_DELTA_QKV] = "layers.%d.linear_attn.in_proj_qkv.weight", [ROLE_DELTA_Z] = "layers.%d.linear_attn.in_proj_z.weight", \
+    [ROLE_DELTA_BETA] = "layers.%d.linear_attn.in_proj_b.weight", [ROLE_DELTA_ALPHA] = "layers.%d.linear_attn.in_proj_a.weight", \
+    [ROLE_SSM_CONV] = "layers.%d.linear_attn.conv1d.weight", [ROLE_SSM_A] = "layers.%d.linear_attn.A_log", \
+    [ROLE_SSM_DT_BIAS] = "layers.%d.linear_attn.dt_bias", [ROLE_SSM_NORM] = "layers.%d.linear_attn.norm.weight", \
+    [ROLE_SSM_OUT] = "layers.%d.linear_attn.out_proj.weight"
+static const tensor_names qwen35_hf = { { QWEN35_HF } };
+static const tensor_names qwen35moe_hf = { {
+    QWEN35_HF,
+    [ROLE_ROUTER] = "layers.%d.mlp.gate.weight",
+    [ROLE_EXP_GATE_UP] = "layers.%d.mlp.experts.gate_up_proj", [ROLE_EXP_DOWN] = "layers.%d.mlp.experts.down_proj",
+    [ROLE_SHEXP_GATE] = "layers.%d.mlp.shared_expert.gate_proj.weight", [ROLE_SHEXP_UP] = "layers.%d.mlp.shared_expert.up_proj.weight",
+    [ROLE_SHEXP_DOWN] = "layers.%d.mlp.shared_expert.down_proj.weight", [ROLE_SHEXP_GATE_INP] = "layers.%d.mlp.shared_expert_gate.weight",
+} };
+
 /* ---- the table ---- */
 
 static const arch_desc ARCHES[] = {
@@ -190,7 +217,7 @@ static const arch_desc ARCHES[] = {
     { .name = "gpt-oss", .hf_model_types = { "gpt_oss" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
       .gating = GATING_TOPK_SOFTMAX, .expert_activation = ACT_SWIGLU_OAI,
-      .gguf = { .renames = gpt_oss_gguf, .sliding_period = 2 },
+      .gguf = { .renames = ffn_norm_named_post_attention, .sliding_period = 2 },
       .hf = { .names = &gpt_oss_hf, .experts_input_major = true } },
     { .name = "smollm3", .hf_model_types = { "smollm3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
@@ -209,6 +236,19 @@ static const arch_desc ARCHES[] = {
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
       .gguf = { .renames = phi3_gguf, .window_ignored = true },
       .hf = { .names = &phi3_hf, .window_every_layer = true } },
+    /* Qwen3.5 / 3.6: three gated DeltaNet layers beside each gated attention layer (README-hybrid);
+     * every norm but the DeltaNet's own is zero-centred (HF 1 + w; GGUF stores 1 + w) */
+    { .name = "qwen35", .hf_model_types = { "qwen3_5_text", "qwen3_5" },
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD, .attn_scale = SCALE_HEAD_DIM,
+      .attn_out_gate = true, .recurrent_kind = LAYER_DELTANET, .full_attention_interval = 4,
+      .gguf = { .renames = ffn_norm_named_post_attention, .delta_v_tiled = true },
+      .hf = { .names = &qwen35_hf, .norm_plus_one = true, .ssm_a_log = true } },
+    { .name = "qwen35moe", .hf_model_types = { "qwen3_5_moe_text", "qwen3_5_moe" },
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD, .attn_scale = SCALE_HEAD_DIM,
+      .attn_out_gate = true, .recurrent_kind = LAYER_DELTANET, .full_attention_interval = 4,
+      .gating = GATING_SOFTMAX_TOPK, .expert_activation = ACT_SILU,
+      .gguf = { .renames = ffn_norm_named_post_attention, .delta_v_tiled = true, .gating_renorm = true },
+      .hf = { .names = &qwen35moe_hf, .norm_plus_one = true, .ssm_a_log = true, .gating_renorm = true } },
     { .name = "mistral3", .hf_model_types = { "ministral3", "mistral3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
       .gguf = { .qk_permuted = true, .yarn_betas = true },

@@ -28,6 +28,11 @@ enum tensor_role {
     ROLE_EXP_GATE, ROLE_EXP_UP, ROLE_EXP_GATE_UP, ROLE_EXP_DOWN,
     ROLE_EXP_GATE_BIAS, ROLE_EXP_UP_BIAS, ROLE_EXP_GATE_UP_BIAS, ROLE_EXP_DOWN_BIAS, ROLE_EXP_SCALE,
     ROLE_MOE_IN_NORM, ROLE_MOE_OUT_NORM, ROLE_DENSE_OUT_NORM,
+    ROLE_SHEXP_GATE, ROLE_SHEXP_UP, ROLE_SHEXP_DOWN, ROLE_SHEXP_GATE_INP,
+    /* recurrent layers: the gated DeltaNet's projections, and the state-space tensors the recurrent
+     * kinds share (the convolution's taps, the decay, the time-step bias, the gated norm, the output) */
+    ROLE_DELTA_QKV, ROLE_DELTA_Z, ROLE_DELTA_BETA, ROLE_DELTA_ALPHA,
+    ROLE_SSM_CONV, ROLE_SSM_A, ROLE_SSM_DT_BIAS, ROLE_SSM_NORM, ROLE_SSM_OUT,
     ROLE_COUNT
 };
 #define ROLE_FIRST_LAYER ROLE_ATTN_NORM
@@ -76,6 +81,9 @@ typedef struct container_rules {
     bool experts_input_major;        /* experts stacked [E, in, out] with gate/up interleaved (HF gpt-oss) */
     bool v_optional_any_layer;       /* with k_eq_v_full, any layer may lack V (else only full layers of a
                                         config stating attention_k_eq_v) */
+    bool ssm_a_log;                  /* the recurrent layers' decay is stored as A_log (HF), not -exp(A_log) */
+    bool delta_v_tiled;              /* DeltaNet value head m reads key head m mod Hk (llama.cpp's converter
+                                        reorders them), else m / (Hv / Hk) (HF's grouped order) */
 } container_rules;
 
 typedef struct arch_desc {
@@ -90,6 +98,11 @@ typedef struct arch_desc {
     bool v_norm;                     /* V through a weightless RMSNorm */
     bool k_eq_v_full;                /* full-attention layers may have no V: K serves as V */
     float default_theta_swa;         /* sliding layers' RoPE base when none is stated (0: rope_theta) */
+    bool attn_out_gate;              /* attention heads are gated: q_proj rows [query | gate] per head */
+    /* layer kinds beside attention */
+    int recurrent_kind;              /* the family's recurrent layer kind (enum layer_kind; 0: none) */
+    int full_attention_interval;     /* recurrent families: with no stated layer pattern, layer il is attention
+                                        iff (il + 1) % this == 0 */
     /* mixture of experts */
     int gating;                      /* enum moe_gating */
     int expert_activation;           /* enum ffn_activation of the experts */

@@ -5,6 +5,7 @@
 #include "load/model_arena.h"
 #include "load/builder.h"
 #include "load/build_attention.h"
+#include "load/build_deltanet.h"
 #include "load/build_ffn.h"
 #include "kernels/types.h"
 #include "core/error.h"
@@ -15,14 +16,30 @@
 
 /* ---- one layer ---- */
 
-/* The layer kinds' parts of the builder. */
+/* The layer kinds' parts of the builder, and their names for messages. */
 static int (*const BUILD_KIND[LAYER_KIND_COUNT])(builder *b, int il) = {
     [LAYER_ATTENTION] = build_attention_layer,
+    [LAYER_DELTANET] = build_deltanet_layer,
+};
+static const char *const KIND_NAME[LAYER_KIND_COUNT] = { [LAYER_ATTENTION] = "attention", [LAYER_DELTANET] = "gated DeltaNet" };
+/* The kind of each layer type a config can name. */
+static const int KIND_OF_TYPE[] = {
+    [LAYER_TYPE_FULL] = LAYER_ATTENTION, [LAYER_TYPE_SLIDING] = LAYER_ATTENTION, [LAYER_TYPE_LINEAR] = LAYER_DELTANET,
 };
 
-/* The kind of a layer: every layer of the families the table holds is an attention layer. */
+/* A layer's kind: the type the config names for it; else, in a family with recurrent layers, its
+ * recurrent kind where the file marks the layer recurrent (a per-layer list, an attention interval
+ * stated or the family's, or a layer without KV heads); else attention. */
 static int layer_kind_of(const builder *b, int il) {
-    return LAYER_ATTENTION;
+    const model_hparams *hp = b->hp;
+    const arch_desc *a = b->a;
+    if (hp->layer_types) return KIND_OF_TYPE[hp->layer_types[il]];
+    if (!a->recurrent_kind) return LAYER_ATTENTION;
+    int interval = hp->full_attention_interval > 0 ? hp->full_attention_interval : a->full_attention_interval;
+    bool recurrent = hp->layer_recurrent ? hp->layer_recurrent[il] != 0
+                   : interval > 0 ? (il + 1) % interval != 0
+                   : hp->layer_n_kv_heads && hp->layer_n_kv_heads[il] == 0;
+    return recurrent ? a->recurrent_kind : LAYER_ATTENTION;
 }
 
 static int build_layer(builder *b, int il) {
@@ -33,6 +50,9 @@ static int build_layer(builder *b, int il) {
     const int64_t H = hp->hidden;
 
     ly->kind = layer_kind_of(b, il);
+    if (ly->kind != LAYER_ATTENTION && ly->kind != a->recurrent_kind)
+        return ts_fail(b->err, "%s: layer %d is a %s layer, which %s models do not have", b->src->path, il,
+                       KIND_NAME[ly->kind], a->name);
     if (BUILD_KIND[ly->kind](b, il) != 0) return -1;
     ly->activation = a->activation;
     ly->output_scale = 1.0f;
@@ -94,7 +114,11 @@ static int check_consumed(builder *b) {
 }
 
 static int build(builder *b) {
-    const model_hparams *hp = b->hp;
+    /* the builder's own copy: multi-token-prediction blocks are not run, and the LongRoPE lists may
+     * come from tensors */
+    model_hparams hpc = *b->hp;
+    hpc.n_layers -= hpc.n_nextn;
+    const model_hparams *hp = b->hp = &hpc;
     const arch_desc *a = b->a;
     ts_model *m = b->m;
     model_geometry *g = &m->g;
@@ -170,7 +194,6 @@ static int build(builder *b) {
         n_rope_freqs = rf->ne[0];
         if (builder_vector(b, &rope_freqs, ROLE_ROPE_FREQS, 0, n_rope_freqs, false, true)) return -1;
     }
-    model_hparams hpc = *hp;        /* the LongRoPE lists may come from tensors */
     const tensor_entry *fs = builder_find(b, ROLE_ROPE_FACTORS_SHORT, 0, name, sizeof name);
     const tensor_entry *fl = builder_find(b, ROLE_ROPE_FACTORS_LONG, 0, name, sizeof name);
     if (fs || fl) {
@@ -181,7 +204,6 @@ static int build(builder *b) {
         if (builder_vector(b, &hpc.scaling.short_factor, ROLE_ROPE_FACTORS_SHORT, 0, fs->ne[0], false, true)) return -1;
         if (builder_vector(b, &hpc.scaling.long_factor, ROLE_ROPE_FACTORS_LONG, 0, fl->ne[0], false, true)) return -1;
     }
-    b->hp = hp = &hpc;
     b->rope_freqs = rope_freqs;
     b->n_rope_freqs = n_rope_freqs;
     if (hp->scaling.kind == ROPE_LONGROPE) {

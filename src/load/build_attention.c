@@ -134,6 +134,15 @@ int build_attention_layer(builder *b, int il) {
     float frac = sliding ? hp->rope_fraction_swa : hp->rope_fraction;
     at->rope_pairs = frac > 0 ? (int)(frac * (double)(hd / 2) + 0.5) : rdim / 2;
     if (layer_nope(b, il)) at->rope_pairs = 0;
+    /* multimodal RoPE sections (Qwen3.5): a text token has one position in every stream, so sections
+     * that cover every rotating pair are plain RoPE; others would leave pairs unrotated */
+    if (hp->rope_sections && at->rope_pairs > 0) {
+        int covered = 0;
+        for (int i = 0; i < hp->n_rope_sections; i++) covered += hp->rope_sections[i];
+        if (covered != at->rope_pairs)
+            return ts_fail(err, "%s: layer %d: multimodal RoPE sections cover %d of %d rotating pairs; sections that do not cover them all are not supported",
+                           path, il, covered, at->rope_pairs);
+    }
     if (layer_rope(b, at, sliding) != 0) return -1;
     if (hp->scaling.temp_beta > 0) {
         at->temp_beta = (float)hp->scaling.temp_beta;
@@ -157,6 +166,9 @@ int build_attention_layer(builder *b, int il) {
     at->qk_norm_whole = a->qk_norm == QK_NORM_WHOLE;
 
     const int64_t q_rows = (int64_t)nh * hd, kv_rows = (int64_t)nkv * hd;
+    /* gated heads: q_proj holds [query | gate] per head */
+    at->out_gate = a->attn_out_gate;
+    const int64_t wq_rows = at->out_gate ? 2 * q_rows : q_rows;
     if (a->qk_norm != QK_NORM_NONE) {
         bool whole = a->qk_norm == QK_NORM_WHOLE;
         if (builder_vector(b, &at->q_norm, ROLE_ATTN_Q_NORM, il, whole ? q_rows : hd, true, true)) return -1;
@@ -172,7 +184,7 @@ int build_attention_layer(builder *b, int il) {
         at->wv = builder_row_view(&qkv, q_rows + kv_rows, kv_rows);
     } else {
         bool v_optional = a->k_eq_v_full && (b->rules->v_optional_any_layer || (hp->k_eq_v == 1 && !sliding));
-        if (builder_matrix(b, &at->wq, ROLE_ATTN_Q, il, q_rows, H, true)) return -1;
+        if (builder_matrix(b, &at->wq, ROLE_ATTN_Q, il, wq_rows, H, true)) return -1;
         if (builder_matrix(b, &at->wk, ROLE_ATTN_K, il, kv_rows, H, own_kv)) return -1;
         if (builder_matrix(b, &at->wv, ROLE_ATTN_V, il, kv_rows, H, own_kv && !v_optional)) return -1;
         if (b->rules->qk_permuted) {

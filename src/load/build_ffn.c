@@ -93,6 +93,22 @@ static int get_experts_input_major(builder *b, moe_geometry *moe, int il, int64_
     return 0;
 }
 
+/* A shared expert beside the routed ones (Qwen3.5-MoE): its width stated or its gate's rows; its
+ * sigmoid gate, one row of H, optional. */
+static int build_shared_expert(builder *b, moe_geometry *moe, int il) {
+    const int64_t H = b->hp->hidden;
+    char name[256];
+    const tensor_entry *g = builder_find(b, ROLE_SHEXP_GATE, il, name, sizeof name);
+    if (!g) return 0;
+    int64_t fs = b->hp->shared_ffn_dim > 0 ? b->hp->shared_ffn_dim : g->n_dims == 2 ? g->ne[1] : 0;
+    if (fs <= 0 || fs > (1 << 24)) return ts_fail(b->err, "%s: layer %d: invalid shared expert width %lld", b->src->path, il, (long long)fs);
+    moe->shared_ffn_dim = (int)fs;
+    if (builder_matrix(b, &moe->shared_gate, ROLE_SHEXP_GATE, il, fs, H, true)) return -1;
+    if (builder_matrix(b, &moe->shared_up, ROLE_SHEXP_UP, il, fs, H, true)) return -1;
+    if (builder_matrix(b, &moe->shared_down, ROLE_SHEXP_DOWN, il, H, fs, true)) return -1;
+    return builder_matrix(b, &moe->shared_gate_inp, ROLE_SHEXP_GATE_INP, il, 1, H, false);
+}
+
 /* A layer's mixture of experts. */
 int build_ffn_experts(builder *b, int il) {
     const model_hparams *hp = b->hp;
@@ -145,6 +161,6 @@ int build_ffn_experts(builder *b, int il) {
     if (!moe->gate || !moe->up || !moe->down)
         return ts_fail(err, "%s: layer %d: the experts' gate, up or down tensors are missing", path, il);
     if (builder_vector(b, &moe->down_bias, ROLE_EXP_DOWN_BIAS, il, (int64_t)E * H, false, false)) return -1;
-    return 0;
+    return build_shared_expert(b, moe, il);
 }
 

@@ -20,6 +20,7 @@
  * is rewound); run/layer_kind.c names them for the forward. */
 enum layer_kind {
     LAYER_ATTENTION,           /* softmax attention over a KV cache (full or sliding window) */
+    LAYER_DELTANET,            /* gated delta rule: a matrix state per value head (Qwen3.5 linear attention) */
     LAYER_KIND_COUNT
 };
 enum ffn_activation {
@@ -53,6 +54,12 @@ typedef struct moe_geometry {
     const float *in_norm;       /* the experts' own input norm (Gemma 4); NULL: the FFN input */
     const float *out_norm;      /* norm of the weighted sum (Gemma 4) */
     const float *dense_out_norm;/* with a dense MLP beside: norm of the dense output before the sum */
+    /* a shared expert every token goes through, its output added to the routed experts' sum, scaled
+     * by sigmoid(shared_gate . x) when shared_gate is given (Qwen3.5-MoE); shared_down.data NULL: none */
+    int shared_ffn_dim;         /* Fs */
+    weight shared_gate, shared_up;   /* [Fs, H] */
+    weight shared_down;         /* [H, Fs] */
+    weight shared_gate_inp;     /* [1, H], data NULL: the shared expert is not gated */
 } moe_geometry;
 
 /* An attention layer: q/k/v projections, RoPE, softmax over the cached keys, the output projection. */
@@ -86,11 +93,34 @@ typedef struct attention_geometry {
     weight wo;                  /* [H, nh x hd] */
     const float *bq, *bk, *bv, *bo;    /* projection biases (nh x hd, nkv x hd, nkv x hd, H), NULL when absent */
     const float *sinks;         /* nh: one more logit per head in the softmax's denominator (gpt-oss); NULL: none */
+    bool out_gate;              /* wq's rows are per head [query (hd) | gate (hd)]; the head's output is
+                                   multiplied by sigmoid(gate) before wo (Qwen3.5's gated attention) */
 } attention_geometry;
+
+/* A gated DeltaNet layer (Qwen3.5's linear attention): per token a causal depthwise convolution
+ * of the q/k/v projection (silu after it), L2-normed q and k per key head, and per value head h a
+ * state S_h [dk x dv] that decays by exp(g_h) and learns v_h by the delta rule with rate beta_h;
+ * the output S_h^T q, RMS-normed and gated by silu(z), goes through w_out. */
+typedef struct deltanet_geometry {
+    int n_k_heads, n_v_heads;   /* Hk, Hv (a multiple of Hk) */
+    int head_k, head_v;         /* dk, dv */
+    int conv_kernel;            /* K: positions the convolution reads (the current one and K - 1 before) */
+    int conv_channels;          /* C = 2 Hk dk + Hv dv: [q | k | v] */
+    const int *key_head;        /* Hv: the key head value head h reads (the container's head order) */
+    weight w_qkv;               /* [C, H] */
+    weight w_z;                 /* [Hv x dv, H]: the output gate */
+    weight w_beta, w_alpha;     /* [Hv, H]: beta = sigmoid(w_beta x); g = a * softplus(w_alpha x + dt_bias) */
+    const float *conv;          /* [C][K]: each channel's taps, the oldest position first */
+    const float *a;             /* Hv: -exp(A_log), the decay rate (negative) */
+    const float *dt_bias;       /* Hv */
+    const float *norm;          /* dv: the gated RMSNorm's weight, shared by the heads, used as is */
+    weight w_out;               /* [H, Hv x dv] */
+} deltanet_geometry;
 
 typedef struct layer_geometry {
     int kind;                   /* enum layer_kind: how the layer mixes positions */
     attention_geometry attn;    /* LAYER_ATTENTION */
+    deltanet_geometry delta;    /* LAYER_DELTANET */
     /* norm weights (H values), f32, with any "+1" convention already applied; NULL when the model
      * has no such norm (attn_norm / ffn_norm NULL: the sublayer reads the residual as it is).
      * attn_norm / post_attn_norm surround the layer's mixer, whatever its kind (llama.cpp's names). */
@@ -115,9 +145,13 @@ static inline int layer_matrices(layer_geometry *ly, weight **out) {
     int n = 0;
     if (ly->kind == LAYER_ATTENTION) {
         out[n++] = &ly->attn.wq; out[n++] = &ly->attn.wk; out[n++] = &ly->attn.wv; out[n++] = &ly->attn.wo;
+    } else if (ly->kind == LAYER_DELTANET) {
+        out[n++] = &ly->delta.w_qkv; out[n++] = &ly->delta.w_z; out[n++] = &ly->delta.w_beta;
+        out[n++] = &ly->delta.w_alpha; out[n++] = &ly->delta.w_out;
     }
     out[n++] = &ly->w_gate; out[n++] = &ly->w_up; out[n++] = &ly->w_down;
     out[n++] = &ly->ple_gate; out[n++] = &ly->ple_proj; out[n++] = &ly->moe.router;
+    out[n++] = &ly->moe.shared_gate; out[n++] = &ly->moe.shared_up; out[n++] = &ly->moe.shared_down;
     return n;
 }
 

@@ -28,7 +28,8 @@ static const hp_choice ACTIVATIONS[] = {
     { "silu", ACT_SILU }, { "swish", ACT_SILU },
     { "gelu_pytorch_tanh", ACT_GELU_TANH }, { "gelu_tanh", ACT_GELU_TANH }, { "gelu_new", ACT_GELU_TANH }, { NULL, 0 } };
 static const hp_choice LAYER_TYPES[] = {
-    { "full_attention", LAYER_TYPE_FULL }, { "sliding_attention", LAYER_TYPE_SLIDING }, { NULL, 0 } };
+    { "full_attention", LAYER_TYPE_FULL }, { "sliding_attention", LAYER_TYPE_SLIDING },
+    { "linear_attention", LAYER_TYPE_LINEAR }, { NULL, 0 } };
 
 /* The object members HF puts RoPE parameters under: rope_scaling (transformers 4), rope_parameters
  * (transformers 5), and its per-layer-kind form (Gemma 4: full_attention / sliding_attention). */
@@ -120,6 +121,9 @@ static const hparam HPARAMS[] = {
     { { GGUF("rope.scaling.finetuned") }, HP_ANY, HP_INERT, .why = "a training note" },
     { { HF(ROPE_OBJECTS ".rope_theta") }, HP_ANY, HP_USED },   /* read by the rope_theta rows */
     { { HF(ROPE_OBJECTS ".partial_rotary_factor") }, HP_ANY, HP_USED },   /* read by the partial rotary rows */
+    { { GGUF("rope.dimension_sections"), HF("rope_parameters.mrope_section") }, HP_INTS, HP_USED, HP_AT(rope_sections),
+      HP_AT(n_rope_sections), COUNT(4096) },
+    { { HF("rope_parameters.mrope_interleaved") }, HP_ANY, HP_INERT, .why = "a text position is the same in every stream" },
     { { HF("no_rope_layers") }, HP_LAYER_INTS, HP_USED, 0, HP_AT(layer_rope), .lo = 0, .hi = 1 },
     { { HF("no_rope_layer_interval") }, HP_INT, HP_USED, HP_AT(nope_period), 0, COUNT(4096) },
     { { HF("initial_context_length") }, HP_ANY, HP_INERT, .why = "the training context before RoPE scaling, which rope_scaling states" },
@@ -145,6 +149,22 @@ static const hparam HPARAMS[] = {
     { { HF("enable_moe_block") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
     { { HF("mlp_only_layers") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
     { { HF("decoder_sparse_step") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
+    /* ---- recurrent layers: which layers, and their state-space sizes (each kind reads them its way) ---- */
+    { { GGUF("full_attention_interval"), HF("full_attention_interval") }, HP_INT, HP_USED, HP_AT(full_attention_interval), 0,
+      SIZE(HP_MAX_LAYERS) },
+    { { GGUF("attention.recurrent_layers") }, HP_LAYER_INTS, HP_USED, 0, HP_AT(layer_recurrent), .lo = 0, .hi = 1 },
+    { { GGUF("ssm.conv_kernel"), HF("linear_conv_kernel_dim") }, HP_INT, HP_USED, HP_AT(ssm_conv_kernel), 0, SIZE(64) },
+    { { GGUF("ssm.state_size"), HF("linear_key_head_dim") }, HP_INT, HP_USED, HP_AT(ssm_state_size), 0, SIZE(4096) },
+    { { HF("linear_value_head_dim") }, HP_INT, HP_USED, HP_AT(ssm_head_v), 0, SIZE(4096) },
+    { { GGUF("ssm.group_count"), HF("linear_num_key_heads") }, HP_INT, HP_USED, HP_AT(ssm_group_count), 0, SIZE(4096) },
+    { { GGUF("ssm.time_step_rank"), HF("linear_num_value_heads") }, HP_INT, HP_USED, HP_AT(ssm_time_step_rank), 0, SIZE(65536) },
+    { { GGUF("ssm.inner_size") }, HP_INT, HP_USED, HP_AT(ssm_inner_size), 0, SIZE(1 << 24) },
+    { { HF("mamba_ssm_dtype") }, HP_ANY, HP_INERT, .why = "the state's training type; the engine keeps it in f32" },
+    { { HF("attn_output_gate") }, HP_ANY, HP_INERT, .why = "the family's attention is gated whatever it says, as in transformers" },
+    /* multi-token prediction: draft blocks after the model's own, not run by plain decoding */
+    { { GGUF("nextn_predict_layers") }, HP_INT, HP_USED, HP_AT(n_nextn), 0, COUNT(64) },
+    { { HF("mtp_num_hidden_layers|num_nextn_predict_layers") }, HP_INT, HP_USED, HP_AT(n_mtp), 0, COUNT(64) },
+    { { HF("mtp_use_dedicated_embeddings") }, HP_ANY, HP_INERT, .why = "a setting of the draft blocks" },
     /* ---- per-layer embeddings (Gemma 4) ---- */
     { { GGUF("embedding_length_per_layer_input"), HF("hidden_size_per_layer_input") }, HP_INT, HP_USED, HP_AT(ple_dim), 0, COUNT(65536) },
     { { HF("vocab_size_per_layer_input") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
@@ -155,7 +175,8 @@ static const hparam HPARAMS[] = {
     { { HF("eos_token_id") }, HP_ANY, HP_USED },
     /* ---- features the engine lacks ---- */
     { { GGUF("expert_shared_count"), HF("n_shared_experts") }, HP_ANY, HP_REFUSED, .why = "shared experts are not supported" },
-    { { HF("shared_expert_intermediate_size") }, HP_ANY, HP_REFUSED, .why = "shared experts are not supported" },
+    { { GGUF("expert_shared_feed_forward_length"), HF("shared_expert_intermediate_size") }, HP_INT, HP_USED,
+      HP_AT(shared_ffn_dim), 0, COUNT(1 << 24) },
     { { GGUF("expert_weights_scale"), HF("routed_scaling_factor") }, HP_ANY, HP_REFUSED, .why = "scaled expert weights are not supported" },
     { { HF("n_routed_experts") }, HP_ANY, HP_REFUSED, .why = "DeepSeek-style routed experts are not supported" },
     { { GGUF("attention.layer_norm_epsilon") }, HP_ANY, HP_REFUSED, .why = "LayerNorm (not RMSNorm) models are not supported" },
@@ -163,7 +184,7 @@ static const hparam HPARAMS[] = {
     { { GGUF("attention.q_lora_rank"), HF("q_lora_rank") }, HP_ANY, HP_REFUSED, .why = "multi-head latent attention is not supported" },
     { { GGUF("attention.kv_lora_rank"), HF("kv_lora_rank") }, HP_ANY, HP_REFUSED, .why = "multi-head latent attention is not supported" },
     { { GGUF("use_parallel_residual"), HF("use_parallel_residual") }, HP_ANY, HP_REFUSED, .why = "parallel residual blocks are not supported" },
-    { { GGUF("rope.dimension_sections"), HF("use_mrope") }, HP_ANY, HP_REFUSED, .why = "multimodal RoPE sections are not supported" },
+    { { HF("use_mrope") }, HP_ANY, HP_REFUSED, .why = "multimodal RoPE is not supported" },
     { { GGUF("pooling_type") }, HP_ANY, HP_REFUSED, .why = "embedding models are not supported" },
     { { GGUF("tensor_data_layout") }, HP_ANY, HP_REFUSED, .why = "a tensor layout other than the converter's is not supported" },
     { { HF("quantization_config") }, HP_ANY, HP_REFUSED, .why = "quantized checkpoints (GPTQ, AWQ, bitsandbytes, ...) are not supported" },
@@ -324,7 +345,7 @@ static int layer_value(const hparam_source *src, const hparam *r, const char *pa
     char at[280];
     snprintf(at, sizeof at, "%s[%ld]", path, il);
     if (r->type == HP_LAYER_CHOICES) return check_choice(src, r, at, &e, out, err);
-    double x;
+    double x = 0;
     if (check_number(src, r, at, &e, true, &x, err)) return -1;
     *out = (int)x;
     return 0;
@@ -388,6 +409,16 @@ static int read_row(const hparam_source *src, ts_model *m, const hparam *r, cons
             f[i] = (float)x;
         }
         *(const float **)field(hp, r->at) = f;
+        *(int *)field(hp, r->at2) = (int)v->n;
+        return 0;
+    }
+    case HP_INTS: {
+        if (v->kind != HPV_ARRAY || v->n > 4096) return refuse_value(src, r, path, kind_name(v->kind), "a list of up to 4096 integers", err);
+        int *a = model_arena_alloc(&m->arena, (v->n ? v->n : 1) * sizeof(int));
+        if (!a) return ts_fail(err, "%s: out of memory", src->path);
+        for (size_t i = 0; i < v->n; i++)
+            if (layer_value(src, r, path, (long)i, &a[i], err)) return -1;
+        *(const int **)field(hp, r->at) = a;
         *(int *)field(hp, r->at2) = (int)v->n;
         return 0;
     }

@@ -22,7 +22,7 @@ enum container { CONTAINER_GGUF, CONTAINER_HF, CONTAINER_COUNT };
 enum rope_scaling_kind { ROPE_PLAIN, ROPE_LINEAR, ROPE_YARN, ROPE_LLAMA3, ROPE_LONGROPE };
 
 /* A layer's type as a config names it (HF layer_types, GGUF's per-layer sliding flags). */
-enum layer_type { LAYER_TYPE_FULL = 0, LAYER_TYPE_SLIDING = 1 };
+enum layer_type { LAYER_TYPE_FULL = 0, LAYER_TYPE_SLIDING = 1, LAYER_TYPE_LINEAR = 2 };
 
 typedef struct rope_scaling {
     int kind;                      /* enum rope_scaling_kind */
@@ -78,6 +78,20 @@ typedef struct model_hparams {
     int n_experts, n_experts_used, expert_ffn_dim;   /* 0: no mixture of experts; ffn 0: ffn_dim */
     int gating_renorm;                 /* -1: the family's rule; 0/1: stated */
     int gating_func;                   /* llama.cpp expert_gating_func (1 softmax); 0: not stated */
+    int shared_ffn_dim;                /* a shared expert's width (0: none stated) */
+    /* recurrent layers */
+    int full_attention_interval;       /* layer il is attention iff (il + 1) % this == 0 (0: not stated) */
+    const int *layer_recurrent;        /* per layer 1: the family's recurrent kind (NULL: not given) */
+    int ssm_conv_kernel;               /* the causal convolution's width */
+    int ssm_state_size;                /* DeltaNet: dk (= dv in GGUF) */
+    int ssm_head_v;                    /* DeltaNet: dv as HF states it (0: ssm_state_size) */
+    int ssm_group_count;               /* DeltaNet: key heads */
+    int ssm_time_step_rank;            /* DeltaNet: value heads */
+    int ssm_inner_size;                /* DeltaNet: value heads x dv (a check) */
+    const int *rope_sections;          /* multimodal RoPE sections (pairs per position stream), NULL: none */
+    int n_rope_sections;
+    int n_nextn, n_mtp;                /* multi-token-prediction blocks after the model's layers (GGUF counts
+                                          them in block_count; HF does not) */
     int activation;                    /* enum ffn_activation the config names; -1: not stated */
     int tie;                           /* 1: the head is the embedding (an output tensor is ignored);
                                           0: untied (the output tensor is required); -1: not stated */
@@ -92,6 +106,7 @@ enum hp_type {
     HP_LAYER_INTS,   /* one integer for every layer (into `at`), or an array of one per layer (into `at2`) */
     HP_LAYER_CHOICES,/* an array of one string per layer, each a choice */
     HP_FLOATS,       /* a list of numbers (into `at`, a const float *; its length into `at2`) */
+    HP_INTS,         /* a list of integers (into `at`, a const int *; its length into `at2`) */
     HP_OBJECT,       /* an object whose members are rows of their own ("rope_scaling.factor") */
     HP_ANY,          /* any value (read elsewhere, or not at all) */
 };

@@ -251,6 +251,18 @@ static void rope_and_cache(ts_context *c, const layer_geometry *layer, int il, i
     }
 }
 
+/* A gated layer's projections [query | gate] per head (qg, n rows of 2 x nh x hd): the queries into
+ * q (n rows of nh x hd), the gates packed the same way at the front of qg. */
+static void split_gates(float *qg, float *q, int n, int nh, int hd) {
+    const long w = (long)nh * hd;
+    for (int t = 0; t < n; t++)
+        for (int h = 0; h < nh; h++)
+            memcpy(q + t * w + (long)h * hd, qg + t * 2 * w + (long)h * 2 * hd, (size_t)hd * sizeof(float));
+    for (int t = 0; t < n; t++)   /* in order: a gate moves to an earlier place or stays */
+        for (int h = 0; h < nh; h++)
+            memmove(qg + t * w + (long)h * hd, qg + t * 2 * w + (long)h * 2 * hd + hd, (size_t)hd * sizeof(float));
+}
+
 /* y[t] += b for n rows of width w (b NULL: nothing) */
 static void add_bias(float *y, const float *b, int n, long w) {
     if (!b) return;
@@ -268,15 +280,18 @@ void attention_layer_forward(ts_context *c, const layer_geometry *layer, int il,
     bool own_kv = ly->kv_source == il;
     {   /* Q, K and V read the same input: one quantization, one pass of the pool */
         const weight *w3[3] = { &ly->wq, own_kv ? &ly->wk : NULL, own_kv && !ly->v_from_k ? &ly->wv : NULL };
-        float *y3[3] = { c->q, c->k, c->v };
-        const long s3[3] = { qs, ks, ks };
+        float *y3[3] = { ly->out_gate ? c->q_gate : c->q, c->k, c->v };
+        const long s3[3] = { ly->out_gate ? 2 * qs : qs, ks, ks };
         matmul_multi(&c->mm, 3, w3, c->xn, H, n, y3, s3);
+        if (ly->out_gate) split_gates(c->q_gate, c->q, n, ly->n_heads, hd);
         add_bias(c->q, ly->bq, n, qs);
         if (own_kv) { add_bias(c->k, ly->bk, n, ks); add_bias(c->v, ly->bv, n, ks); }
         if (own_kv && ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
     }
     positions_each(c, layer, il, n, rope_and_cache);
     attend(c, ly, n);
+    if (ly->out_gate)   /* each head's output times sigmoid(its gate) */
+        for (long i = 0; i < (long)n * qs; i++) c->att[i] *= 1.0f / (1.0f + expf(-c->q_gate[i]));
 
     matmul(&c->mm, &ly->wo, c->att, qs, n, c->tmp, H);
     add_bias(c->tmp, ly->bo, n, H);

@@ -5,17 +5,24 @@
 #define TS_RUN_CONTEXT_H
 #include "load/model.h"
 #include "run/kv_cache.h"
+#include "run/recurrent_state.h"
 #include "core/thread_pool.h"
 #include "kernels/matmul.h"
 
 /* Positions evaluated together; longer batches are split into chunks of this many. */
 #define FORWARD_MAX_BATCH 64
 
-/* A context's scratch for the experts, sized for a full batch at the largest expert layer. */
+/* A context's scratch for the experts, sized for a full batch at the largest expert layer (and its
+ * shared expert). */
 typedef struct moe_scratch {
     float *in, *router_in, *logits, *weights, *x, *gate, *up, *y, *slots, *dense;
+    float *shared_gate, *shared_up, *shared_y, *shared_g;
     int *ids, *count, *slot_of;
 } moe_scratch;
+
+/* The gated DeltaNet layers' scratch for a batch: the q/k/v projection (then the convolution's
+ * output), the output gate's, beta's and the decay's projections, the heads' gated outputs. */
+typedef struct deltanet_scratch { float *qkv, *z, *beta, *alpha, *y; } deltanet_scratch;
 
 struct ts_context {
     ts_model *m;
@@ -24,6 +31,7 @@ struct ts_context {
     int high_water;          /* the most positions ever held since the cache was last emptied */
     bool rope_long;          /* LongRoPE: this context uses the long factor list */
     kv_cache kv;             /* the attention layers' state */
+    recurrent_state rs;      /* the recurrent layers' state and its snapshots */
     thread_pool *pool;
     matmul_ctx mm;           /* the pool, the model's kernel set, quantized-activation scratch */
     /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */
@@ -33,7 +41,9 @@ struct ts_context {
                                 state of a task */
     size_t attn_scratch_stride;
     float *attn_part;        /* a decoded token's chunk parts: per head and chunk, max, sum, values */
+    float *q_gate;           /* gated attention: a batch's [query | gate] projections, then the gates */
     moe_scratch moe;         /* the experts' scratch, when a layer has experts */
+    deltanet_scratch delta;  /* the DeltaNet layers' scratch, when a layer is one */
     int *expert_usage;       /* NULL, or n_layers x MOE_MAX_EXPERTS counts of chosen experts (tests) */
     uint64_t weight_bytes;   /* weight bytes the matrix products have read (mm.weight_bytes counts here) */
     float *pli, *ple_tmp, *ple_row;   /* per-layer embeddings (Gemma 4), NULL when unused */

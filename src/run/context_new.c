@@ -2,6 +2,7 @@
  * from the geometry table. */
 #include "run/context_new.h"
 #include "run/attention_layer.h"
+#include "run/layer_kind.h"
 #include "run/kv_cache.h"
 #include "kernels/matmul.h"
 #include "core/error.h"
@@ -65,13 +66,25 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     if (n_threads <= 0) { long nc = sysconf(_SC_NPROCESSORS_ONLN); n_threads = nc > 0 ? (int)nc : 1; }
     c->pool = thread_pool_new(n_threads);
     int max_q = 0, max_kv = 0, max_ff = 0, max_e = 0, max_k = 0, max_eff = 0, max_heads = 0, max_hd = 0, max_group = 0;
+    int max_shared = 0, max_dc = 0, max_dv = 0, max_dh = 0;
+    bool gated = false;
+    size_t *state_floats = calloc((size_t)g->n_layers, sizeof *state_floats);
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
+        state_floats[il] = layer_kind_ops(ly->kind)->state_floats(ly);
         if (ly->ffn_dim > max_ff) max_ff = ly->ffn_dim;
         if (ly->moe.n_experts > max_e) max_e = ly->moe.n_experts;
         if (ly->moe.n_used > max_k) max_k = ly->moe.n_used;
         if (ly->moe.ffn_dim > max_eff) max_eff = ly->moe.ffn_dim;
+        if (ly->moe.shared_ffn_dim > max_shared) max_shared = ly->moe.shared_ffn_dim;
+        if (ly->kind == LAYER_DELTANET) {
+            const deltanet_geometry *d = &ly->delta;
+            if (d->conv_channels > max_dc) max_dc = d->conv_channels;
+            if (d->n_v_heads * d->head_v > max_dv) max_dv = d->n_v_heads * d->head_v;
+            if (d->n_v_heads > max_dh) max_dh = d->n_v_heads;
+        }
         if (ly->kind != LAYER_ATTENTION) continue;
+        gated |= ly->attn.out_gate;
         if (ly->attn.n_heads * ly->attn.head_dim > max_q) max_q = ly->attn.n_heads * ly->attn.head_dim;
         if (ly->attn.n_kv_heads * ly->attn.head_dim > max_kv) max_kv = ly->attn.n_kv_heads * ly->attn.head_dim;
         if (ly->attn.n_heads > max_heads) max_heads = ly->attn.n_heads;
@@ -96,6 +109,8 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     if (max_q > max_in) max_in = max_q;
     if (g->ple_dim > max_in) max_in = g->ple_dim;
     if (max_eff > max_in) max_in = max_eff;
+    if (max_shared > max_in) max_in = max_shared;
+    if (max_dv > max_in) max_in = max_dv;
     c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_in), &c->weight_bytes };
     c->mm.act = malloc(c->mm.act_bytes);
     bool ple_ok = true;
@@ -105,6 +120,18 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
         c->ple_tmp = calloc(B * g->ple_dim, sizeof(float));
         c->ple_row = calloc(w, sizeof(float));
         ple_ok = c->pli && c->ple_tmp && c->ple_row;
+    }
+    bool kinds_ok = recurrent_state_init(&c->rs, g->n_layers, state_floats) == 0 && state_floats;
+    free(state_floats);
+    if (gated) kinds_ok &= (c->q_gate = calloc(B * 2 * max_q, sizeof(float))) != NULL;
+    if (max_dc > 0) {
+        deltanet_scratch *ds = &c->delta;
+        ds->qkv = calloc(B * max_dc, sizeof(float));
+        ds->z = calloc(B * max_dv, sizeof(float));
+        ds->y = calloc(B * max_dv, sizeof(float));
+        ds->beta = calloc(B * max_dh, sizeof(float));
+        ds->alpha = calloc(B * max_dh, sizeof(float));
+        kinds_ok &= ds->qkv && ds->z && ds->y && ds->beta && ds->alpha;
     }
     bool moe_ok = true;
     if (max_e > 0) {
@@ -125,8 +152,15 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
         ms->slot_of = calloc((size_t)max_e * B, sizeof(int));
         moe_ok = ms->in && ms->router_in && ms->logits && ms->weights && ms->x && ms->gate && ms->up &&
                  ms->y && ms->slots && ms->dense && ms->ids && ms->count && ms->slot_of;
+        if (max_shared > 0) {
+            ms->shared_gate = calloc(B * max_shared, sizeof(float));
+            ms->shared_up = calloc(B * max_shared, sizeof(float));
+            ms->shared_y = calloc(B * H, sizeof(float));
+            ms->shared_g = calloc(B, sizeof(float));
+            moe_ok &= ms->shared_gate && ms->shared_up && ms->shared_y && ms->shared_g;
+        }
     }
-    if (!moe_ok || !c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
+    if (!moe_ok || !kinds_ok || !c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
         !c->up || !c->attn_scratch || !c->attn_part || !c->mm.act || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx, type_k, type_v) != 0) {
         ts_context_free(c);
         return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
@@ -144,6 +178,11 @@ void ts_context_free(ts_context *c) {
     moe_scratch *ms = &c->moe;
     free(ms->in); free(ms->router_in); free(ms->logits); free(ms->weights); free(ms->x); free(ms->gate);
     free(ms->up); free(ms->y); free(ms->slots); free(ms->dense); free(ms->ids); free(ms->count); free(ms->slot_of);
+    free(ms->shared_gate); free(ms->shared_up); free(ms->shared_y); free(ms->shared_g);
+    deltanet_scratch *ds = &c->delta;
+    free(ds->qkv); free(ds->z); free(ds->y); free(ds->beta); free(ds->alpha);
+    free(c->q_gate);
+    recurrent_state_free(&c->rs);
     free(c->expert_usage);
     free(c->mm.act);
     free(c);

@@ -13,6 +13,9 @@ typedef struct layer_kind_run {
     /* The position <= pos from which the layer's state can continue after the sequence is cut
      * back to pos positions (0: only from the start) */
     int (*rewind)(const ts_context *c, const layer_geometry *ly, int il, int pos);
+    /* Floats of fixed-size per-sequence state (recurrent kinds; attention's grows with the
+     * positions and lives in the KV cache: 0) */
+    size_t (*state_floats)(const layer_geometry *ly);
 } layer_kind_run;
 
 const layer_kind_run *layer_kind_ops(int kind);

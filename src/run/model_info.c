@@ -2,6 +2,7 @@
  * weights and norms), the KV cache it needs per token, the tokenizer, and the loader's notes. */
 #include "load/model.h"
 #include "run/context.h"
+#include "run/layer_kind.h"
 #include "run/kv_cache.h"
 #include "kernels/cpu.h"
 #include "kernels/types.h"
@@ -31,23 +32,38 @@ static void print_attention_details(FILE *f, const attention_geometry *a, int il
     if (a->v_norm) fprintf(f, " v_norm");
 }
 
+/* The gated DeltaNet kind's part of a layer's line. */
+static void print_deltanet(FILE *f, const deltanet_geometry *d) {
+    fprintf(f, "deltanet key_heads %d x %d value_heads %d x %d conv %d", d->n_k_heads, d->head_k, d->n_v_heads, d->head_v,
+            d->conv_kernel);
+}
+
 /* One line per layer: its kind's geometry, the feed-forward, the tensor types, the norms. */
 static void print_layer(FILE *f, const layer_geometry *ly, int il) {
     const attention_geometry *a = ly->kind == LAYER_ATTENTION ? &ly->attn : NULL;
     fprintf(f, "layer %2d: ", il);
     if (a) print_attention(f, a);
+    if (ly->kind == LAYER_DELTANET) print_deltanet(f, &ly->delta);
+    if (a && a->out_gate) fprintf(f, " gated");
     if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, activation_name(ly->activation));
     if (ly->moe.n_experts > 0)
         fprintf(f, " experts %d/%d x%d %s %s%s%s", ly->moe.n_used, ly->moe.n_experts, ly->moe.ffn_dim,
                 activation_name(ly->moe.activation), ly->moe.gating == GATING_TOPK_SOFTMAX ? "topk-softmax" : "softmax-topk",
                 ly->moe.gating == GATING_SOFTMAX_TOPK && ly->moe.renorm ? "-renorm" : "",
                 ly->moe.router_bias ? " router-bias" : "");
+    if (ly->moe.shared_down.data)
+        fprintf(f, " shared %d%s", ly->moe.shared_ffn_dim, ly->moe.shared_gate_inp.data ? " gated" : "");
     if (a) print_attention_details(f, a, il);
     if (ly->output_scale != 1.0f) fprintf(f, " out x%g", (double)ly->output_scale);
     if (ly->ple_gate.data) fprintf(f, " ple");
     if (a && (a->bq || a->bk || a->bv || a->bo))
         fprintf(f, " bias:%s%s%s%s", a->bq ? " q" : "", a->bk ? " k" : "", a->bv ? " v" : "", a->bo ? " o" : "");
     fprintf(f, " |");
+    if (ly->kind == LAYER_DELTANET) {
+        print_weight_type(f, "qkv", &ly->delta.w_qkv);
+        print_weight_type(f, "z", &ly->delta.w_z);
+        print_weight_type(f, "out", &ly->delta.w_out);
+    }
     if (a) {
         print_weight_type(f, "q", &a->wq);
         print_weight_type(f, "k", &a->wk);
@@ -101,6 +117,11 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
                 ts_kv_type_name(m->cache_type_k), ts_kv_type_name(m->cache_type_v));
         if (ring) fprintf(f, " + %zu bytes fixed (sliding-window rings)", ring);
         fprintf(f, "\n");
+        size_t state = 0;
+        for (int il = 0; il < g->n_layers; il++) state += layer_kind_ops(g->layers[il].kind)->state_floats(&g->layers[il]) * sizeof(float);
+        if (state)
+            fprintf(f, "recurrent state: %zu bytes per sequence (f32), and up to %d snapshots of it for rewinds (%zu bytes)\n",
+                    state, RECURRENT_SNAPSHOTS, state * RECURRENT_SNAPSHOTS);
     }
     if (m->has_vocab)
         fprintf(f, "tokenizer: %s, %d tokens, bos %d eos %d add_bos %s\n",

@@ -87,6 +87,24 @@ static void experts_grouped(ts_context *c, const moe_geometry *moe, const float 
     }
 }
 
+/* out += the shared expert on every token, times sigmoid(its gate) when it has one (Qwen3.5-MoE) */
+static void shared_expert(ts_context *c, const moe_geometry *moe, const float *in, int n, float *out) {
+    const int H = c->m->g.hidden, F = moe->shared_ffn_dim;
+    moe_scratch *s = &c->moe;
+    const weight *w3[3] = { &moe->shared_gate, &moe->shared_up, moe->shared_gate_inp.data ? &moe->shared_gate_inp : NULL };
+    float *y3[3] = { s->shared_gate, s->shared_up, s->shared_g };
+    const long st3[3] = { F, F, 1 };
+    matmul_multi(&c->mm, 3, w3, in, H, n, y3, st3);
+    for (int t = 0; t < n; t++) expert_activation(s->shared_gate + (long)t * F, s->shared_up + (long)t * F, F, moe->activation, NULL, NULL);
+    matmul(&c->mm, &moe->shared_down, s->shared_gate, F, n, s->shared_y, H);
+    for (int t = 0; t < n; t++) {
+        const float g = moe->shared_gate_inp.data ? 1.0f / (1.0f + expf(-s->shared_g[t])) : 1.0f;
+        float *o = out + (long)t * H;
+        const float *y = s->shared_y + (long)t * H;
+        for (int d = 0; d < H; d++) o[d] += g * y[d];
+    }
+}
+
 void moe_forward(ts_context *c, const layer_geometry *ly, int il, int n, float *out) {
     const model_geometry *g = &c->m->g;
     const moe_geometry *moe = &ly->moe;
@@ -162,4 +180,5 @@ void moe_forward(ts_context *c, const layer_geometry *ly, int il, int n, float *
             for (int d = 0; d < H; d++) o[d] += w[j] * y[d];
         }
     }
+    if (moe->shared_down.data) shared_expert(c, moe, in, n, out);
 }

@@ -140,6 +140,10 @@ static const ref_case CASES[] = {
     /* Gemma 4 with experts: llama.cpp's f16 GELU table puts it <= 0.02 from an exact-GELU engine */
     { "gemma4-moe-tiny/model-f32.gguf", "gemma4-moe-tiny/ref-llamacpp-f32.tokens.i32", "gemma4-moe-tiny/ref-llamacpp-f32.logits.f32", GATE_ABS, 28, 0.02f },
     { "gemma4-moe-tiny/hf", "gemma4-moe-tiny/ref-numpy-hf.tokens.i32", "gemma4-moe-tiny/ref-numpy-hf.logits.f32", GATE_ABS, 28, 5e-4f },
+    /* Hybrids (README-hybrid.md): gated DeltaNet layers beside gated attention; prompts of 150 / 140
+     * positions cross the delta rule's chunks, then greedy steps through the carried state */
+    F32_PAIR("qwen35-tiny", 150), Q_PAIR("qwen35-tiny", "q8_0", 0.999f, 0.04f), Q_PAIR("qwen35-tiny", "q4_k_m", 0.999f, 0.04f),
+    F32_PAIR("qwen35moe-tiny", 140), Q_PAIR("qwen35moe-tiny", "q8_0", 0.999f, 0.04f),
 #undef F32_PAIR
 #undef Q_PAIR
 };
@@ -264,6 +268,13 @@ static void run_case(const ref_case *rc, int index, const char *simd) {
         for (int j = split; j < rows; j++) ts_eval(c, tok + j, 1, seq + (size_t)j * nv, true, &err);
         double d1 = max_rel_diff(seq, got, (size_t)rows * nv);
         CHECK(d1 <= 1e-6, "%s: prefill + cached decode equals full re-forward (max rel diff %.3g)", model_label, d1);
+        /* cut back to just before the prompt's last position (where a re-sent prompt continues; a
+         * recurrent layer's snapshot is there) and go on: the same logits as the full forward */
+        int kept = ts_context_truncate(c, split - 1);
+        CHECK(kept == split - 1, "%s: truncate to %d keeps %d positions", model_label, split - 1, kept);
+        ts_eval(c, tok + kept, rows - kept, seq + (size_t)kept * nv, true, &err);
+        double d0 = max_rel_diff(seq, got, (size_t)rows * nv);
+        CHECK(d0 <= 1e-6, "%s: rewind to %d and re-evaluate equals the full forward (max rel diff %.3g)", model_label, kept, d0);
         /* one token at a time for the whole sequence, single-threaded */
         ts_context *c1 = NULL;
         co.n_threads = 1;

@@ -1,0 +1,129 @@
+/* The gated DeltaNet kind's run part (README-hybrid.md). Per position t, with m_t = W_qkv x_t:
+ *   c_t = silu(sum_j conv[:, j] * m_{t-K+1+j})           causal depthwise convolution, m_{<0} = 0
+ *   q, k = c_t's key-head parts, L2-normed (q also / sqrt(dk)); v = its value-head part
+ *   per value head h (key head i = key_head[h]):
+ *     beta = sigmoid(W_beta x_t)_h,  g = a_h * softplus((W_alpha x_t)_h + dt_bias_h)
+ *     S_h = exp(g) S_h;  u = beta (v_h - S_h^T k_i);  S_h += k_i u^T;  o_h = S_h^T q_i
+ *     y_h = rmsnorm(o_h) * norm * silu((W_z x_t)_h)
+ *   out_t = W_out [y_0 .. y_{Hv-1}]
+ * A prompt runs the same recurrence one position at a time (the chunked form is the same math
+ * reordered for GPUs), so a batch gives the bits of single steps: batched prefill == sequential,
+ * and a rewind to a snapshot continues exactly. The heads are independent: a batch's heads are
+ * spread over the threads, each head through every position in order. */
+#include "run/deltanet_layer.h"
+#include "run/vector_ops.h"
+#include "kernels/matmul.h"
+#include <math.h>
+#include <string.h>
+
+size_t deltanet_layer_state_floats(const layer_geometry *ly) {
+    const deltanet_geometry *d = &ly->delta;
+    return (size_t)(d->conv_kernel - 1) * d->conv_channels + (size_t)d->n_v_heads * d->head_k * d->head_v;
+}
+
+int deltanet_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, int pos) {
+    return recurrent_state_best(&c->rs, pos);
+}
+
+static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+/* log(1 + e^x), x itself above 20 (as torch and ggml) */
+static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
+
+/* x / sqrt(|x|^2 + 1e-6) * scale, in place (HF's l2norm; the 1e-6 is fixed, not the model's eps) */
+static void l2_normalize(float *x, int n, float scale) {
+    double ss = 0.0;
+    for (int i = 0; i < n; i++) ss += (double)x[i] * x[i];
+    const float inv = scale / sqrtf((float)ss + 1e-6f);
+    for (int i = 0; i < n; i++) x[i] *= inv;
+}
+
+/* The convolution over the batch's positions in order, in place in qkv ([n][C]): each position's
+ * projections enter the window (the K - 1 before it, oldest first) as its output replaces them;
+ * then silu and q/k normalized per key head. */
+static void convolve(ts_context *c, const deltanet_geometry *d, int il, int n, float *window) {
+    const int C = d->conv_channels, K = d->conv_kernel, W = K - 1, hk = d->n_k_heads, dk = d->head_k;
+    const float q_scale = 1.0f / sqrtf((float)dk);
+    float out[C];
+    for (int t = 0; t < n; t++) {
+        float *m = c->delta.qkv + (long)t * C;
+        for (int ch = 0; ch < C; ch++) {
+            const float *w = d->conv + (long)ch * K;
+            float acc = 0.0f;
+            for (int j = 0; j < W; j++) acc += w[j] * window[(long)j * C + ch];
+            acc += w[W] * m[ch];
+            out[ch] = acc;
+        }
+        if (W > 0) {   /* the window moves on: the oldest out, this position's projections in */
+            memmove(window, window + C, (size_t)(W - 1) * C * sizeof(float));
+            memcpy(window + (long)(W - 1) * C, m, (size_t)C * sizeof(float));
+        }
+        for (int ch = 0; ch < C; ch++) m[ch] = silu(out[ch]);
+        for (int i = 0; i < hk; i++) {
+            l2_normalize(m + (long)i * dk, dk, q_scale);
+            l2_normalize(m + (long)(hk + i) * dk, dk, 1.0f);
+        }
+        float *snap = recurrent_state_capture(&c->rs, il, c->pos + t + 1);
+        if (snap) memcpy(snap, window, (size_t)W * C * sizeof(float));
+    }
+}
+
+typedef struct delta_job { ts_context *c; const deltanet_geometry *d; int il, n; float *state; } delta_job;
+
+/* Value heads [lo, hi) through every position of the batch. */
+static void heads_task(void *ctx, int ith, int nth) {
+    const delta_job *j = ctx;
+    const deltanet_geometry *d = j->d;
+    ts_context *c = j->c;
+    const int C = d->conv_channels, hv = d->n_v_heads, dk = d->head_k, dv = d->head_v, V = hv * dv;
+    const long key_off = (long)d->n_k_heads * dk, v_off = 2 * key_off;
+    const size_t conv_floats = (size_t)(d->conv_kernel - 1) * C;
+    float kv[dv], o[dv], u[dv];
+    long lo, hi;
+    split_range(hv, ith, nth, &lo, &hi);
+    for (long h = lo; h < hi; h++) {
+        float *S = j->state + conv_floats + (size_t)h * dk * dv;   /* [dk][dv] */
+        const int i_k = d->key_head[h];
+        for (int t = 0; t < j->n; t++) {
+            const float *m = c->delta.qkv + (long)t * C;
+            const float *q = m + (long)i_k * dk, *k = m + key_off + (long)i_k * dk, *v = m + v_off + h * dv;
+            const float beta = sigmoid(c->delta.beta[(long)t * hv + h]);
+            const float decay = expf(d->a[h] * softplus(c->delta.alpha[(long)t * hv + h] + d->dt_bias[h]));
+            /* decay, and what the state predicts for k */
+            for (int b = 0; b < dv; b++) kv[b] = 0.0f;
+            for (int a = 0; a < dk; a++) {
+                float *row = S + (long)a * dv;
+                for (int b = 0; b < dv; b++) { row[b] *= decay; kv[b] += row[b] * k[a]; }
+            }
+            /* the delta rule's correction, and the output for q */
+            for (int b = 0; b < dv; b++) { u[b] = beta * (v[b] - kv[b]); o[b] = 0.0f; }
+            for (int a = 0; a < dk; a++) {
+                float *row = S + (long)a * dv;
+                for (int b = 0; b < dv; b++) { row[b] += k[a] * u[b]; o[b] += row[b] * q[a]; }
+            }
+            /* the gated RMSNorm */
+            float *y = c->delta.y + (long)t * V + h * dv;
+            const float *z = c->delta.z + (long)t * V + h * dv;
+            rmsnorm(y, o, d->norm, dv, c->m->g.norm_eps);
+            for (int b = 0; b < dv; b++) y[b] *= silu(z[b]);
+            float *snap = recurrent_state_capture(&c->rs, j->il, c->pos + t + 1);
+            if (snap) memcpy(snap + conv_floats + (size_t)h * dk * dv, S, (size_t)dk * dv * sizeof(float));
+        }
+    }
+}
+
+void deltanet_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n) {
+    const deltanet_geometry *d = &ly->delta;
+    const int H = c->m->g.hidden, C = d->conv_channels, hv = d->n_v_heads, V = hv * d->head_v;
+    {   /* the four projections read the same input: one quantization, one pass of the pool */
+        const weight *w4[4] = { &d->w_qkv, &d->w_z, &d->w_beta, &d->w_alpha };
+        float *y4[4] = { c->delta.qkv, c->delta.z, c->delta.beta, c->delta.alpha };
+        const long s4[4] = { C, V, hv, hv };
+        matmul_multi(&c->mm, 4, w4, c->xn, H, n, y4, s4);
+    }
+    float *state = recurrent_state_layer(&c->rs, il);
+    convolve(c, d, il, n, state);
+    delta_job j = { c, d, il, n, state };
+    if (n > 1 || hv > 1) thread_pool_run(c->pool, heads_task, &j);
+    else heads_task(&j, 0, 1);
+    matmul(&c->mm, &d->w_out, c->delta.y, V, n, c->tmp, H);
+}
