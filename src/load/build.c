@@ -21,10 +21,14 @@ static int (*const BUILD_KIND[LAYER_KIND_COUNT])(builder *b, int il) = {
     [LAYER_ATTENTION] = build_attention_layer,
     [LAYER_DELTANET] = build_deltanet_layer,
 };
-static const char *const KIND_NAME[LAYER_KIND_COUNT] = { [LAYER_ATTENTION] = "attention", [LAYER_DELTANET] = "gated DeltaNet" };
+static const char *const KIND_NAME[LAYER_KIND_COUNT] = {
+    [LAYER_ATTENTION] = "attention", [LAYER_DELTANET] = "gated DeltaNet",
+    [LAYER_SHORTCONV] = "short convolution", [LAYER_MAMBA2] = "Mamba-2",
+};
 /* The kind of each layer type a config can name. */
 static const int KIND_OF_TYPE[] = {
     [LAYER_TYPE_FULL] = LAYER_ATTENTION, [LAYER_TYPE_SLIDING] = LAYER_ATTENTION, [LAYER_TYPE_LINEAR] = LAYER_DELTANET,
+    [LAYER_TYPE_CONV] = LAYER_SHORTCONV, [LAYER_TYPE_MAMBA] = LAYER_MAMBA2,
 };
 
 /* A layer's kind: the type the config names for it; else, in a family with recurrent layers, its

@@ -21,6 +21,8 @@
 enum layer_kind {
     LAYER_ATTENTION,           /* softmax attention over a KV cache (full or sliding window) */
     LAYER_DELTANET,            /* gated delta rule: a matrix state per value head (Qwen3.5 linear attention) */
+    LAYER_SHORTCONV,           /* gated short convolution: a window of past inputs per channel (LFM2) */
+    LAYER_MAMBA2,              /* Mamba-2 selective scan: a matrix state per head (Granite 4.0-H) */
     LAYER_KIND_COUNT
 };
 enum ffn_activation {

@@ -29,7 +29,8 @@ static const hp_choice ACTIVATIONS[] = {
     { "gelu_pytorch_tanh", ACT_GELU_TANH }, { "gelu_tanh", ACT_GELU_TANH }, { "gelu_new", ACT_GELU_TANH }, { NULL, 0 } };
 static const hp_choice LAYER_TYPES[] = {
     { "full_attention", LAYER_TYPE_FULL }, { "sliding_attention", LAYER_TYPE_SLIDING },
-    { "linear_attention", LAYER_TYPE_LINEAR }, { NULL, 0 } };
+    { "attention", LAYER_TYPE_FULL }, { "linear_attention", LAYER_TYPE_LINEAR },
+    { "conv", LAYER_TYPE_CONV }, { "mamba", LAYER_TYPE_MAMBA }, { NULL, 0 } };
 
 /* The object members HF puts RoPE parameters under: rope_scaling (transformers 4), rope_parameters
  * (transformers 5), and its per-layer-kind form (Gemma 4: full_attention / sliding_attention). */

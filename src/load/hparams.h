@@ -22,7 +22,7 @@ enum container { CONTAINER_GGUF, CONTAINER_HF, CONTAINER_COUNT };
 enum rope_scaling_kind { ROPE_PLAIN, ROPE_LINEAR, ROPE_YARN, ROPE_LLAMA3, ROPE_LONGROPE };
 
 /* A layer's type as a config names it (HF layer_types, GGUF's per-layer sliding flags). */
-enum layer_type { LAYER_TYPE_FULL = 0, LAYER_TYPE_SLIDING = 1, LAYER_TYPE_LINEAR = 2 };
+enum layer_type { LAYER_TYPE_FULL = 0, LAYER_TYPE_SLIDING = 1, LAYER_TYPE_LINEAR = 2, LAYER_TYPE_CONV = 3, LAYER_TYPE_MAMBA = 4 };
 
 typedef struct rope_scaling {
     int kind;                      /* enum rope_scaling_kind */
