@@ -46,6 +46,8 @@ static const tensor_names gguf_names = { {
     [ROLE_SSM_CONV] = "blk.%d.ssm_conv1d.weight", [ROLE_SSM_A] = "blk.%d.ssm_a",
     [ROLE_SSM_DT_BIAS] = "blk.%d.ssm_dt.bias", [ROLE_SSM_NORM] = "blk.%d.ssm_norm.weight",
     [ROLE_SSM_OUT] = "blk.%d.ssm_out.weight",
+    [ROLE_SHORTCONV_IN] = "blk.%d.shortconv.in_proj.weight", [ROLE_SHORTCONV_CONV] = "blk.%d.shortconv.conv.weight",
+    [ROLE_SHORTCONV_OUT] = "blk.%d.shortconv.out_proj.weight",
 } };
 
 /* Phi-3 stores [gate; up] as one ffn_up of 2 x ffn rows. */
@@ -55,6 +57,10 @@ static const role_name phi3_gguf[] = {
 /* gpt-oss and Qwen3.5 call the norm before the feed-forward post_attention_norm. */
 static const role_name ffn_norm_named_post_attention[] = {
     { ROLE_FFN_NORM, "blk.%d.post_attention_norm.weight" }, { ROLE_POST_ATTN_NORM, NULL }, { -1, NULL } };
+
+/* LFM2's final norm is stored as token_embd_norm (its HF name is embedding_norm; it follows the
+ * last layer, not the embedding). */
+static const role_name lfm2_gguf[] = { { ROLE_OUTPUT_NORM, "token_embd_norm.weight" }, { -1, NULL } };
 
 /* Hugging Face names, relative to the model prefix; lm_head sits outside it. Expert names with a
  * second %d are one tensor per expert. */
@@ -171,6 +177,21 @@ static const tensor_names qwen35moe_hf = { {
     [ROLE_SHEXP_DOWN] = "layers.%d.mlp.shared_expert.down_proj.weight", [ROLE_SHEXP_GATE_INP] = "layers.%d.mlp.shared_expert_gate.weight",
 } };
 
+/* LFM2: one operator_norm before either kind of layer, w1 / w3 / w2 for gate / up / down. */
+static const tensor_names lfm2_hf = { {
+    [ROLE_TOKEN_EMBD] = "embed_tokens.weight", [ROLE_OUTPUT] = "lm_head.weight",
+    [ROLE_OUTPUT_NORM] = "embedding_norm.weight",
+    [ROLE_ATTN_NORM] = "layers.%d.operator_norm.weight",
+    [ROLE_ATTN_Q] = "layers.%d.self_attn.q_proj.weight", [ROLE_ATTN_K] = "layers.%d.self_attn.k_proj.weight",
+    [ROLE_ATTN_V] = "layers.%d.self_attn.v_proj.weight", [ROLE_ATTN_OUT] = "layers.%d.self_attn.out_proj.weight",
+    [ROLE_ATTN_Q_NORM] = "layers.%d.self_attn.q_layernorm.weight", [ROLE_ATTN_K_NORM] = "layers.%d.self_attn.k_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.ffn_norm.weight",
+    [ROLE_FFN_GATE] = "layers.%d.feed_forward.w1.weight", [ROLE_FFN_UP] = "layers.%d.feed_forward.w3.weight",
+    [ROLE_FFN_DOWN] = "layers.%d.feed_forward.w2.weight",
+    [ROLE_SHORTCONV_IN] = "layers.%d.conv.in_proj.weight", [ROLE_SHORTCONV_CONV] = "layers.%d.conv.conv.weight",
+    [ROLE_SHORTCONV_OUT] = "layers.%d.conv.out_proj.weight",
+} };
+
 /* ---- the table ---- */
 
 static const arch_desc ARCHES[] = {
@@ -249,6 +270,13 @@ static const arch_desc ARCHES[] = {
       .gating = GATING_SOFTMAX_TOPK, .expert_activation = ACT_SILU,
       .gguf = { .renames = ffn_norm_named_post_attention, .delta_v_tiled = true, .gating_renorm = true },
       .hf = { .names = &qwen35moe_hf, .norm_plus_one = true, .ssm_a_log = true, .gating_renorm = true } },
+    /* LFM2: gated short-convolution layers beside attention layers (README-ssm.md); GGUF marks the
+     * convolution layers by 0 KV heads, HF by layer_types */
+    { .name = "lfm2", .hf_model_types = { "lfm2" },
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD, .attn_scale = SCALE_HEAD_DIM,
+      .recurrent_kind = LAYER_SHORTCONV,
+      .gguf = { .renames = lfm2_gguf },
+      .hf = { .names = &lfm2_hf, .tied_by_default = true } },
     { .name = "mistral3", .hf_model_types = { "ministral3", "mistral3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
       .gguf = { .qk_permuted = true, .yarn_betas = true },

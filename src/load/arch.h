@@ -33,6 +33,8 @@ enum tensor_role {
      * kinds share (the convolution's taps, the decay, the time-step bias, the gated norm, the output) */
     ROLE_DELTA_QKV, ROLE_DELTA_Z, ROLE_DELTA_BETA, ROLE_DELTA_ALPHA,
     ROLE_SSM_CONV, ROLE_SSM_A, ROLE_SSM_DT_BIAS, ROLE_SSM_NORM, ROLE_SSM_OUT,
+    /* the gated short convolution: its input projection [B | C | X], its taps, its output */
+    ROLE_SHORTCONV_IN, ROLE_SHORTCONV_CONV, ROLE_SHORTCONV_OUT,
     ROLE_COUNT
 };
 #define ROLE_FIRST_LAYER ROLE_ATTN_NORM

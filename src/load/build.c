@@ -6,6 +6,7 @@
 #include "load/builder.h"
 #include "load/build_attention.h"
 #include "load/build_deltanet.h"
+#include "load/build_shortconv.h"
 #include "load/build_ffn.h"
 #include "kernels/types.h"
 #include "core/error.h"
@@ -20,6 +21,7 @@
 static int (*const BUILD_KIND[LAYER_KIND_COUNT])(builder *b, int il) = {
     [LAYER_ATTENTION] = build_attention_layer,
     [LAYER_DELTANET] = build_deltanet_layer,
+    [LAYER_SHORTCONV] = build_shortconv_layer,
 };
 static const char *const KIND_NAME[LAYER_KIND_COUNT] = {
     [LAYER_ATTENTION] = "attention", [LAYER_DELTANET] = "gated DeltaNet",

@@ -119,10 +119,22 @@ typedef struct deltanet_geometry {
     weight w_out;               /* [H, Hv x dv] */
 } deltanet_geometry;
 
+/* A gated short-convolution layer (LFM2): [b | c | u] = w_in x_t; per channel, the product b u
+ * enters a window of the last K positions, c_t = sum_j conv[:, j] * (b u)_{t-K+1+j}, and the
+ * output is w_out (c ⊙ c_t) (the second gate c on the convolution's result). */
+typedef struct shortconv_geometry {
+    int channels;               /* D: the hidden size */
+    int kernel;                 /* K: positions the convolution reads (the current one and K - 1 before) */
+    weight w_in;                /* [3D, H]: rows b, then c, then u */
+    const float *conv;          /* [D][K]: each channel's taps, the oldest position first */
+    weight w_out;               /* [H, D] */
+} shortconv_geometry;
+
 typedef struct layer_geometry {
     int kind;                   /* enum layer_kind: how the layer mixes positions */
     attention_geometry attn;    /* LAYER_ATTENTION */
     deltanet_geometry delta;    /* LAYER_DELTANET */
+    shortconv_geometry conv;    /* LAYER_SHORTCONV */
     /* norm weights (H values), f32, with any "+1" convention already applied; NULL when the model
      * has no such norm (attn_norm / ffn_norm NULL: the sublayer reads the residual as it is).
      * attn_norm / post_attn_norm surround the layer's mixer, whatever its kind (llama.cpp's names). */
@@ -150,6 +162,8 @@ static inline int layer_matrices(layer_geometry *ly, weight **out) {
     } else if (ly->kind == LAYER_DELTANET) {
         out[n++] = &ly->delta.w_qkv; out[n++] = &ly->delta.w_z; out[n++] = &ly->delta.w_beta;
         out[n++] = &ly->delta.w_alpha; out[n++] = &ly->delta.w_out;
+    } else if (ly->kind == LAYER_SHORTCONV) {
+        out[n++] = &ly->conv.w_in; out[n++] = &ly->conv.w_out;
     }
     out[n++] = &ly->w_gate; out[n++] = &ly->w_up; out[n++] = &ly->w_down;
     out[n++] = &ly->ple_gate; out[n++] = &ly->ple_proj; out[n++] = &ly->moe.router;

@@ -82,7 +82,7 @@ typedef struct model_hparams {
     /* recurrent layers */
     int full_attention_interval;       /* layer il is attention iff (il + 1) % this == 0 (0: not stated) */
     const int *layer_recurrent;        /* per layer 1: the family's recurrent kind (NULL: not given) */
-    int ssm_conv_kernel;               /* the causal convolution's width */
+    int ssm_conv_kernel;               /* the causal convolution's width (positions it reads) */
     int ssm_state_size;                /* DeltaNet: dk (= dv in GGUF) */
     int ssm_head_v;                    /* DeltaNet: dv as HF states it (0: ssm_state_size) */
     int ssm_group_count;               /* DeltaNet: key heads */

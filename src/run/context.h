@@ -44,6 +44,7 @@ struct ts_context {
     float *q_gate;           /* gated attention: a batch's [query | gate] projections, then the gates */
     moe_scratch moe;         /* the experts' scratch, when a layer has experts */
     deltanet_scratch delta;  /* the DeltaNet layers' scratch, when a layer is one */
+    float *shortconv_in;     /* the short-convolution layers' [b | c | u] projections of a batch */
     int *expert_usage;       /* NULL, or n_layers x MOE_MAX_EXPERTS counts of chosen experts (tests) */
     uint64_t weight_bytes;   /* weight bytes the matrix products have read (mm.weight_bytes counts here) */
     float *pli, *ple_tmp, *ple_row;   /* per-layer embeddings (Gemma 4), NULL when unused */

@@ -66,7 +66,7 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     if (n_threads <= 0) { long nc = sysconf(_SC_NPROCESSORS_ONLN); n_threads = nc > 0 ? (int)nc : 1; }
     c->pool = thread_pool_new(n_threads);
     int max_q = 0, max_kv = 0, max_ff = 0, max_e = 0, max_k = 0, max_eff = 0, max_heads = 0, max_hd = 0, max_group = 0;
-    int max_shared = 0, max_dc = 0, max_dv = 0, max_dh = 0;
+    int max_shared = 0, max_dc = 0, max_dv = 0, max_dh = 0, max_sc = 0;
     bool gated = false;
     size_t *state_floats = calloc((size_t)g->n_layers, sizeof *state_floats);
     for (int il = 0; il < g->n_layers; il++) {
@@ -83,6 +83,7 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
             if (d->n_v_heads * d->head_v > max_dv) max_dv = d->n_v_heads * d->head_v;
             if (d->n_v_heads > max_dh) max_dh = d->n_v_heads;
         }
+        if (ly->kind == LAYER_SHORTCONV && ly->conv.channels > max_sc) max_sc = ly->conv.channels;
         if (ly->kind != LAYER_ATTENTION) continue;
         gated |= ly->attn.out_gate;
         if (ly->attn.n_heads * ly->attn.head_dim > max_q) max_q = ly->attn.n_heads * ly->attn.head_dim;
@@ -133,6 +134,7 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
         ds->alpha = calloc(B * max_dh, sizeof(float));
         kinds_ok &= ds->qkv && ds->z && ds->y && ds->beta && ds->alpha;
     }
+    if (max_sc > 0) kinds_ok &= (c->shortconv_in = calloc(B * 3 * max_sc, sizeof(float))) != NULL;
     bool moe_ok = true;
     if (max_e > 0) {
         moe_scratch *ms = &c->moe;
@@ -182,6 +184,7 @@ void ts_context_free(ts_context *c) {
     deltanet_scratch *ds = &c->delta;
     free(ds->qkv); free(ds->z); free(ds->y); free(ds->beta); free(ds->alpha);
     free(c->q_gate);
+    free(c->shortconv_in);
     recurrent_state_free(&c->rs);
     free(c->expert_usage);
     free(c->mm.act);

@@ -44,6 +44,7 @@ static void print_layer(FILE *f, const layer_geometry *ly, int il) {
     fprintf(f, "layer %2d: ", il);
     if (a) print_attention(f, a);
     if (ly->kind == LAYER_DELTANET) print_deltanet(f, &ly->delta);
+    if (ly->kind == LAYER_SHORTCONV) fprintf(f, "shortconv channels %d conv %d", ly->conv.channels, ly->conv.kernel);
     if (a && a->out_gate) fprintf(f, " gated");
     if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, activation_name(ly->activation));
     if (ly->moe.n_experts > 0)
@@ -63,6 +64,10 @@ static void print_layer(FILE *f, const layer_geometry *ly, int il) {
         print_weight_type(f, "qkv", &ly->delta.w_qkv);
         print_weight_type(f, "z", &ly->delta.w_z);
         print_weight_type(f, "out", &ly->delta.w_out);
+    }
+    if (ly->kind == LAYER_SHORTCONV) {
+        print_weight_type(f, "in", &ly->conv.w_in);
+        print_weight_type(f, "out", &ly->conv.w_out);
     }
     if (a) {
         print_weight_type(f, "q", &a->wq);

@@ -52,11 +52,11 @@ check "--info: DeltaNet layers and the recurrent state's size" bash -c "
     grep -q '^recurrent state: 22528 bytes per sequence (f32), and up to 4 snapshots' '$TMP/info.txt'"
 
 # Damaged files, refused by name. Folders: the config edited (a copy of the folder, the weights linked).
-damaged_hf() {   # label, python edit of the config dict c, the error's pattern
-    local label=$1 edit=$2 want=$3
+damaged_hf() {   # label, python edit of the config dict c, the error's pattern[, the folder (Qwen3.5's)]
+    local label=$1 edit=$2 want=$3 dir=${4:-$Q35HF}
     rm -rf "$TMP/hf"; mkdir -p "$TMP/hf"
-    ln -s "$Q35HF/model.safetensors" "$TMP/hf/model.safetensors"
-    python3 -c "import json, sys; c = json.load(open(sys.argv[1])); $edit; json.dump(c, open(sys.argv[2], 'w'))" "$Q35HF/config.json" "$TMP/hf/config.json"
+    ln -s "$dir/model.safetensors" "$TMP/hf/model.safetensors"
+    python3 -c "import json, sys; c = json.load(open(sys.argv[1])); $edit; json.dump(c, open(sys.argv[2], 'w'))" "$dir/config.json" "$TMP/hf/config.json"
     "$RUN_OPT" "$TMP/hf" --tokens 1,2,3 -n 1 >"$TMP/d.out" 2>"$TMP/d.err"
     local rc=$?
     check "damaged: $label: exit 1, one line naming it ($(head -c 200 "$TMP/d.err"))" bash -c "
@@ -110,3 +110,37 @@ PY
 rc=$?
 check "damaged: a GGUF attention interval that disagrees with the tensors ($(head -c 200 "$TMP/d.err"))" \
     bash -c "[ $rc -eq 1 ] && grep -q \"tensor 'blk.1.attn_q[_.a-z]*' is missing\" '$TMP/d.err'"
+
+# ---- LFM2: gated short convolutions beside attention ----
+LFM="$FIX/lfm2-tiny/model-f32.gguf"
+LFMHF="$FIX/lfm2-tiny/hf"
+chat_case "$LFM" "lfm2-tiny chat" 8
+"$RUN_OPT" "$LFM" --info >"$TMP/info.txt" 2>&1
+check "--info: short-convolution layers and the state's size (2 x 128 floats of 3 layers)" bash -c "
+    grep -q '^layer  0: shortconv channels 128 conv 3 ffn 128' '$TMP/info.txt' &&
+    grep -q '^layer  2: full    heads 4 kv_heads 2 head_dim 32' '$TMP/info.txt' &&
+    grep -q '^recurrent state: 3072 bytes per sequence' '$TMP/info.txt'"
+damaged_hf "lfm2: a convolution of 4 taps where the file has 3" "c['conv_L_cache'] = 4" \
+    "tensor 'model.layers.0.conv.conv.weight' holds 3 taps per channel; the convolution reads 4 positions" "$LFMHF"
+damaged_hf "lfm2: a convolution layer called attention" "c['layer_types'][0] = 'full_attention'" \
+    "tensor 'model.layers.0.self_attn.q_[a-z]*.weight' is missing" "$LFMHF"
+damaged_hf "lfm2: a convolution bias" "c['conv_bias'] = True" \
+    "conv_bias.*a bias on the short convolution is not supported" "$LFMHF"
+# a GGUF whose per-layer KV heads mark attention layer 2 a convolution layer
+python3 - "$LFM" "$TMP/kv.gguf" <<'PY'
+import struct, sys
+src, dst = sys.argv[1:]
+d = bytearray(open(src, 'rb').read())
+key = b'lfm2.attention.head_count_kv'
+i = d.find(struct.pack('<Q', len(key)) + key) + 8 + len(key)
+vt, et, n = struct.unpack_from('<IIQ', d, i)
+assert vt == 9 and n == 5, (vt, n)            # an array of 5 integers of 4 bytes
+vals = i + 16
+assert list(struct.unpack_from('<5i', d, vals)) == [0, 0, 2, 0, 2]
+struct.pack_into('<i', d, vals + 8, 0)
+open(dst, 'wb').write(d)
+PY
+"$RUN_OPT" "$TMP/kv.gguf" --tokens 1,2,3 -n 1 >/dev/null 2>"$TMP/d.err"
+rc=$?
+check "damaged: GGUF KV heads that make attention layer 2 a convolution ($(head -c 200 "$TMP/d.err"))" \
+    bash -c "[ $rc -eq 1 ] && grep -q \"tensor 'blk.2.shortconv.in_proj.weight' is missing\" '$TMP/d.err'"

@@ -113,5 +113,6 @@ int main(void) {
     run_model("qwen35-tiny/model-f32.gguf");
     run_model("qwen35-tiny/hf");
     run_model("qwen35moe-tiny/model-q8_0.gguf");
+    run_model("lfm2-tiny/model-q4_k_m.gguf");
     CHECK_EXIT();
 }

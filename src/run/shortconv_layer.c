@@ -1,0 +1,45 @@
+/* The gated short-convolution kind's run part (README-ssm.md, LFM2). Per position t, with
+ * [b | c | u] = W_in x_t (D channels each):
+ *   v_t = b ⊙ u                                            the input gate
+ *   y_t[d] = c[d] * sum_j conv[d][j] * v_{t-K+1+j}[d]      causal depthwise convolution, v_{<0} = 0
+ *   out_t = W_out y_t
+ * The state is the window of the K - 1 last v (oldest first). A batch moves it on one position at
+ * a time, so a prompt gives the bits of single steps, and a snapshot continues exactly. */
+#include "run/shortconv_layer.h"
+#include "kernels/matmul.h"
+#include <string.h>
+
+size_t shortconv_layer_state_floats(const layer_geometry *ly) {
+    return (size_t)(ly->conv.kernel - 1) * ly->conv.channels;
+}
+
+int shortconv_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, int pos) {
+    return recurrent_state_best(&c->rs, pos);
+}
+
+void shortconv_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n) {
+    const shortconv_geometry *s = &ly->conv;
+    const int H = c->m->g.hidden, D = s->channels, K = s->kernel, W = K - 1;
+    const long stride = 3L * D;
+    float *bcu = c->shortconv_in;   /* [n][b | c | u]; y_t is written over b_t */
+    matmul(&c->mm, &s->w_in, c->xn, H, n, bcu, stride);
+    float *window = recurrent_state_layer(&c->rs, il);   /* [W][D], the oldest position first */
+    for (int t = 0; t < n; t++) {
+        float *b = bcu + t * stride, *gate = b + D, *u = b + 2L * D;
+        for (int d = 0; d < D; d++) u[d] *= b[d];
+        for (int d = 0; d < D; d++) {
+            const float *w = s->conv + (long)d * K;
+            float acc = 0.0f;
+            for (int j = 0; j < W; j++) acc += w[j] * window[(long)j * D + d];
+            acc += w[W] * u[d];
+            b[d] = gate[d] * acc;
+        }
+        if (W > 0) {   /* the window moves on: the oldest out, this position's gated input in */
+            memmove(window, window + D, (size_t)(W - 1) * D * sizeof(float));
+            memcpy(window + (long)(W - 1) * D, u, (size_t)D * sizeof(float));
+        }
+        float *snap = recurrent_state_capture(&c->rs, il, c->pos + t + 1);
+        if (snap) memcpy(snap, window, (size_t)W * D * sizeof(float));
+    }
+    matmul(&c->mm, &s->w_out, bcu, stride, n, c->tmp, H);
+}
