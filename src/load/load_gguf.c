@@ -13,6 +13,7 @@
 #include "kernels/types.h"
 #include "text/vocab_gguf.h"
 #include "core/error.h"
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@ typedef struct gguf_reader {
     const gguf_file *g;
     const char *path;
     const arch_desc *a;
+    int first_nextn_block;   /* blocks from here on are multi-token-prediction heads (INT_MAX: none) */
 } gguf_reader;
 
 /* ---- the architecture's metadata keys, through the hyper-parameter table ---- */
@@ -145,11 +147,21 @@ static int gguf_matrix(const tensor_source *s, const tensor_entry *t, int role, 
     return 0;
 }
 
-/* Vectors become owned f32 (GGUF stores Gemma's norms as 1 + w already: no convention to apply). */
 static void gguf_release_copied(const tensor_source *s, const void *p, size_t n) {
     gguf_release(((const gguf_reader *)s->ctx)->g, p, n);
 }
 
+/* The blocks nextn_predict_layers counts after the model's own (Qwen3.5's MTP head, GLM's NextN):
+ * a draft head for speculative decoding that plain decoding never runs (llama.cpp skips them too). */
+static const char *gguf_ignorable(const tensor_source *s, const char *name) {
+    const gguf_reader *R = s->ctx;
+    int block;
+    if (sscanf(name, "blk.%d.", &block) == 1 && block >= R->first_nextn_block && block < R->first_nextn_block + 64)
+        return "a multi-token-prediction block, not run by plain decoding";
+    return NULL;
+}
+
+/* Vectors become owned f32 (GGUF stores Gemma's norms as 1 + w already: no convention to apply). */
 static int gguf_vector(const tensor_source *s, const tensor_entry *t, int64_t n, bool norm,
                        const float **out, ts_error *err) {
     const gguf_reader *R = s->ctx;
@@ -195,9 +207,10 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
     }
     model_hparams hp;
     if (read_hparams(&R, &hp, err) != 0) return -1;
+    R.first_nextn_block = hp.n_nextn > 0 ? hp.n_layers - hp.n_nextn : INT_MAX;
     tensor_source src = { .dir = gguf_tensors(g), .path = path, .rules = &R.a->gguf, .vocab_exact = true, .ctx = &R,
                           .name = gguf_role_name, .matrix = gguf_matrix, .vector = gguf_vector,
-                          .release = gguf_release_copied };
+                          .ignorable = gguf_ignorable, .release = gguf_release_copied };
     if (build_geometry(m, R.a, &hp, &src, err) != 0) return -1;
     if (!R.a->gguf.qk_permuted) model_note(m, "attn_q/attn_k: used as stored (%s GGUF is not permuted)", R.a->name);
     model_note(m, R.a->hf.norm_plus_one ? "norms: used as w (GGUF stores Gemma's 1 + w already)" : "norms: used as w");

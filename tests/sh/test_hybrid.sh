@@ -111,6 +111,94 @@ rc=$?
 check "damaged: a GGUF attention interval that disagrees with the tensors ($(head -c 200 "$TMP/d.err"))" \
     bash -c "[ $rc -eq 1 ] && grep -q \"tensor 'blk.1.attn_q[_.a-z]*' is missing\" '$TMP/d.err'"
 
+# A multi-token-prediction block after the model's own (real Qwen3.5 GGUFs carry one: block_count
+# counts it, nextn_predict_layers says so): loaded as known and not run, the logits those of the
+# file without it; the same file without the nextn key is refused (its last block is incomplete).
+python3 - "$Q35" "$TMP/mtp.gguf" "$TMP/mtp-unstated.gguf" <<'PY'
+import struct, sys
+src, dst, dst2 = sys.argv[1:]
+d = open(src, 'rb').read()
+pos = 0
+def take(fmt):
+    global pos
+    v = struct.unpack_from(fmt, d, pos); pos += struct.calcsize(fmt); return v
+def string():
+    global pos
+    n, = take('<Q'); s = d[pos:pos + n]; pos += n; return s
+SIZES = {0: 1, 1: 1, 2: 2, 3: 2, 4: 4, 5: 4, 6: 4, 7: 1, 10: 8, 11: 8, 12: 8}
+def skip_value(t):
+    global pos
+    if t == 8: string()
+    elif t == 9:
+        et, n = take('<IQ')
+        for _ in range(n): skip_value(et)
+    else: pos += SIZES[t]
+magic, version, n_t, n_kv = take('<4sIQQ')
+kvs = []
+for _ in range(n_kv):
+    start = pos; key = string(); t, = take('<I'); skip_value(t); kvs.append((key, d[start:pos]))
+infos = []
+for _ in range(n_t):
+    name = string(); nd, = take('<I'); ne = take('<%dQ' % nd); t, off = take('<IQ'); infos.append((name, ne, t, off))
+data = (pos + 31) // 32 * 32
+blobs = {}
+order = sorted(infos, key=lambda i: i[3])
+for k, inf in enumerate(order):
+    end = order[k + 1][3] if k + 1 < len(order) else len(d) - data
+    blobs[inf[0]] = d[data + inf[3]: data + end]
+def key_u32(key, v): return struct.pack('<Q', len(key)) + key + struct.pack('<II', 4, v)
+def write(path, with_nextn):
+    out_kv = [key_u32(k, 7) if k == b'qwen35.block_count' else raw for k, raw in kvs]
+    if with_nextn: out_kv.append(key_u32(b'qwen35.nextn_predict_layers', 1))
+    extra = [(n.replace(b'blk.2.', b'blk.6.'), ne, t) for n, ne, t, _ in infos if n.startswith(b'blk.2.')]   # a full-attention block
+    extra.append((b'blk.6.nextn.eh_proj.weight', (256, 128), 0))
+    allinf = [(n, ne, t) for n, ne, t, _ in infos] + extra
+    body, head, off = b'', b'', 0
+    for n, ne, t in allinf:
+        blob = blobs.get(n) or blobs.get(n.replace(b'blk.6.', b'blk.2.')) or bytes(4 * ne[0] * ne[1])
+        head += struct.pack('<Q', len(n)) + n + struct.pack('<I', len(ne)) + struct.pack('<%dQ' % len(ne), *ne) + struct.pack('<IQ', t, off)
+        pad = (-len(blob)) % 32
+        body += blob + bytes(pad); off += len(blob) + pad
+    hdr = struct.pack('<4sIQQ', magic, version, len(allinf), len(out_kv)) + b''.join(out_kv) + head
+    hdr += bytes((-len(hdr)) % 32)
+    open(path, 'wb').write(hdr + body)
+write(dst, True)
+write(dst2, False)
+PY
+"$RUN_OPT" "$Q35" --tokens 1,50,100,7,30,60 -n 4 -ctk f32 -ctv f32 --dump-logits "$TMP/plain.f32" --quiet >/dev/null 2>&1
+"$RUN_OPT" "$TMP/mtp.gguf" --tokens 1,50,100,7,30,60 -n 4 -ctk f32 -ctv f32 --dump-logits "$TMP/mtp.f32" --quiet >/dev/null 2>"$TMP/d.err"
+check "a GGUF with an MTP block: the logits of the model without it ($(head -c 200 "$TMP/d.err"))" cmp -s "$TMP/plain.f32" "$TMP/mtp.f32"
+"$RUN_OPT" "$TMP/mtp.gguf" --info >"$TMP/info.txt" 2>&1
+check "a GGUF with an MTP block: 6 layers run, the block's tensors noted as ignored" bash -c "
+    grep -q 'layers 6 ' '$TMP/info.txt' && grep -q 'blk.6.nextn.eh_proj.weight: ignored (a multi-token-prediction block' '$TMP/info.txt'"
+"$RUN_OPT" "$TMP/mtp-unstated.gguf" --tokens 1,2,3 -n 1 >/dev/null 2>"$TMP/d.err"
+rc=$?
+check "an extra block without nextn_predict_layers is refused ($(head -c 200 "$TMP/d.err"))" \
+    bash -c "[ $rc -eq 1 ] && grep -q \"blk.6\" '$TMP/d.err'"
+
+# The folder's form: mtp.* tensors beside a config stating mtp_num_hidden_layers
+mkdir -p "$TMP/hfmtp"
+python3 - "$Q35HF/model.safetensors" "$TMP/hfmtp/model.safetensors" <<'PY'
+import json, struct, sys
+src, dst = sys.argv[1:]
+d = open(src, 'rb').read()
+n, = struct.unpack_from('<Q', d, 0)
+h = json.loads(d[8:8 + n]); body = d[8 + n:]
+h['mtp.fc.weight'] = {'dtype': 'F32', 'shape': [2, 2], 'data_offsets': [len(body), len(body) + 16]}
+hd = json.dumps(h).encode(); hd += b' ' * (-len(hd) % 8)
+open(dst, 'wb').write(struct.pack('<Q', len(hd)) + hd + body + bytes(16))
+PY
+python3 -c "import json, sys; c = json.load(open(sys.argv[1])); c['mtp_num_hidden_layers'] = 1; json.dump(c, open(sys.argv[2], 'w'))" \
+    "$Q35HF/config.json" "$TMP/hfmtp/config.json"
+"$RUN_OPT" "$Q35HF" --tokens 1,50,100,7,30,60 -n 4 -ctk f32 -ctv f32 --dump-logits "$TMP/plain.f32" --quiet >/dev/null 2>&1
+"$RUN_OPT" "$TMP/hfmtp" --tokens 1,50,100,7,30,60 -n 4 -ctk f32 -ctv f32 --dump-logits "$TMP/mtp.f32" --quiet >/dev/null 2>"$TMP/d.err"
+check "a folder with an MTP block: the logits of the folder without it ($(head -c 200 "$TMP/d.err"))" cmp -s "$TMP/plain.f32" "$TMP/mtp.f32"
+python3 -c "import json, sys; c = json.load(open(sys.argv[1])); c['mtp_num_hidden_layers'] = 0; json.dump(c, open(sys.argv[1], 'w'))" "$TMP/hfmtp/config.json"
+"$RUN_OPT" "$TMP/hfmtp" --tokens 1,2,3 -n 1 >/dev/null 2>"$TMP/d.err"
+rc=$?
+check "mtp.* tensors with mtp_num_hidden_layers 0 are refused ($(head -c 200 "$TMP/d.err"))" \
+    bash -c "[ $rc -eq 1 ] && grep -q \"mtp.fc.weight\" '$TMP/d.err'"
+
 # ---- LFM2: gated short convolutions beside attention ----
 LFM="$FIX/lfm2-tiny/model-f32.gguf"
 LFMHF="$FIX/lfm2-tiny/hf"
