@@ -2,7 +2,7 @@
 # references: a chat whose turns reuse the recurrent state (prefilling only what is new) and equal
 # one-shot runs of the whole text (rewinding through the state's snapshots), and damaged files
 # refused by name (a missing state-space tensor, a convolution of the wrong width, layer kinds that
-# disagree with the tensors).
+# disagree with the tensors); multi-token-prediction blocks known and not run. Qwen3.5 and LFM2.
 source "$(dirname "$0")/lib.sh"
 Q35="$FIX/qwen35-tiny/model-f32.gguf"
 Q35HF="$FIX/qwen35-tiny/hf"
