@@ -9,7 +9,14 @@
  *          heads, ffn 8192, vocab 128256, tied output, rope base 5e5), or qwen3moe-a3b: Qwen3-30B-A3B's
  *          layout scaled to this machine (arch qwen3moe, hidden 2048, 24 of its 48 layers, 32 heads
  *          and 4 KV heads of 128 with q/k norms, 64 of its 128 experts of width 768, 8 per
- *          token, vocab 151936, untied output, rope base 1e6; routers F32 as llama.cpp keeps them)
+ *          token, vocab 151936, untied output, rope base 1e6; routers F32 as llama.cpp keeps them),
+ *          qwen35-2b: a Qwen3.5-2B-like dense hybrid (arch qwen35, hidden 2048, 24 layers, three gated
+ *          DeltaNet layers (16 key and 16 value heads of 128, convolution 4) beside each gated
+ *          attention layer (8 heads and 2 KV heads of 256, rotary on 64 channels), ffn 6144, vocab
+ *          248320, tied output, rope base 1e7), or qwen35moe-a3b: Qwen3.5-35B-A3B's layout scaled to
+ *          this machine (arch qwen35moe, hidden 2048, 20 of its 40 layers, the same 3:1 pattern with 32
+ *          value heads and 16 query heads, 128 of its 256 experts of width 512, 8 per token, a gated
+ *          shared expert of 512, vocab 248320, untied output)
  *   TYPE:  Q8_0, Q4_K_M, Q6_K, F16 or BF16. Q4_K_M follows llama.cpp's mix: Q4_K everywhere,
  *          Q6_K for the (tied) output/embedding and for attn_v and ffn_down of the first and
  *          last eighth of the layers and every third layer between. As in llama.cpp, a matrix
@@ -41,12 +48,17 @@ typedef struct shape {
     int head_dim;                /* 0: hidden / heads */
     int experts, experts_used, expert_ffn;   /* 0: a dense MLP */
     bool untied;
+    /* Qwen3.5 hybrids: layer l is gated attention iff (l + 1) % interval == 0, else gated DeltaNet */
+    int interval;                /* 0: every layer attention */
+    int delta_k_heads, delta_v_heads, delta_head, rope_dim, shared_ffn;
 } shape;
 
 static const shape SHAPES[] = {
     { "smollm2-360m", 960, 32, 15, 5, 2560, 50257, 1e5f },
     { "llama-1b", 2048, 16, 32, 8, 8192, 128256, 5e5f },
     { "qwen3moe-a3b", 2048, 24, 32, 4, 6144, 151936, 1e6f, "qwen3moe", 128, 64, 8, 768, true },
+    { "qwen35-2b", 2048, 24, 8, 2, 6144, 248320, 1e7f, "qwen35", 256, 0, 0, 0, false, 4, 16, 16, 128, 64, 0 },
+    { "qwen35moe-a3b", 2048, 20, 16, 2, 512, 248320, 1e7f, "qwen35moe", 256, 128, 8, 512, true, 4, 16, 32, 128, 64, 512 },
 };
 
 typedef struct { uint64_t s; } rng;
@@ -191,7 +203,7 @@ static int probe(int n_threads) {
 int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "probe")) return probe(argc > 2 ? atoi(argv[2]) : 2);
     if (argc != 4) {
-        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b|qwen3moe-a3b Q8_0|Q4_K_M|Q6_K|F16|BF16|IQ4_XS\n");
+        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b|qwen3moe-a3b|qwen35-2b|qwen35moe-a3b Q8_0|Q4_K_M|Q6_K|F16|BF16|IQ4_XS\n");
         return 1;
     }
     const shape *sh = NULL;
@@ -216,7 +228,7 @@ int main(int argc, char **argv) {
     gguf_writer_add_u32(w, KEY("attention.head_count_kv"), (uint32_t)sh->kv_heads);
     gguf_writer_add_u32(w, KEY("attention.key_length"), (uint32_t)hd);
     gguf_writer_add_u32(w, KEY("attention.value_length"), (uint32_t)hd);
-    gguf_writer_add_u32(w, KEY("rope.dimension_count"), (uint32_t)hd);
+    gguf_writer_add_u32(w, KEY("rope.dimension_count"), (uint32_t)(sh->rope_dim ? sh->rope_dim : hd));
     gguf_writer_add_f32(w, KEY("rope.freq_base"), sh->rope_base);
     gguf_writer_add_f32(w, KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
     if (E) {
@@ -224,15 +236,30 @@ int main(int argc, char **argv) {
         gguf_writer_add_u32(w, KEY("expert_used_count"), (uint32_t)sh->experts_used);
         gguf_writer_add_u32(w, KEY("expert_feed_forward_length"), (uint32_t)F);
     }
+    const int dh = sh->delta_head, hk = sh->delta_k_heads, hv = sh->delta_v_heads;
+    const int dconv = 2 * hk * dh + hv * dh, dv_all = hv * dh;   /* the DeltaNet's [q | k | v] and value widths */
+    if (sh->interval) {
+        gguf_writer_add_u32(w, KEY("full_attention_interval"), (uint32_t)sh->interval);
+        gguf_writer_add_u32(w, KEY("ssm.conv_kernel"), 4);
+        gguf_writer_add_u32(w, KEY("ssm.state_size"), (uint32_t)dh);
+        gguf_writer_add_u32(w, KEY("ssm.group_count"), (uint32_t)hk);
+        gguf_writer_add_u32(w, KEY("ssm.time_step_rank"), (uint32_t)hv);
+        gguf_writer_add_u32(w, KEY("ssm.inner_size"), (uint32_t)dv_all);
+        int32_t sections[4] = { 11, 11, 10, 0 };
+        gguf_writer_add_array(w, KEY("rope.dimension_sections"), GGUF_I32, sections, 4);
+        if (sh->shared_ffn) gguf_writer_add_u32(w, KEY("expert_shared_feed_forward_length"), (uint32_t)sh->shared_ffn);
+    }
     add_placeholder_vocab(w, sh->vocab);
 
     /* every buffer stays alive until the write */
     void **keep = calloc((size_t)sh->layers * 16 + 8, sizeof *keep);
     int n_keep = 0;
     int n_ones = H > F ? H : F;
-    float *ones = malloc((size_t)n_ones * sizeof(float));
-    for (int i = 0; i < n_ones; i++) ones[i] = 1.0f;
+    if (dconv * 4 > n_ones) n_ones = dconv * 4;
+    float *ones = malloc((size_t)n_ones * sizeof(float)), *minus = malloc((size_t)n_ones * sizeof(float));
+    for (int i = 0; i < n_ones; i++) { ones[i] = 1.0f; minus[i] = -1.0f; }
     keep[n_keep++] = ones;
+    keep[n_keep++] = minus;
     uint64_t seed = 1;
     size_t bytes, total = 0, active = 0;   /* active: what a decoded token reads */
 
@@ -249,6 +276,7 @@ int main(int argc, char **argv) {
     } while (0)
 #define MATRIX(name, type, rows, cols) MATRIX_OF(name, type, rows, cols, 0, 0)
 #define VECTOR(name, n) do { gguf_writer_add_tensor(w, name, TS_F32, 1, (int64_t[]){ n }, ones, (size_t)(n) * 4); } while (0)
+#define VECTOR2(name, n0, n1) do { gguf_writer_add_tensor(w, name, TS_F32, 2, (int64_t[]){ n0, n1 }, ones, (size_t)(n0) * (n1) * 4); } while (0)
 
     int embd_type = mix || iq4_mix ? (sh->untied ? base : TS_Q6_K) : base;
     MATRIX("token_embd.weight", embd_type, sh->vocab, H);
@@ -260,14 +288,42 @@ int main(int argc, char **argv) {
         int vd_type = mix && more_bits(l, sh->layers) ? TS_Q6_K : base;
         int v_type = iq4_mix && sh->heads >= 4 * sh->kv_heads ? TS_Q5_K : vd_type;
         snprintf(name, sizeof name, "blk.%d.attn_norm.weight", l); VECTOR(name, H);
-        snprintf(name, sizeof name, "blk.%d.ffn_norm.weight", l);  VECTOR(name, H);
-        snprintf(name, sizeof name, "blk.%d.attn_q.weight", l);      MATRIX(name, base, q, H);
-        snprintf(name, sizeof name, "blk.%d.attn_k.weight", l);      MATRIX(name, base, kv, H);
-        snprintf(name, sizeof name, "blk.%d.attn_v.weight", l);      MATRIX(name, v_type, kv, H);
-        snprintf(name, sizeof name, "blk.%d.attn_output.weight", l); MATRIX(name, base, H, q);
-        if (E) {
+        /* Qwen3.5 names the norm before the MLP post_attention_norm */
+        snprintf(name, sizeof name, sh->interval ? "blk.%d.post_attention_norm.weight" : "blk.%d.ffn_norm.weight", l);
+        VECTOR(name, H);
+        if (sh->interval && (l + 1) % sh->interval != 0) {   /* a gated DeltaNet layer (the decay a = -1) */
+            snprintf(name, sizeof name, "blk.%d.attn_qkv.weight", l);  MATRIX(name, base, dconv, H);
+            snprintf(name, sizeof name, "blk.%d.attn_gate.weight", l); MATRIX(name, base, dv_all, H);
+            snprintf(name, sizeof name, "blk.%d.ssm_beta.weight", l);  MATRIX(name, base, hv, H);
+            snprintf(name, sizeof name, "blk.%d.ssm_alpha.weight", l); MATRIX(name, base, hv, H);
+            snprintf(name, sizeof name, "blk.%d.ssm_out.weight", l);   MATRIX(name, vd_type, H, dv_all);
+            snprintf(name, sizeof name, "blk.%d.ssm_conv1d.weight", l); VECTOR2(name, 4, dconv);
+            snprintf(name, sizeof name, "blk.%d.ssm_a", l);
+            gguf_writer_add_tensor(w, name, TS_F32, 1, (int64_t[]){ hv }, minus, (size_t)hv * 4);
+            snprintf(name, sizeof name, "blk.%d.ssm_dt.bias", l);      VECTOR(name, hv);
+            snprintf(name, sizeof name, "blk.%d.ssm_norm.weight", l);  VECTOR(name, dh);
+        } else {
+            /* gated attention (Qwen3.5): each head's query rows then its gate rows */
+            snprintf(name, sizeof name, "blk.%d.attn_q.weight", l);      MATRIX(name, base, sh->interval ? 2 * q : q, H);
+            snprintf(name, sizeof name, "blk.%d.attn_k.weight", l);      MATRIX(name, base, kv, H);
+            snprintf(name, sizeof name, "blk.%d.attn_v.weight", l);      MATRIX(name, v_type, kv, H);
+            snprintf(name, sizeof name, "blk.%d.attn_output.weight", l); MATRIX(name, base, H, q);
+        }
+        if (sh->interval && (l + 1) % sh->interval == 0) {
             snprintf(name, sizeof name, "blk.%d.attn_q_norm.weight", l); VECTOR(name, hd);
             snprintf(name, sizeof name, "blk.%d.attn_k_norm.weight", l); VECTOR(name, hd);
+        }
+        if (sh->shared_ffn) {
+            snprintf(name, sizeof name, "blk.%d.ffn_gate_shexp.weight", l); MATRIX(name, base, sh->shared_ffn, H);
+            snprintf(name, sizeof name, "blk.%d.ffn_up_shexp.weight", l);   MATRIX(name, base, sh->shared_ffn, H);
+            snprintf(name, sizeof name, "blk.%d.ffn_down_shexp.weight", l); MATRIX(name, vd_type, H, sh->shared_ffn);
+            snprintf(name, sizeof name, "blk.%d.ffn_gate_inp_shexp.weight", l); MATRIX(name, TS_F32, 1, H);
+        }
+        if (E) {
+            if (!sh->interval) {
+                snprintf(name, sizeof name, "blk.%d.attn_q_norm.weight", l); VECTOR(name, hd);
+                snprintf(name, sizeof name, "blk.%d.attn_k_norm.weight", l); VECTOR(name, hd);
+            }
             snprintf(name, sizeof name, "blk.%d.ffn_gate_inp.weight", l); MATRIX(name, TS_F32, E, H);
             snprintf(name, sizeof name, "blk.%d.ffn_gate_exps.weight", l); MATRIX_OF(name, base, F, H, E, sh->experts_used);
             snprintf(name, sizeof name, "blk.%d.ffn_up_exps.weight", l);   MATRIX_OF(name, base, F, H, E, sh->experts_used);
@@ -280,6 +336,7 @@ int main(int argc, char **argv) {
     }
 #undef MATRIX_OF
 #undef VECTOR
+#undef VECTOR2
 #undef KEY
 #undef MATRIX
     ts_error err = {{0}};

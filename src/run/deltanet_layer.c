@@ -13,6 +13,7 @@
 #include "run/deltanet_layer.h"
 #include "run/vector_ops.h"
 #include "kernels/matmul.h"
+#include "kernels/recurrence.h"
 #include <math.h>
 #include <string.h>
 
@@ -67,7 +68,13 @@ static void convolve(ts_context *c, const deltanet_geometry *d, int il, int n, f
     }
 }
 
-typedef struct delta_job { ts_context *c; const deltanet_geometry *d; int il, n; float *state; } delta_job;
+typedef struct delta_job {
+    ts_context *c;
+    const deltanet_geometry *d;
+    int il, n;
+    float *state;
+    delta_rule_step_fn step;   /* the model's SIMD level's */
+} delta_job;
 
 /* Value heads [lo, hi) through every position of the batch. */
 static void heads_task(void *ctx, int ith, int nth) {
@@ -77,7 +84,7 @@ static void heads_task(void *ctx, int ith, int nth) {
     const int C = d->conv_channels, hv = d->n_v_heads, dk = d->head_k, dv = d->head_v, V = hv * dv;
     const long key_off = (long)d->n_k_heads * dk, v_off = 2 * key_off;
     const size_t conv_floats = (size_t)(d->conv_kernel - 1) * C;
-    float kv[dv], o[dv], u[dv];
+    float o[dv];
     long lo, hi;
     split_range(hv, ith, nth, &lo, &hi);
     for (long h = lo; h < hi; h++) {
@@ -88,18 +95,7 @@ static void heads_task(void *ctx, int ith, int nth) {
             const float *q = m + (long)i_k * dk, *k = m + key_off + (long)i_k * dk, *v = m + v_off + h * dv;
             const float beta = sigmoid(c->delta.beta[(long)t * hv + h]);
             const float decay = expf(d->a[h] * softplus(c->delta.alpha[(long)t * hv + h] + d->dt_bias[h]));
-            /* decay, and what the state predicts for k */
-            for (int b = 0; b < dv; b++) kv[b] = 0.0f;
-            for (int a = 0; a < dk; a++) {
-                float *row = S + (long)a * dv;
-                for (int b = 0; b < dv; b++) { row[b] *= decay; kv[b] += row[b] * k[a]; }
-            }
-            /* the delta rule's correction, and the output for q */
-            for (int b = 0; b < dv; b++) { u[b] = beta * (v[b] - kv[b]); o[b] = 0.0f; }
-            for (int a = 0; a < dk; a++) {
-                float *row = S + (long)a * dv;
-                for (int b = 0; b < dv; b++) { row[b] += k[a] * u[b]; o[b] += row[b] * q[a]; }
-            }
+            j->step(S, dk, dv, q, k, v, decay, beta, o);
             /* the gated RMSNorm */
             float *y = c->delta.y + (long)t * V + h * dv;
             const float *z = c->delta.z + (long)t * V + h * dv;
@@ -122,7 +118,7 @@ void deltanet_layer_forward(ts_context *c, const layer_geometry *ly, int il, int
     }
     float *state = recurrent_state_layer(&c->rs, il);
     convolve(c, d, il, n, state);
-    delta_job j = { c, d, il, n, state };
+    delta_job j = { c, d, il, n, state, recurrence_kernels_for(matmul_kernels_level(c->mm.ks)).delta_rule_step };
     if (n > 1 || hv > 1) thread_pool_run(c->pool, heads_task, &j);
     else heads_task(&j, 0, 1);
     matmul(&c->mm, &d->w_out, c->delta.y, V, n, c->tmp, H);

@@ -14,7 +14,8 @@
  *   and weighted sums of the keys and values as stored (within f32 rounding: 2e-6 of the sum of
  *   the magnitudes; the portable kernels multiply and add, the SIMD ones fuse), give the same bits
  *   whether keys are scored in one run or several, and read a wrapped ring exactly as the same
- *   rows laid out in order. */
+ *   rows laid out in order;
+ * - the gated delta rule's step of every set gives the portable kernel's bits. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -24,6 +25,7 @@
 #include "kernels/simd.h"
 #include "kernels/matmul.h"
 #include "kernels/attention.h"
+#include "kernels/recurrence.h"
 #include "kernels/types.h"
 #include "kernels/f16.h"
 
@@ -464,6 +466,42 @@ static void check_attention(int level, rng *r) {
         }
 }
 
+/* The delta rule's step: the set's bits are the portable kernel's (value widths with and without a
+ * tail of lanes), over several positions of one state, and the portable kernel within float
+ * rounding of the rule in double. */
+static void check_delta_rule(int level, rng *r) {
+    const recurrence_kernels rk = recurrence_kernels_for(level), pk = recurrence_kernels_for(SIMD_SCALAR);
+    static const int dims[][2] = { { 16, 16 }, { 24, 40 }, { 128, 128 }, { 7, 3 } };
+    for (int d = 0; d < 4; d++) {
+        const int dk = dims[d][0], dv = dims[d][1], T = 5;
+        float *s1 = malloc(sizeof(float) * dk * dv), *s2 = malloc(sizeof(float) * dk * dv);
+        double *sd = malloc(sizeof(double) * dk * dv);
+        float q[128], k[128], v[128], o1[128], o2[128];
+        for (int i = 0; i < dk * dv; i++) sd[i] = s1[i] = s2[i] = 0.1f * rng_gauss(r);
+        bool same = true;
+        double worst = 0;
+        for (int t = 0; t < T; t++) {
+            for (int i = 0; i < dk; i++) { q[i] = rng_gauss(r) / 8; k[i] = rng_gauss(r) / 8; }
+            for (int i = 0; i < dv; i++) v[i] = rng_gauss(r);
+            const float decay = 0.9f + 0.02f * t, beta = 0.5f + 0.1f * t;
+            rk.delta_rule_step(s1, dk, dv, q, k, v, decay, beta, o1);
+            pk.delta_rule_step(s2, dk, dv, q, k, v, decay, beta, o2);
+            same &= !memcmp(s1, s2, sizeof(float) * dk * dv) && !memcmp(o1, o2, sizeof(float) * dv);
+            for (int b = 0; b < dv; b++) {   /* the rule in double */
+                double kv = 0, o = 0;
+                for (int a = 0; a < dk; a++) { sd[a * dv + b] *= decay; kv += sd[a * dv + b] * k[a]; }
+                double u = beta * (v[b] - kv);
+                for (int a = 0; a < dk; a++) { sd[a * dv + b] += k[a] * u; o += sd[a * dv + b] * q[a]; }
+                double e = fabs(o2[b] - o) / (1 + fabs(o));
+                if (e > worst) worst = e;
+            }
+        }
+        CHECK(same && worst < 1e-5, "%s: delta rule step, dk %d dv %d, %d positions: the portable kernel's bits (%s), within %.1e of double",
+              ISA_NAMES[level], dk, dv, T, same ? "same" : "differ", worst);
+        free(s1); free(s2); free(sd);
+    }
+}
+
 int main(void) {
     rng r = { 0x9e3779b97f4a7c15ULL };
     for (int level = 0; level < SIMD_COUNT; level++) {
@@ -475,6 +513,7 @@ int main(void) {
         }
         for (int i = 0; i < N_TYPES; i++) { check_matmul(level, TYPES[i], 23, &r); check_matmul(level, TYPES[i], 600, &r); }
         check_attention(level, &r);
+        check_delta_rule(level, &r);
     }
     for (int i = 0; i < N_TYPES; i++) check_type(&portable, TYPES[i], &r);
     CHECK_EXIT();
