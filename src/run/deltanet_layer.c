@@ -38,33 +38,51 @@ static void l2_normalize(float *x, int n, float scale) {
     for (int i = 0; i < n; i++) x[i] *= inv;
 }
 
-/* The convolution over the batch's positions in order, in place in qkv ([n][C]): each position's
- * projections enter the window (the K - 1 before it, oldest first) as its output replaces them;
- * then silu and q/k normalized per key head. */
+typedef struct conv_job { ts_context *c; const deltanet_geometry *d; int il, n; float *window; } conv_job;
+
+/* The convolution of channels [lo, hi) over the batch's positions in order, in place in qkv
+ * ([n][C]): each position's projection enters its channel's window (the K - 1 before it, oldest
+ * first) as silu of the output replaces it. The channels are independent: a thread takes a range
+ * of them through every position, and copies its part of the window where a snapshot is taken. */
+static void conv_task(void *ctx, int ith, int nth) {
+    const conv_job *j = ctx;
+    const deltanet_geometry *d = j->d;
+    const int C = d->conv_channels, K = d->conv_kernel, W = K - 1;
+    float *window = j->window;
+    long lo, hi;
+    split_range(C, ith, nth, &lo, &hi);
+    for (int t = 0; t < j->n; t++) {
+        float *m = j->c->delta.qkv + (long)t * C;
+        for (long ch = lo; ch < hi; ch++) {
+            const float *w = d->conv + ch * K;
+            const float raw = m[ch];
+            float acc = 0.0f;
+            for (int i = 0; i < W; i++) acc += w[i] * window[(long)i * C + ch];
+            acc += w[W] * raw;
+            for (int i = 0; i + 1 < W; i++) window[(long)i * C + ch] = window[(long)(i + 1) * C + ch];
+            if (W > 0) window[(long)(W - 1) * C + ch] = raw;
+            m[ch] = silu(acc);
+        }
+        float *snap = recurrent_state_capture(&j->c->rs, j->il, j->c->pos + t + 1);
+        if (snap)
+            for (int i = 0; i < W; i++)
+                memcpy(snap + (long)i * C + lo, window + (long)i * C + lo, (size_t)(hi - lo) * sizeof(float));
+    }
+}
+
+/* The convolution (threaded over channels), then q and k normalized per key head. */
 static void convolve(ts_context *c, const deltanet_geometry *d, int il, int n, float *window) {
-    const int C = d->conv_channels, K = d->conv_kernel, W = K - 1, hk = d->n_k_heads, dk = d->head_k;
+    const int C = d->conv_channels, hk = d->n_k_heads, dk = d->head_k;
     const float q_scale = 1.0f / sqrtf((float)dk);
-    float out[C];
+    conv_job cj = { c, d, il, n, window };
+    if (n > 1) thread_pool_run(c->pool, conv_task, &cj);
+    else conv_task(&cj, 0, 1);
     for (int t = 0; t < n; t++) {
         float *m = c->delta.qkv + (long)t * C;
-        for (int ch = 0; ch < C; ch++) {
-            const float *w = d->conv + (long)ch * K;
-            float acc = 0.0f;
-            for (int j = 0; j < W; j++) acc += w[j] * window[(long)j * C + ch];
-            acc += w[W] * m[ch];
-            out[ch] = acc;
-        }
-        if (W > 0) {   /* the window moves on: the oldest out, this position's projections in */
-            memmove(window, window + C, (size_t)(W - 1) * C * sizeof(float));
-            memcpy(window + (long)(W - 1) * C, m, (size_t)C * sizeof(float));
-        }
-        for (int ch = 0; ch < C; ch++) m[ch] = silu(out[ch]);
         for (int i = 0; i < hk; i++) {
             l2_normalize(m + (long)i * dk, dk, q_scale);
             l2_normalize(m + (long)(hk + i) * dk, dk, 1.0f);
         }
-        float *snap = recurrent_state_capture(&c->rs, il, c->pos + t + 1);
-        if (snap) memcpy(snap, window, (size_t)W * C * sizeof(float));
     }
 }
 
