@@ -45,7 +45,20 @@ int build_deltanet_layer(builder *b, int il) {
     if (builder_matrix(b, &d->w_beta, ROLE_DELTA_BETA, il, hv, H, true)) return -1;
     if (builder_matrix(b, &d->w_alpha, ROLE_DELTA_ALPHA, il, hv, H, true)) return -1;
     if (builder_matrix(b, &d->w_out, ROLE_SSM_OUT, il, H, V, true)) return -1;
-    if (builder_vector(b, &d->conv, ROLE_SSM_CONV, il, C * K, false, true)) return -1;
+    /* the taps innermost in the file ([C][K]: a [K, C] tensor has the right count and the wrong
+     * order); the geometry keeps them tap-major */
+    char name[256];
+    const tensor_entry *t = builder_find(b, ROLE_SSM_CONV, il, name, sizeof name);
+    if (t && t->ne[0] != K)
+        return ts_fail(err, "%s: tensor '%s' holds %lld taps per channel; the convolution reads %d positions",
+                       path, name, (long long)t->ne[0], K);
+    const float *taps;
+    if (builder_vector(b, &taps, ROLE_SSM_CONV, il, C * K, false, true)) return -1;
+    float *conv = model_arena_alloc(&b->m->arena, (size_t)(C * K) * sizeof(float));
+    if (!conv) return ts_fail(err, "%s: out of memory", path);
+    for (int64_t ch = 0; ch < C; ch++)
+        for (int j = 0; j < K; j++) conv[j * C + ch] = taps[ch * K + j];
+    d->conv = conv;
     if (builder_vector(b, &d->dt_bias, ROLE_SSM_DT_BIAS, il, hv, false, true)) return -1;
     if (builder_vector(b, &d->norm, ROLE_SSM_NORM, il, dv, false, true)) return -1;
     const float *a;

@@ -112,7 +112,8 @@ typedef struct deltanet_geometry {
     weight w_qkv;               /* [C, H] */
     weight w_z;                 /* [Hv x dv, H]: the output gate */
     weight w_beta, w_alpha;     /* [Hv, H]: beta = sigmoid(w_beta x); g = a * softplus(w_alpha x + dt_bias) */
-    const float *conv;          /* [C][K]: each channel's taps, the oldest position first */
+    const float *conv;          /* [K][C]: tap j of every channel (j = 0 the oldest position), so one
+                                   position's channels are read as one run */
     const float *a;             /* Hv: -exp(A_log), the decay rate (negative) */
     const float *dt_bias;       /* Hv */
     const float *norm;          /* dv: the gated RMSNorm's weight, shared by the heads, used as is */

@@ -43,7 +43,8 @@ typedef struct conv_job { ts_context *c; const deltanet_geometry *d; int il, n; 
 /* The convolution of channels [lo, hi) over the batch's positions in order, in place in qkv
  * ([n][C]): each position's projection enters its channel's window (the K - 1 before it, oldest
  * first) as silu of the output replaces it. The channels are independent: a thread takes a range
- * of them through every position, and copies its part of the window where a snapshot is taken. */
+ * of them through every position (each channel's sum in tap order, the run of channels a vector
+ * loop), and copies its part of the window where a snapshot is taken. */
 static void conv_task(void *ctx, int ith, int nth) {
     const conv_job *j = ctx;
     const deltanet_geometry *d = j->d;
@@ -51,18 +52,21 @@ static void conv_task(void *ctx, int ith, int nth) {
     float *window = j->window;
     long lo, hi;
     split_range(C, ith, nth, &lo, &hi);
+    const long n_ch = hi - lo;
+    float acc[n_ch > 0 ? n_ch : 1];
     for (int t = 0; t < j->n; t++) {
-        float *m = j->c->delta.qkv + (long)t * C;
-        for (long ch = lo; ch < hi; ch++) {
-            const float *w = d->conv + ch * K;
-            const float raw = m[ch];
-            float acc = 0.0f;
-            for (int i = 0; i < W; i++) acc += w[i] * window[(long)i * C + ch];
-            acc += w[W] * raw;
-            for (int i = 0; i + 1 < W; i++) window[(long)i * C + ch] = window[(long)(i + 1) * C + ch];
-            if (W > 0) window[(long)(W - 1) * C + ch] = raw;
-            m[ch] = silu(acc);
+        float *m = j->c->delta.qkv + (long)t * C + lo;
+        for (long i = 0; i < n_ch; i++) acc[i] = 0.0f;
+        for (int tap = 0; tap < W; tap++) {
+            const float *w = d->conv + (long)tap * C + lo, *x = window + (long)tap * C + lo;
+            for (long i = 0; i < n_ch; i++) acc[i] += w[i] * x[i];
         }
+        const float *w = d->conv + (long)W * C + lo;
+        for (long i = 0; i < n_ch; i++) acc[i] += w[i] * m[i];
+        for (int tap = 0; tap + 1 < W; tap++)
+            memcpy(window + (long)tap * C + lo, window + (long)(tap + 1) * C + lo, (size_t)n_ch * sizeof(float));
+        if (W > 0) memcpy(window + (long)(W - 1) * C + lo, m, (size_t)n_ch * sizeof(float));
+        for (long i = 0; i < n_ch; i++) m[i] = silu(acc[i]);
         float *snap = recurrent_state_capture(&j->c->rs, j->il, j->c->pos + t + 1);
         if (snap)
             for (int i = 0; i < W; i++)

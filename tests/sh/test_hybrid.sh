@@ -63,7 +63,7 @@ damaged_hf() {   # label, python edit of the config dict c, the error's pattern[
         [ $rc -eq 1 ] && [ \$(wc -l <'$TMP/d.err') -eq 1 ] && grep -Eq \"$want\" '$TMP/d.err'"
 }
 damaged_hf "a convolution of 3 taps where the file has 4" "c['linear_conv_kernel_dim'] = 3" \
-    "tensor 'model.layers.0.linear_attn.conv1d.weight' has 512 values, expected 384"
+    "tensor 'model.layers.0.linear_attn.conv1d.weight' holds 4 taps per channel; the convolution reads 3 positions"
 damaged_hf "layer types that make a DeltaNet layer attention" "c['layer_types'][0] = 'full_attention'" \
     "tensor 'model.layers.0.self_attn.q_[a-z]*.weight' is missing"
 damaged_hf "layer types that make an attention layer a DeltaNet layer" "c['layer_types'][2] = 'linear_attention'" \
