@@ -95,7 +95,7 @@ typedef struct delta_job {
     const deltanet_geometry *d;
     int il, n;
     float *state;
-    delta_rule_step_fn step;   /* the model's SIMD level's */
+    delta_rule_scan_fn scan;   /* the model's SIMD level's */
 } delta_job;
 
 /* Value heads [lo, hi) through every position of the batch. */
@@ -106,25 +106,32 @@ static void heads_task(void *ctx, int ith, int nth) {
     const int C = d->conv_channels, hv = d->n_v_heads, dk = d->head_k, dv = d->head_v, V = hv * dv;
     const long key_off = (long)d->n_k_heads * dk, v_off = 2 * key_off;
     const size_t conv_floats = (size_t)(d->conv_kernel - 1) * C;
-    float o[dv];
+    const int n = j->n;
+    float decay[n], beta[n];
     long lo, hi;
     split_range(hv, ith, nth, &lo, &hi);
     for (long h = lo; h < hi; h++) {
-        float *S = j->state + conv_floats + (size_t)h * dk * dv;   /* [dk][dv] */
         const int i_k = d->key_head[h];
-        for (int t = 0; t < j->n; t++) {
-            const float *m = c->delta.qkv + (long)t * C;
-            const float *q = m + (long)i_k * dk, *k = m + key_off + (long)i_k * dk, *v = m + v_off + h * dv;
-            const float beta = sigmoid(c->delta.beta[(long)t * hv + h]);
-            const float decay = expf(d->a[h] * softplus(c->delta.alpha[(long)t * hv + h] + d->dt_bias[h]));
-            j->step(S, dk, dv, q, k, v, decay, beta, o);
-            /* the gated RMSNorm */
+        delta_rule_run r = { .dk = dk, .dv = dv, .n = n, .q = c->delta.qkv + (long)i_k * dk,
+                             .k = c->delta.qkv + key_off + (long)i_k * dk, .v = c->delta.qkv + v_off + h * dv,
+                             .qk_stride = C, .v_stride = C, .o_stride = V, .decay = decay, .beta = beta,
+                             .o = c->delta.y + h * dv };
+        for (int t = 0; t < n; t++) {
+            beta[t] = sigmoid(c->delta.beta[(long)t * hv + h]);
+            decay[t] = expf(d->a[h] * softplus(c->delta.alpha[(long)t * hv + h] + d->dt_bias[h]));
+            float *snap = recurrent_state_capture(&c->rs, j->il, c->pos + t + 1);
+            if (snap && r.n_snap < DELTA_RULE_MAX_SNAPS) {
+                r.snap_t[r.n_snap] = t;
+                r.snap[r.n_snap++] = snap + conv_floats + (size_t)h * dk * dv;
+            }
+        }
+        j->scan(j->state + conv_floats + (size_t)h * dk * dv, &r);
+        /* the gated RMSNorm, in place on each position's output */
+        for (int t = 0; t < n; t++) {
             float *y = c->delta.y + (long)t * V + h * dv;
             const float *z = c->delta.z + (long)t * V + h * dv;
-            rmsnorm(y, o, d->norm, dv, c->m->g.norm_eps);
+            rmsnorm(y, y, d->norm, dv, c->m->g.norm_eps);
             for (int b = 0; b < dv; b++) y[b] *= silu(z[b]);
-            float *snap = recurrent_state_capture(&c->rs, j->il, c->pos + t + 1);
-            if (snap) memcpy(snap + conv_floats + (size_t)h * dk * dv, S, (size_t)dk * dv * sizeof(float));
         }
     }
 }
@@ -140,7 +147,7 @@ void deltanet_layer_forward(ts_context *c, const layer_geometry *ly, int il, int
     }
     float *state = recurrent_state_layer(&c->rs, il);
     convolve(c, d, il, n, state);
-    delta_job j = { c, d, il, n, state, recurrence_kernels_for(matmul_kernels_level(c->mm.ks)).delta_rule_step };
+    delta_job j = { c, d, il, n, state, recurrence_kernels_for(matmul_kernels_level(c->mm.ks)).delta_rule_scan };
     if (n > 1 || hv > 1) thread_pool_run(c->pool, heads_task, &j);
     else heads_task(&j, 0, 1);
     matmul(&c->mm, &d->w_out, c->delta.y, V, n, c->tmp, H);

@@ -15,7 +15,7 @@
  *   the magnitudes; the portable kernels multiply and add, the SIMD ones fuse), give the same bits
  *   whether keys are scored in one run or several, and read a wrapped ring exactly as the same
  *   rows laid out in order;
- * - the gated delta rule's step of every set gives the portable kernel's bits. */
+ * - the gated delta rule's scan of every set gives the portable kernel's bits, a position at a time. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -466,39 +466,53 @@ static void check_attention(int level, rng *r) {
         }
 }
 
-/* The delta rule's step: the set's bits are the portable kernel's (value widths with and without a
- * tail of lanes), over several positions of one state, and the portable kernel within float
- * rounding of the rule in double. */
+/* The delta rule's scan: a set's run of T positions (value widths with and without a tail of
+ * lanes) gives the bits of the portable kernel run one position at a time, its snapshots the
+ * states after their positions, and the portable kernel stays within float rounding of the rule
+ * in double. */
 static void check_delta_rule(int level, rng *r) {
     const recurrence_kernels rk = recurrence_kernels_for(level), pk = recurrence_kernels_for(SIMD_SCALAR);
     static const int dims[][2] = { { 16, 16 }, { 24, 40 }, { 128, 128 }, { 7, 3 } };
+    enum { T = 5, MAXD = 128 };
     for (int d = 0; d < 4; d++) {
-        const int dk = dims[d][0], dv = dims[d][1], T = 5;
-        float *s1 = malloc(sizeof(float) * dk * dv), *s2 = malloc(sizeof(float) * dk * dv);
-        double *sd = malloc(sizeof(double) * dk * dv);
-        float q[128], k[128], v[128], o1[128], o2[128];
-        for (int i = 0; i < dk * dv; i++) sd[i] = s1[i] = s2[i] = 0.1f * rng_gauss(r);
-        bool same = true;
-        double worst = 0;
+        const int dk = dims[d][0], dv = dims[d][1];
+        const size_t sz = (size_t)dk * dv;
+        float *s1 = malloc(sizeof(float) * sz), *s2 = malloc(sizeof(float) * sz), *snaps = malloc(sizeof(float) * sz * 2);
+        float *want_snap = malloc(sizeof(float) * sz * 2);
+        double *sd = malloc(sizeof(double) * sz);
+        float q[T][MAXD], k[T][MAXD], v[T][MAXD], o1[T][MAXD], o2[T][MAXD], decay[T], beta[T];
+        for (size_t i = 0; i < sz; i++) sd[i] = s1[i] = s2[i] = 0.1f * rng_gauss(r);
         for (int t = 0; t < T; t++) {
-            for (int i = 0; i < dk; i++) { q[i] = rng_gauss(r) / 8; k[i] = rng_gauss(r) / 8; }
-            for (int i = 0; i < dv; i++) v[i] = rng_gauss(r);
-            const float decay = 0.9f + 0.02f * t, beta = 0.5f + 0.1f * t;
-            rk.delta_rule_step(s1, dk, dv, q, k, v, decay, beta, o1);
-            pk.delta_rule_step(s2, dk, dv, q, k, v, decay, beta, o2);
-            same &= !memcmp(s1, s2, sizeof(float) * dk * dv) && !memcmp(o1, o2, sizeof(float) * dv);
-            for (int b = 0; b < dv; b++) {   /* the rule in double */
+            for (int i = 0; i < dk; i++) { q[t][i] = rng_gauss(r) / 8; k[t][i] = rng_gauss(r) / 8; }
+            for (int i = 0; i < dv; i++) v[t][i] = rng_gauss(r);
+            decay[t] = 0.9f + 0.02f * t;
+            beta[t] = 0.5f + 0.1f * t;
+        }
+        delta_rule_run run = { .dk = dk, .dv = dv, .n = T, .q = q[0], .k = k[0], .v = v[0], .qk_stride = MAXD,
+                               .v_stride = MAXD, .o_stride = MAXD, .decay = decay, .beta = beta, .o = o1[0],
+                               .n_snap = 2, .snap_t = { 1, T - 1 }, .snap = { snaps, snaps + sz } };
+        rk.delta_rule_scan(s1, &run);
+        double worst = 0;
+        for (int t = 0; t < T; t++) {   /* the portable kernel a position at a time, and the rule in double */
+            delta_rule_run one = { .dk = dk, .dv = dv, .n = 1, .q = q[t], .k = k[t], .v = v[t], .decay = decay + t,
+                                   .beta = beta + t, .o = o2[t] };
+            pk.delta_rule_scan(s2, &one);
+            if (t == 1) memcpy(want_snap, s2, sizeof(float) * sz);
+            if (t == T - 1) memcpy(want_snap + sz, s2, sizeof(float) * sz);
+            for (int b = 0; b < dv; b++) {
                 double kv = 0, o = 0;
-                for (int a = 0; a < dk; a++) { sd[a * dv + b] *= decay; kv += sd[a * dv + b] * k[a]; }
-                double u = beta * (v[b] - kv);
-                for (int a = 0; a < dk; a++) { sd[a * dv + b] += k[a] * u; o += sd[a * dv + b] * q[a]; }
-                double e = fabs(o2[b] - o) / (1 + fabs(o));
+                for (int a = 0; a < dk; a++) { sd[a * dv + b] *= decay[t]; kv += sd[a * dv + b] * k[t][a]; }
+                double u = beta[t] * (v[t][b] - kv);
+                for (int a = 0; a < dk; a++) { sd[a * dv + b] += k[t][a] * u; o += sd[a * dv + b] * q[t][a]; }
+                double e = fabs(o2[t][b] - o) / (1 + fabs(o));
                 if (e > worst) worst = e;
             }
         }
-        CHECK(same && worst < 1e-5, "%s: delta rule step, dk %d dv %d, %d positions: the portable kernel's bits (%s), within %.1e of double",
+        bool same = !memcmp(s1, s2, sizeof(float) * sz) && !memcmp(snaps, want_snap, sizeof(float) * sz * 2);
+        for (int t = 0; t < T; t++) same &= !memcmp(o1[t], o2[t], sizeof(float) * dv);
+        CHECK(same && worst < 1e-5, "%s: delta rule scan, dk %d dv %d, %d positions in one run: the portable kernel's bits one position at a time, snapshots included (%s), within %.1e of double",
               ISA_NAMES[level], dk, dv, T, same ? "same" : "differ", worst);
-        free(s1); free(s2); free(sd);
+        free(s1); free(s2); free(snaps); free(want_snap); free(sd);
     }
 }
 
