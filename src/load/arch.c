@@ -48,6 +48,8 @@ static const tensor_names gguf_names = { {
     [ROLE_SSM_OUT] = "blk.%d.ssm_out.weight",
     [ROLE_SHORTCONV_IN] = "blk.%d.shortconv.in_proj.weight", [ROLE_SHORTCONV_CONV] = "blk.%d.shortconv.conv.weight",
     [ROLE_SHORTCONV_OUT] = "blk.%d.shortconv.out_proj.weight",
+    [ROLE_SSM_IN] = "blk.%d.ssm_in.weight", [ROLE_SSM_CONV_BIAS] = "blk.%d.ssm_conv1d.bias",
+    [ROLE_SSM_D] = "blk.%d.ssm_d",
 } };
 
 /* Phi-3 stores [gate; up] as one ffn_up of 2 x ffn rows. */
@@ -192,6 +194,26 @@ static const tensor_names lfm2_hf = { {
     [ROLE_SHORTCONV_OUT] = "layers.%d.conv.out_proj.weight",
 } };
 
+/* Granite 4.0-H: Mamba-2 layers (mamba) beside attention layers (self_attn); the MLP
+ * (shared_mlp, fused [gate; up]) is the dense feed-forward, or with experts (block_sparse_moe:
+ * stacked, fused [gate; up] per expert) the shared expert, under the same names. */
+static const tensor_names granitehybrid_hf = { {
+    [ROLE_TOKEN_EMBD] = "embed_tokens.weight", [ROLE_OUTPUT] = "lm_head.weight", [ROLE_OUTPUT_NORM] = "norm.weight",
+    [ROLE_ATTN_Q] = "layers.%d.self_attn.q_proj.weight", [ROLE_ATTN_K] = "layers.%d.self_attn.k_proj.weight",
+    [ROLE_ATTN_V] = "layers.%d.self_attn.v_proj.weight", [ROLE_ATTN_OUT] = "layers.%d.self_attn.o_proj.weight",
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight",
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight",
+    [ROLE_FFN_GATE_UP] = "layers.%d.shared_mlp.input_linear.weight", [ROLE_FFN_DOWN] = "layers.%d.shared_mlp.output_linear.weight",
+    [ROLE_ROUTER] = "layers.%d.block_sparse_moe.router.layer.weight",
+    [ROLE_EXP_GATE_UP] = "layers.%d.block_sparse_moe.input_linear.weight",
+    [ROLE_EXP_DOWN] = "layers.%d.block_sparse_moe.output_linear.weight",
+    [ROLE_SHEXP_GATE_UP] = "layers.%d.shared_mlp.input_linear.weight", [ROLE_SHEXP_DOWN] = "layers.%d.shared_mlp.output_linear.weight",
+    [ROLE_SSM_IN] = "layers.%d.mamba.in_proj.weight", [ROLE_SSM_CONV] = "layers.%d.mamba.conv1d.weight",
+    [ROLE_SSM_CONV_BIAS] = "layers.%d.mamba.conv1d.bias", [ROLE_SSM_A] = "layers.%d.mamba.A_log",
+    [ROLE_SSM_D] = "layers.%d.mamba.D", [ROLE_SSM_DT_BIAS] = "layers.%d.mamba.dt_bias",
+    [ROLE_SSM_NORM] = "layers.%d.mamba.norm.weight", [ROLE_SSM_OUT] = "layers.%d.mamba.out_proj.weight",
+} };
+
 /* ---- the table ---- */
 
 static const arch_desc ARCHES[] = {
@@ -277,6 +299,15 @@ static const arch_desc ARCHES[] = {
       .recurrent_kind = LAYER_SHORTCONV,
       .gguf = { .renames = lfm2_gguf },
       .hf = { .names = &lfm2_hf, .tied_by_default = true } },
+    /* Granite 4.0-H: Mamba-2 layers beside attention layers without RoPE (README-ssm), Granite's
+     * multipliers; experts (when stated) chosen by softmax over the top k, which is llama.cpp's
+     * softmax over all renormalized; a shared expert beside them. The GGUF normalizes the Mamba-2
+     * output per group, transformers over all of d_inner (the same model when n_groups is 1). */
+    { .name = "granitehybrid", .hf_model_types = { "granitemoehybrid" },
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .recurrent_kind = LAYER_MAMBA2, .gating = GATING_SOFTMAX_TOPK, .expert_activation = ACT_SILU,
+      .gguf = { .qk_permuted = true, .gating_renorm = true, .ssm_norm_per_group = true, .rope_switch_finetuned = true },
+      .hf = { .names = &granitehybrid_hf, .gating_renorm = true, .ssm_a_log = true, .nope_by_default = true } },
     { .name = "mistral3", .hf_model_types = { "ministral3", "mistral3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
       .gguf = { .qk_permuted = true, .yarn_betas = true },

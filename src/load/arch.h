@@ -29,12 +29,15 @@ enum tensor_role {
     ROLE_EXP_GATE_BIAS, ROLE_EXP_UP_BIAS, ROLE_EXP_GATE_UP_BIAS, ROLE_EXP_DOWN_BIAS, ROLE_EXP_SCALE,
     ROLE_MOE_IN_NORM, ROLE_MOE_OUT_NORM, ROLE_DENSE_OUT_NORM,
     ROLE_SHEXP_GATE, ROLE_SHEXP_UP, ROLE_SHEXP_DOWN, ROLE_SHEXP_GATE_INP,
+    ROLE_SHEXP_GATE_UP,
     /* recurrent layers: the gated DeltaNet's projections, and the state-space tensors the recurrent
      * kinds share (the convolution's taps, the decay, the time-step bias, the gated norm, the output) */
     ROLE_DELTA_QKV, ROLE_DELTA_Z, ROLE_DELTA_BETA, ROLE_DELTA_ALPHA,
     ROLE_SSM_CONV, ROLE_SSM_A, ROLE_SSM_DT_BIAS, ROLE_SSM_NORM, ROLE_SSM_OUT,
     /* the gated short convolution: its input projection [B | C | X], its taps, its output */
     ROLE_SHORTCONV_IN, ROLE_SHORTCONV_CONV, ROLE_SHORTCONV_OUT,
+    /* Mamba-2: the one input projection [z | x B C | dt], the convolution's bias, the skip D */
+    ROLE_SSM_IN, ROLE_SSM_CONV_BIAS, ROLE_SSM_D,
     ROLE_COUNT
 };
 #define ROLE_FIRST_LAYER ROLE_ATTN_NORM
@@ -86,6 +89,12 @@ typedef struct container_rules {
     bool ssm_a_log;                  /* the recurrent layers' decay is stored as A_log (HF), not -exp(A_log) */
     bool delta_v_tiled;              /* DeltaNet value head m reads key head m mod Hk (llama.cpp's converter
                                         reorders them), else m / (Hv / Hk) (HF's grouped order) */
+    bool ssm_norm_per_group;         /* Mamba-2's gated RMSNorm normalizes each of the n_groups slices of
+                                        d_inner on its own (llama.cpp), else all of d_inner at once (HF) */
+    bool rope_switch_finetuned;      /* rope.scaling.finetuned switches RoPE: false = none, absent = RoPE
+                                        (llama.cpp's granitehybrid) */
+    bool nope_by_default;            /* no RoPE unless the config states position_embedding_type "rope"
+                                        (transformers' GraniteMoeHybrid) */
 } container_rules;
 
 typedef struct arch_desc {

@@ -7,6 +7,7 @@
 #include "load/build_attention.h"
 #include "load/build_deltanet.h"
 #include "load/build_shortconv.h"
+#include "load/build_mamba2.h"
 #include "load/build_ffn.h"
 #include "kernels/types.h"
 #include "core/error.h"
@@ -22,6 +23,7 @@ static int (*const BUILD_KIND[LAYER_KIND_COUNT])(builder *b, int il) = {
     [LAYER_ATTENTION] = build_attention_layer,
     [LAYER_DELTANET] = build_deltanet_layer,
     [LAYER_SHORTCONV] = build_shortconv_layer,
+    [LAYER_MAMBA2] = build_mamba2_layer,
 };
 static const char *const KIND_NAME[LAYER_KIND_COUNT] = {
     [LAYER_ATTENTION] = "attention", [LAYER_DELTANET] = "gated DeltaNet",
@@ -48,6 +50,13 @@ static int layer_kind_of(const builder *b, int il) {
     return recurrent ? a->recurrent_kind : LAYER_ATTENTION;
 }
 
+/* The role's tensor is in the file and no part of the builder has taken it yet. */
+static bool unconsumed(builder *b, int role, int il) {
+    char name[256];
+    const tensor_entry *t = builder_find(b, role, il, name, sizeof name);
+    return t && !b->used[t - b->src->dir->t];
+}
+
 static int build_layer(builder *b, int il) {
     const model_hparams *hp = b->hp;
     const arch_desc *a = b->a;
@@ -71,11 +80,12 @@ static int build_layer(builder *b, int il) {
         if (builder_vector(b, &ly->post_ffn_norm, ROLE_POST_FFN_NORM, il, H, true, true)) return -1;
     }
 
-    /* a mixture of experts where the layer has a router; a dense MLP where it has one (both: Gemma 4) */
+    /* a mixture of experts where the layer has a router; a dense MLP where it has one (both: Gemma 4)
+     * that the experts did not take as their shared expert (Granite's HF names are the same) */
     char name[256];
     bool has_router = builder_find(b, ROLE_ROUTER, il, name, sizeof name) != NULL;
     if (has_router && build_ffn_experts(b, il) != 0) return -1;
-    bool dense = !has_router || builder_find(b, ROLE_FFN_GATE, il, name, sizeof name) || builder_find(b, ROLE_FFN_GATE_UP, il, name, sizeof name);
+    bool dense = !has_router || unconsumed(b, ROLE_FFN_GATE, il) || unconsumed(b, ROLE_FFN_GATE_UP, il);
     if (dense && build_ffn_dense(b, il) != 0) return -1;
 
     const float *scalar = NULL;

@@ -19,10 +19,21 @@ static bool layer_slides(const builder *b, int il) {
     return b->window > 0 && b->rules->window_every_layer;
 }
 
-/* Whether a layer has no RoPE: a per-layer list, or every period-th layer (stated, or the
- * container's convention for the family). */
+/* Whether the model has RoPE at all: as stated (HF position_embedding_type; GGUF
+ * rope.scaling.finetuned where the family's converter makes it the switch, RoPE when absent as in
+ * llama.cpp), else unless the container's rules for the family say none. */
+static bool model_rope(const builder *b) {
+    const model_hparams *hp = b->hp;
+    if (hp->position_rope >= 0) return hp->position_rope == 1;
+    if (b->rules->rope_switch_finetuned) return hp->rope_finetuned != 0;
+    return !b->rules->nope_by_default;
+}
+
+/* Whether a layer has no RoPE: every layer of a model without it, a per-layer list, or every
+ * period-th layer (stated, or the container's convention for the family). */
 static bool layer_nope(const builder *b, int il) {
     const model_hparams *hp = b->hp;
+    if (!model_rope(b)) return true;
     if (hp->layer_rope) return !hp->layer_rope[il];
     int p = hp->nope_period > 0 ? hp->nope_period : b->rules->nope_period;
     return p > 0 && (il + 1) % p == 0;

@@ -93,18 +93,28 @@ static int get_experts_input_major(builder *b, moe_geometry *moe, int il, int64_
     return 0;
 }
 
-/* A shared expert beside the routed ones (Qwen3.5-MoE): its width stated or its gate's rows; its
- * sigmoid gate, one row of H, optional. */
+/* A shared expert beside the routed ones (Qwen3.5-MoE, Granite 4.0-H): gate and up separate, or
+ * one fused [gate; up] (HF Granite); its width stated or its gate's rows; its sigmoid gate, one
+ * row of H, optional. */
 static int build_shared_expert(builder *b, moe_geometry *moe, int il) {
     const int64_t H = b->hp->hidden;
     char name[256];
     const tensor_entry *g = builder_find(b, ROLE_SHEXP_GATE, il, name, sizeof name);
-    if (!g) return 0;
-    int64_t fs = b->hp->shared_ffn_dim > 0 ? b->hp->shared_ffn_dim : g->n_dims == 2 ? g->ne[1] : 0;
+    const tensor_entry *gu = g ? NULL : builder_find(b, ROLE_SHEXP_GATE_UP, il, name, sizeof name);
+    if (!g && !gu) return 0;
+    int64_t fs = b->hp->shared_ffn_dim > 0 ? b->hp->shared_ffn_dim : g && g->n_dims == 2 ? g->ne[1]
+               : gu && gu->n_dims == 2 ? gu->ne[1] / 2 : 0;
     if (fs <= 0 || fs > (1 << 24)) return ts_fail(b->err, "%s: layer %d: invalid shared expert width %lld", b->src->path, il, (long long)fs);
     moe->shared_ffn_dim = (int)fs;
-    if (builder_matrix(b, &moe->shared_gate, ROLE_SHEXP_GATE, il, fs, H, true)) return -1;
-    if (builder_matrix(b, &moe->shared_up, ROLE_SHEXP_UP, il, fs, H, true)) return -1;
+    if (gu) {
+        weight gate_up;
+        if (builder_matrix(b, &gate_up, ROLE_SHEXP_GATE_UP, il, 2 * fs, H, true)) return -1;
+        moe->shared_gate = builder_row_view(&gate_up, 0, fs);
+        moe->shared_up = builder_row_view(&gate_up, fs, fs);
+    } else {
+        if (builder_matrix(b, &moe->shared_gate, ROLE_SHEXP_GATE, il, fs, H, true)) return -1;
+        if (builder_matrix(b, &moe->shared_up, ROLE_SHEXP_UP, il, fs, H, true)) return -1;
+    }
     if (builder_matrix(b, &moe->shared_down, ROLE_SHEXP_DOWN, il, H, fs, true)) return -1;
     return builder_matrix(b, &moe->shared_gate_inp, ROLE_SHEXP_GATE_INP, il, 1, H, false);
 }

@@ -130,12 +130,34 @@ typedef struct shortconv_geometry {
     const float *conv;          /* [D][K]: each channel's taps, the oldest position first */
     weight w_out;               /* [H, D] */
 } shortconv_geometry;
+/* A Mamba-2 layer (Granite 4.0-H): per token one projection [z | xBC | dt]; a causal depthwise
+ * convolution of xBC (bias, silu after it) gives x (nh heads of dh), B and C (ng groups of N);
+ * per head h, with dt_h = softplus(dt + dt_bias_h) and g = the group of h, a state S_h [dh x N]
+ * decays by exp(dt_h a_h) and adds dt_h x_h B_g^T; y_h = S_h C_g + d_h x_h. y * silu(z) goes
+ * through an RMSNorm per norm_group values, then w_out. */
+typedef struct mamba2_geometry {
+    int n_heads, head_dim;      /* nh, dh; d_inner = nh x dh */
+    int state_size;             /* N */
+    int n_groups;               /* ng: head h reads group h / (nh / ng) of B and C */
+    int conv_kernel;            /* K: positions the convolution reads (the current one and K - 1 before) */
+    int conv_channels;          /* C = d_inner + 2 ng N: [x | B | C] */
+    int norm_group;             /* values normalized together: d_inner / ng (llama.cpp) or d_inner (HF) */
+    weight w_in;                /* [d_inner + C + nh, H]: rows [z | xBC | dt] */
+    const float *conv;          /* [C][K]: each channel's taps, the oldest position first */
+    const float *conv_bias;     /* C; NULL: none */
+    const float *a;             /* nh: -exp(A_log), the decay rate (negative) */
+    const float *d;             /* nh: the skip x_h's weight */
+    const float *dt_bias;       /* nh */
+    const float *norm;          /* d_inner: the gated RMSNorm's weight, used as is */
+    weight w_out;               /* [H, d_inner] */
+} mamba2_geometry;
 
 typedef struct layer_geometry {
     int kind;                   /* enum layer_kind: how the layer mixes positions */
     attention_geometry attn;    /* LAYER_ATTENTION */
     deltanet_geometry delta;    /* LAYER_DELTANET */
     shortconv_geometry conv;    /* LAYER_SHORTCONV */
+    mamba2_geometry mamba;      /* LAYER_MAMBA2 */
     /* norm weights (H values), f32, with any "+1" convention already applied; NULL when the model
      * has no such norm (attn_norm / ffn_norm NULL: the sublayer reads the residual as it is).
      * attn_norm / post_attn_norm surround the layer's mixer, whatever its kind (llama.cpp's names). */
@@ -165,6 +187,8 @@ static inline int layer_matrices(layer_geometry *ly, weight **out) {
         out[n++] = &ly->delta.w_alpha; out[n++] = &ly->delta.w_out;
     } else if (ly->kind == LAYER_SHORTCONV) {
         out[n++] = &ly->conv.w_in; out[n++] = &ly->conv.w_out;
+    } else if (ly->kind == LAYER_MAMBA2) {
+        out[n++] = &ly->mamba.w_in; out[n++] = &ly->mamba.w_out;
     }
     out[n++] = &ly->w_gate; out[n++] = &ly->w_up; out[n++] = &ly->w_down;
     out[n++] = &ly->ple_gate; out[n++] = &ly->ple_proj; out[n++] = &ly->moe.router;

@@ -24,6 +24,8 @@ static const hp_choice ROPE_TYPES_HF[] = {
     { "default", ROPE_PLAIN }, { "proportional", ROPE_PLAIN }, { "linear", ROPE_LINEAR }, { "yarn", ROPE_YARN },
     { "llama3", ROPE_LLAMA3 }, { "longrope", ROPE_LONGROPE }, { "su", ROPE_LONGROPE }, { NULL, 0 } };
 static const hp_choice ROPE_TYPES_UNSCALED[] = { { "default", ROPE_PLAIN }, { "proportional", ROPE_PLAIN }, { NULL, 0 } };
+static const hp_choice POSITION_TYPES[] = { { "nope", 0 }, { "rope", 1 }, { NULL, 0 } };
+static const hp_choice NORM_FUNCTIONS[] = { { "rmsnorm", 0 }, { NULL, 0 } };
 static const hp_choice ACTIVATIONS[] = {
     { "silu", ACT_SILU }, { "swish", ACT_SILU },
     { "gelu_pytorch_tanh", ACT_GELU_TANH }, { "gelu_tanh", ACT_GELU_TANH }, { "gelu_new", ACT_GELU_TANH }, { NULL, 0 } };
@@ -123,7 +125,10 @@ static const hparam HPARAMS[] = {
     { { GGUF("rope.scaling.yarn_ext_factor"), HF(ROPE_OBJECTS ".extrapolation_factor") }, HP_DOUBLE, HP_USED, 0, 0,
       .lo = 1, .hi = 1, .why = "a YaRN extrapolation factor other than 1 is not supported" },
     { { GGUF("rope.scaling.yarn_attn_factor") }, HP_ANY, HP_INERT, .why = "llama.cpp recomputes the YaRN magnitude from the factor" },
-    { { GGUF("rope.scaling.finetuned") }, HP_ANY, HP_INERT, .why = "a training note" },
+    /* a training note, except where the family's converter uses it as the RoPE switch (Granite 4.0-H) */
+    { { GGUF("rope.scaling.finetuned") }, HP_BOOL, HP_USED, HP_AT(rope_finetuned), 0, .lo = 0, .hi = 1, NOT_STATED },
+    { { HF("position_embedding_type") }, HP_CHOICE, HP_USED, HP_AT(position_rope), .choices = POSITION_TYPES, NOT_STATED,
+      .why = "learned or absolute position embeddings are not supported" },
     { { HF(ROPE_OBJECTS ".rope_theta") }, HP_ANY, HP_USED },   /* read by the rope_theta rows */
     { { HF(ROPE_OBJECTS ".partial_rotary_factor") }, HP_ANY, HP_USED },   /* read by the partial rotary rows */
     { { GGUF("rope.dimension_sections"), HF("rope_parameters.mrope_section") }, HP_INTS, HP_USED, HP_AT(rope_sections),
@@ -158,11 +163,11 @@ static const hparam HPARAMS[] = {
     { { GGUF("full_attention_interval"), HF("full_attention_interval") }, HP_INT, HP_USED, HP_AT(full_attention_interval), 0,
       SIZE(HP_MAX_LAYERS) },
     { { GGUF("attention.recurrent_layers") }, HP_LAYER_INTS, HP_USED, 0, HP_AT(layer_recurrent), .lo = 0, .hi = 1 },
-    { { GGUF("ssm.conv_kernel"), HF("linear_conv_kernel_dim") }, HP_INT, HP_USED, HP_AT(ssm_conv_kernel), 0, SIZE(64) },
-    { { GGUF("ssm.state_size"), HF("linear_key_head_dim") }, HP_INT, HP_USED, HP_AT(ssm_state_size), 0, SIZE(4096) },
-    { { HF("linear_value_head_dim") }, HP_INT, HP_USED, HP_AT(ssm_head_v), 0, SIZE(4096) },
-    { { GGUF("ssm.group_count"), HF("linear_num_key_heads") }, HP_INT, HP_USED, HP_AT(ssm_group_count), 0, SIZE(4096) },
-    { { GGUF("ssm.time_step_rank"), HF("linear_num_value_heads") }, HP_INT, HP_USED, HP_AT(ssm_time_step_rank), 0, SIZE(65536) },
+    { { GGUF("ssm.conv_kernel"), HF("linear_conv_kernel_dim|mamba_d_conv") }, HP_INT, HP_USED, HP_AT(ssm_conv_kernel), 0, SIZE(64) },
+    { { GGUF("ssm.state_size"), HF("linear_key_head_dim|mamba_d_state") }, HP_INT, HP_USED, HP_AT(ssm_state_size), 0, SIZE(4096) },
+    { { HF("linear_value_head_dim|mamba_d_head") }, HP_INT, HP_USED, HP_AT(ssm_head_v), 0, SIZE(4096) },
+    { { GGUF("ssm.group_count"), HF("linear_num_key_heads|mamba_n_groups") }, HP_INT, HP_USED, HP_AT(ssm_group_count), 0, SIZE(4096) },
+    { { GGUF("ssm.time_step_rank"), HF("linear_num_value_heads|mamba_n_heads") }, HP_INT, HP_USED, HP_AT(ssm_time_step_rank), 0, SIZE(65536) },
     { { GGUF("shortconv.l_cache"), HF("conv_L_cache") }, HP_INT, HP_USED, HP_AT(ssm_conv_kernel), 0, SIZE(64) },
     { { HF("conv_bias") }, HP_BOOL, HP_USED, 0, 0, .lo = 0, .hi = 0, .why = "a bias on the short convolution is not supported" },
     { { HF("use_pos_enc") }, HP_BOOL, HP_USED, 0, 0, .lo = 1, .hi = 1, .why = "LFM2 without RoPE is not supported" },
@@ -178,6 +183,10 @@ static const hparam HPARAMS[] = {
     { { HF("block_use_xavier_init") }, HP_ANY, HP_INERT, .why = INERT_TRAINING },
     { { HF("conv_use_xavier_init") }, HP_ANY, HP_INERT, .why = INERT_TRAINING },
     { { GGUF("ssm.inner_size") }, HP_INT, HP_USED, HP_AT(ssm_inner_size), 0, SIZE(1 << 24) },
+    { { HF("mamba_expand") }, HP_INT, HP_USED, HP_AT(ssm_expand), 0, SIZE(64) },
+    { { HF("mamba_conv_bias") }, HP_BOOL, HP_USED, HP_AT(ssm_conv_bias), 0, .lo = 0, .hi = 1, NOT_STATED },
+    { { HF("mamba_proj_bias") }, HP_ANY, HP_REFUSED, .why = "biases of the Mamba-2 projections are not supported" },
+    { { HF("mamba_chunk_size") }, HP_ANY, HP_INERT, .why = "the chunked scan reorders the recurrence, which the engine runs position by position" },
     { { HF("mamba_ssm_dtype") }, HP_ANY, HP_INERT, .why = "the state's training type; the engine keeps it in f32" },
     { { HF("attn_output_gate") }, HP_ANY, HP_INERT, .why = "the family's attention is gated whatever it says, as in transformers" },
     /* multi-token prediction: draft blocks after the model's own, not run by plain decoding */
@@ -194,7 +203,7 @@ static const hparam HPARAMS[] = {
     { { HF("eos_token_id") }, HP_ANY, HP_USED },
     /* ---- features the engine lacks ---- */
     { { GGUF("expert_shared_count"), HF("n_shared_experts") }, HP_ANY, HP_REFUSED, .why = "shared experts are not supported" },
-    { { GGUF("expert_shared_feed_forward_length"), HF("shared_expert_intermediate_size") }, HP_INT, HP_USED,
+    { { GGUF("expert_shared_feed_forward_length"), HF("shared_expert_intermediate_size|shared_intermediate_size") }, HP_INT, HP_USED,
       HP_AT(shared_ffn_dim), 0, COUNT(1 << 24) },
     { { GGUF("expert_weights_scale"), HF("routed_scaling_factor") }, HP_ANY, HP_REFUSED, .why = "scaled expert weights are not supported" },
     { { HF("n_routed_experts") }, HP_ANY, HP_REFUSED, .why = "DeepSeek-style routed experts are not supported" },
@@ -210,6 +219,7 @@ static const hparam HPARAMS[] = {
     { { HF("attention_chunk_size") }, HP_ANY, HP_REFUSED, .why = "chunked attention is not supported" },
     { { HF("altup_num_inputs") }, HP_ANY, HP_REFUSED, .why = "Gemma 3n layers are not supported" },
     { { HF("mlp_bias") }, HP_ANY, HP_REFUSED, .why = "MLP biases are not supported" },
+    { { HF("normalization_function") }, HP_CHOICE, HP_USED, .choices = NORM_FUNCTIONS, .why = "only RMSNorm is supported" },
     /* ---- HF fields that describe training or packaging, never the computation ---- */
     { { HF("architectures") }, HP_ANY, HP_INERT, .why = INERT_PACKAGING },
     { { HF("torch_dtype") }, HP_ANY, HP_INERT, .why = INERT_PACKAGING },
@@ -235,6 +245,7 @@ static const hparam HPARAMS[] = {
     { { HF("output_router_logits") }, HP_ANY, HP_INERT, .why = "an API setting" },
     { { HF("torchscript") }, HP_ANY, HP_INERT, .why = "an API setting" },
     { { HF("initializer_range") }, HP_ANY, HP_INERT, .why = INERT_TRAINING },
+    { { HF("init_method") }, HP_ANY, HP_INERT, .why = INERT_TRAINING },
     { { HF("attention_dropout") }, HP_ANY, HP_INERT, .why = INERT_TRAINING },
     { { HF("hidden_dropout") }, HP_ANY, HP_INERT, .why = INERT_TRAINING },
     { { HF("dropout") }, HP_ANY, HP_INERT, .why = INERT_TRAINING },

@@ -82,12 +82,17 @@ typedef struct model_hparams {
     /* recurrent layers */
     int full_attention_interval;       /* layer il is attention iff (il + 1) % this == 0 (0: not stated) */
     const int *layer_recurrent;        /* per layer 1: the family's recurrent kind (NULL: not given) */
-    int ssm_conv_kernel;               /* the causal convolution's width (positions it reads) */
-    int ssm_state_size;                /* DeltaNet: dk (= dv in GGUF) */
-    int ssm_head_v;                    /* DeltaNet: dv as HF states it (0: ssm_state_size) */
-    int ssm_group_count;               /* DeltaNet: key heads */
-    int ssm_time_step_rank;            /* DeltaNet: value heads */
-    int ssm_inner_size;                /* DeltaNet: value heads x dv (a check) */
+    int ssm_conv_kernel;               /* the causal convolution's width */
+    int ssm_state_size;                /* DeltaNet: dk (= dv in GGUF); Mamba-2: N */
+    int ssm_head_v;                    /* DeltaNet: dv as HF states it (0: ssm_state_size); Mamba-2: head size */
+    int ssm_group_count;               /* DeltaNet: key heads; Mamba-2: B/C groups */
+    int ssm_time_step_rank;            /* DeltaNet: value heads; Mamba-2: heads */
+    int ssm_inner_size;                /* DeltaNet: value heads x dv (a check); Mamba-2: d_inner */
+    int ssm_expand;                    /* Mamba-2 (HF): d_inner = this x hidden (0: not stated) */
+    int ssm_conv_bias;                 /* Mamba-2 (HF): the convolution has a bias; -1: not stated (required) */
+    int rope_finetuned;                /* GGUF rope.scaling.finetuned: -1 not stated, 0, 1 (the RoPE switch
+                                          where the family's rules say so) */
+    int position_rope;                 /* HF position_embedding_type: -1 not stated, 0 "nope", 1 "rope" */
     const int *rope_sections;          /* multimodal RoPE sections (pairs per position stream), NULL: none */
     int n_rope_sections;
     int n_nextn, n_mtp;                /* multi-token-prediction blocks after the model's layers (GGUF counts

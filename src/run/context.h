@@ -24,6 +24,10 @@ typedef struct moe_scratch {
  * output), the output gate's, beta's and the decay's projections, the heads' gated outputs. */
 typedef struct deltanet_scratch { float *qkv, *z, *beta, *alpha, *y; } deltanet_scratch;
 
+/* The Mamba-2 layers' scratch for a batch: the input projection [z | xBC | dt], the convolution's
+ * output, the heads' outputs (then gated and normed). */
+typedef struct mamba2_scratch { float *proj, *xbc, *y; } mamba2_scratch;
+
 struct ts_context {
     ts_model *m;
     int n_ctx;
@@ -45,6 +49,7 @@ struct ts_context {
     moe_scratch moe;         /* the experts' scratch, when a layer has experts */
     deltanet_scratch delta;  /* the DeltaNet layers' scratch, when a layer is one */
     float *shortconv_in;     /* the short-convolution layers' [b | c | u] projections of a batch */
+    mamba2_scratch mamba;    /* the Mamba-2 layers' scratch, when a layer is one */
     int *expert_usage;       /* NULL, or n_layers x MOE_MAX_EXPERTS counts of chosen experts (tests) */
     uint64_t weight_bytes;   /* weight bytes the matrix products have read (mm.weight_bytes counts here) */
     float *pli, *ple_tmp, *ple_row;   /* per-layer embeddings (Gemma 4), NULL when unused */

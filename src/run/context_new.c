@@ -66,7 +66,7 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     if (n_threads <= 0) { long nc = sysconf(_SC_NPROCESSORS_ONLN); n_threads = nc > 0 ? (int)nc : 1; }
     c->pool = thread_pool_new(n_threads);
     int max_q = 0, max_kv = 0, max_ff = 0, max_e = 0, max_k = 0, max_eff = 0, max_heads = 0, max_hd = 0, max_group = 0;
-    int max_shared = 0, max_dc = 0, max_dv = 0, max_dh = 0, max_sc = 0;
+    int max_shared = 0, max_dc = 0, max_dv = 0, max_dh = 0, max_sc = 0, max_mp = 0, max_mc = 0, max_mi = 0;
     bool gated = false;
     size_t *state_floats = calloc((size_t)g->n_layers, sizeof *state_floats);
     for (int il = 0; il < g->n_layers; il++) {
@@ -84,6 +84,13 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
             if (d->n_v_heads > max_dh) max_dh = d->n_v_heads;
         }
         if (ly->kind == LAYER_SHORTCONV && ly->conv.channels > max_sc) max_sc = ly->conv.channels;
+        if (ly->kind == LAYER_MAMBA2) {
+            const mamba2_geometry *mb = &ly->mamba;
+            int inner = mb->n_heads * mb->head_dim;
+            if (inner + mb->conv_channels + mb->n_heads > max_mp) max_mp = inner + mb->conv_channels + mb->n_heads;
+            if (mb->conv_channels > max_mc) max_mc = mb->conv_channels;
+            if (inner > max_mi) max_mi = inner;
+        }
         if (ly->kind != LAYER_ATTENTION) continue;
         gated |= ly->attn.out_gate;
         if (ly->attn.n_heads * ly->attn.head_dim > max_q) max_q = ly->attn.n_heads * ly->attn.head_dim;
@@ -112,6 +119,7 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     if (max_eff > max_in) max_in = max_eff;
     if (max_shared > max_in) max_in = max_shared;
     if (max_dv > max_in) max_in = max_dv;
+    if (max_mi > max_in) max_in = max_mi;
     c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_in), &c->weight_bytes };
     c->mm.act = malloc(c->mm.act_bytes);
     bool ple_ok = true;
@@ -135,6 +143,13 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
         kinds_ok &= ds->qkv && ds->z && ds->y && ds->beta && ds->alpha;
     }
     if (max_sc > 0) kinds_ok &= (c->shortconv_in = calloc(B * 3 * max_sc, sizeof(float))) != NULL;
+    if (max_mp > 0) {
+        mamba2_scratch *mb = &c->mamba;
+        mb->proj = calloc(B * max_mp, sizeof(float));
+        mb->xbc = calloc(B * max_mc, sizeof(float));
+        mb->y = calloc(B * max_mi, sizeof(float));
+        kinds_ok &= mb->proj && mb->xbc && mb->y;
+    }
     bool moe_ok = true;
     if (max_e > 0) {
         moe_scratch *ms = &c->moe;
@@ -183,6 +198,7 @@ void ts_context_free(ts_context *c) {
     free(ms->shared_gate); free(ms->shared_up); free(ms->shared_y); free(ms->shared_g);
     deltanet_scratch *ds = &c->delta;
     free(ds->qkv); free(ds->z); free(ds->y); free(ds->beta); free(ds->alpha);
+    free(c->mamba.proj); free(c->mamba.xbc); free(c->mamba.y);
     free(c->q_gate);
     free(c->shortconv_in);
     recurrent_state_free(&c->rs);

@@ -38,6 +38,12 @@ static void print_deltanet(FILE *f, const deltanet_geometry *d) {
             d->conv_kernel);
 }
 
+/* The Mamba-2 kind's part of a layer's line. */
+static void print_mamba2(FILE *f, const mamba2_geometry *mb) {
+    fprintf(f, "mamba2 heads %d x %d state %d groups %d conv %d norm %s", mb->n_heads, mb->head_dim, mb->state_size,
+            mb->n_groups, mb->conv_kernel, mb->norm_group == mb->n_heads * mb->head_dim ? "whole" : "per-group");
+}
+
 /* One line per layer: its kind's geometry, the feed-forward, the tensor types, the norms. */
 static void print_layer(FILE *f, const layer_geometry *ly, int il) {
     const attention_geometry *a = ly->kind == LAYER_ATTENTION ? &ly->attn : NULL;
@@ -45,6 +51,7 @@ static void print_layer(FILE *f, const layer_geometry *ly, int il) {
     if (a) print_attention(f, a);
     if (ly->kind == LAYER_DELTANET) print_deltanet(f, &ly->delta);
     if (ly->kind == LAYER_SHORTCONV) fprintf(f, "shortconv channels %d conv %d", ly->conv.channels, ly->conv.kernel);
+    if (ly->kind == LAYER_MAMBA2) print_mamba2(f, &ly->mamba);
     if (a && a->out_gate) fprintf(f, " gated");
     if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, activation_name(ly->activation));
     if (ly->moe.n_experts > 0)
@@ -68,6 +75,10 @@ static void print_layer(FILE *f, const layer_geometry *ly, int il) {
     if (ly->kind == LAYER_SHORTCONV) {
         print_weight_type(f, "in", &ly->conv.w_in);
         print_weight_type(f, "out", &ly->conv.w_out);
+    }
+    if (ly->kind == LAYER_MAMBA2) {
+        print_weight_type(f, "in", &ly->mamba.w_in);
+        print_weight_type(f, "out", &ly->mamba.w_out);
     }
     if (a) {
         print_weight_type(f, "q", &a->wq);

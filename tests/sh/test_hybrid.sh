@@ -1,11 +1,14 @@
 # Hybrid models with recurrent layers (README-hybrid.md, README-ssm.md), beyond test_logits'
 # references: a chat whose turns reuse the recurrent state (prefilling only what is new) and equal
-# one-shot runs of the whole text (rewinding through the state's snapshots), and damaged files
-# refused by name (a missing state-space tensor, a convolution of the wrong width, layer kinds that
-# disagree with the tensors); multi-token-prediction blocks known and not run. Qwen3.5 and LFM2.
+# one-shot runs of the whole text (rewinding through the state's snapshots), Granite 4.0-H's
+# per-container norm grouping and RoPE switch, and damaged files refused by name (a missing
+# state-space tensor, a convolution of the wrong width, layer kinds that disagree with the tensors);
+# multi-token-prediction blocks known and not run. Qwen3.5, LFM2 and Granite 4.0-H.
 source "$(dirname "$0")/lib.sh"
 Q35="$FIX/qwen35-tiny/model-f32.gguf"
 Q35HF="$FIX/qwen35-tiny/hf"
+GH="$FIX/granite-hybrid-tiny/model-f32.gguf"
+GHHF="$FIX/granite-hybrid-tiny/hf"
 
 # A plain-text chat (no template: each turn continues the text so far), three turns: each answer
 # equals a one-shot run of the whole text so far. The random model's answers hold byte tokens that
@@ -43,6 +46,7 @@ sys.exit(0 if ok else 1)
 PY
 }
 chat_case "$Q35" "qwen35-tiny chat" 8
+chat_case "$GH" "granite-hybrid-tiny chat" 8
 
 # --info: the state per sequence and its snapshots
 "$RUN_OPT" "$Q35" --info >"$TMP/info.txt" 2>&1
@@ -51,12 +55,42 @@ check "--info: DeltaNet layers and the recurrent state's size" bash -c "
     grep -q '^layer  2: full .* gated' '$TMP/info.txt' &&
     grep -q '^recurrent state: 22528 bytes per sequence (f32), and up to 4 snapshots' '$TMP/info.txt'"
 
+# Mamba-2: the GGUF's gated norm per group (llama.cpp), the folder's over all of d_inner
+# (transformers); attention without RoPE in both
+"$RUN_OPT" "$GH" --info >"$TMP/info.txt" 2>&1
+"$RUN_OPT" "$GHHF" --info >"$TMP/info-hf.txt" 2>&1
+check "--info: Mamba-2 layers, NoPE attention and the recurrent state's size" bash -c "
+    grep -q '^layer  0: mamba2 heads 6 x 32 state 32 groups 2 conv 4 norm per-group ffn 128' '$TMP/info.txt' &&
+    grep -q '^layer  0: mamba2 heads 6 x 32 state 32 groups 2 conv 4 norm whole ffn 128' '$TMP/info-hf.txt' &&
+    grep -q '^layer  2: full .* rope none .* scale 0.125' '$TMP/info.txt' &&
+    grep -q '^layer  2: full .* rope none .* scale 0.125' '$TMP/info-hf.txt' &&
+    grep -q '^recurrent state: 85248 bytes per sequence (f32)' '$TMP/info.txt'"
+
+# A GGUF metadata value rewritten in place: key, struct format of the value, old value, new value.
+edit_gguf() {   # source, destination, key, format, old, new
+    python3 - "$@" <<'PY'
+import struct, sys
+src, dst, key, fmt, old, new = sys.argv[1:]
+d = bytearray(open(src, 'rb').read())
+k = key.encode()
+i = d.find(struct.pack('<Q', len(k)) + k) + 8 + len(k) + 4   # past the name and the value's type
+assert struct.unpack_from(fmt, d, i)[0] == int(old)
+struct.pack_into(fmt, d, i, int(new))
+open(dst, 'wb').write(d)
+PY
+}
+# granitehybrid.rope.scaling.finetuned is llama.cpp's RoPE switch for the family: true turns it on
+edit_gguf "$GH" "$TMP/rope.gguf" granitehybrid.rope.scaling.finetuned '<B' 0 1
+"$RUN_OPT" "$TMP/rope.gguf" --info >"$TMP/info-rope.txt" 2>&1
+check "GGUF rope.scaling.finetuned true: the attention layers rotate" \
+    grep -q '^layer  2: full .* rope theta 10000 dims 24/24' "$TMP/info-rope.txt"
+
 # Damaged files, refused by name. Folders: the config edited (a copy of the folder, the weights linked).
-damaged_hf() {   # label, python edit of the config dict c, the error's pattern[, the folder (Qwen3.5's)]
-    local label=$1 edit=$2 want=$3 dir=${4:-$Q35HF}
+damaged_hf() {   # label, python edit of the config dict c, the error's pattern[, the folder]
+    local label=$1 edit=$2 want=$3 src=${4:-$Q35HF}
     rm -rf "$TMP/hf"; mkdir -p "$TMP/hf"
-    ln -s "$dir/model.safetensors" "$TMP/hf/model.safetensors"
-    python3 -c "import json, sys; c = json.load(open(sys.argv[1])); $edit; json.dump(c, open(sys.argv[2], 'w'))" "$dir/config.json" "$TMP/hf/config.json"
+    ln -s "$src/model.safetensors" "$TMP/hf/model.safetensors"
+    python3 -c "import json, sys; c = json.load(open(sys.argv[1])); $edit; json.dump(c, open(sys.argv[2], 'w'))" "$src/config.json" "$TMP/hf/config.json"
     "$RUN_OPT" "$TMP/hf" --tokens 1,2,3 -n 1 >"$TMP/d.out" 2>"$TMP/d.err"
     local rc=$?
     check "damaged: $label: exit 1, one line naming it ($(head -c 200 "$TMP/d.err"))" bash -c "
@@ -72,6 +106,18 @@ damaged_hf "value heads that are not a multiple of the key heads" "c['linear_num
     "invalid DeltaNet heads"
 damaged_hf "an unknown layer type" "c['layer_types'][1] = 'mystery'" \
     "config field 'layer_types\\[1\\]' is 'mystery'"
+damaged_hf "a Mamba-2 convolution of 3 taps where the file has 4" "c['mamba_d_conv'] = 3" \
+    "tensor 'model.layers.0.mamba.conv1d.weight' has 1280 values, expected 960" "$GHHF"
+damaged_hf "layer types that make a Mamba-2 layer attention" "c['layer_types'][1] = 'attention'" \
+    "tensor 'model.layers.1.self_attn.q_proj.weight' is missing" "$GHHF"
+damaged_hf "layer types that make an attention layer a Mamba-2 layer" "c['layer_types'][2] = 'mamba'" \
+    "tensor 'model.layers.2.mamba.in_proj.weight' is missing" "$GHHF"
+damaged_hf "Mamba-2 heads that do not split into the groups" "c['mamba_n_groups'] = 4" \
+    "layer 0: invalid Mamba-2 sizes" "$GHHF"
+damaged_hf "a config that says the convolution has no bias" "c['mamba_conv_bias'] = False" \
+    "tensors 'model.layers.0.mamba.conv1d.bias'.*are not supported" "$GHHF"
+damaged_hf "Mamba-2 projection biases" "c['mamba_proj_bias'] = True" \
+    "config field 'mamba_proj_bias': biases of the Mamba-2 projections are not supported" "$GHHF"
 # a folder without one DeltaNet tensor: the safetensors rewritten without A_log of layer 3
 python3 - "$Q35HF/model.safetensors" "$TMP/hf2/model.safetensors" <<'PY'
 import json, os, struct, sys
@@ -232,3 +278,26 @@ PY
 rc=$?
 check "damaged: GGUF KV heads that make attention layer 2 a convolution ($(head -c 200 "$TMP/d.err"))" \
     bash -c "[ $rc -eq 1 ] && grep -q \"tensor 'blk.2.shortconv.in_proj.weight' is missing\" '$TMP/d.err'"
+
+# ---- Granite 4.0-H: Mamba-2 ----
+# a Mamba-2 GGUF whose convolution width disagrees with its taps, and one without a skip D (the
+# name blk.1.ssm_d renamed in place)
+edit_gguf "$GH" "$TMP/conv.gguf" granitehybrid.ssm.conv_kernel '<I' 4 3
+"$RUN_OPT" "$TMP/conv.gguf" --tokens 1,2,3 -n 1 >/dev/null 2>"$TMP/d.err"
+rc=$?
+check "damaged: a GGUF Mamba-2 convolution of the wrong width ($(head -c 200 "$TMP/d.err"))" \
+    bash -c "[ $rc -eq 1 ] && [ \$(wc -l <'$TMP/d.err') -eq 1 ] && grep -q \"tensor 'blk.0.ssm_conv1d.weight' has 1280 values, expected 960\" '$TMP/d.err'"
+python3 - "$GH" "$TMP/nod.gguf" <<'PY'
+import struct, sys
+src, dst = sys.argv[1:]
+d = bytearray(open(src, 'rb').read())
+name = struct.pack('<Q', 11) + b'blk.1.ssm_d'
+i = d.find(name)
+assert i > 0 and d.find(name, i + 1) < 0
+d[i + 8:i + 19] = b'blk.1.ssm_q'
+open(dst, 'wb').write(d)
+PY
+"$RUN_OPT" "$TMP/nod.gguf" --tokens 1,2,3 -n 1 >/dev/null 2>"$TMP/d.err"
+rc=$?
+check "damaged: a GGUF Mamba-2 layer without its skip D is named ($(head -c 200 "$TMP/d.err"))" \
+    bash -c "[ $rc -eq 1 ] && [ \$(wc -l <'$TMP/d.err') -eq 1 ] && grep -q \"tensor 'blk.1.ssm_d' is missing\" '$TMP/d.err'"

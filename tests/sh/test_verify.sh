@@ -18,8 +18,6 @@ verify() {   # binary, description, model, options...
 # what is missing, never an answer. Each line: a glob of fixture paths, and the reason's pattern.
 REFUSED=(
     # hybrid recurrent layers (issue 29), latent attention and GLM-4.5 (issue 36)
-    "granite-hybrid-tiny/*|unsupported (architecture|model_type) '(granitehybrid|granitemoehybrid)'"
-    "granite-hybrid-moe-tiny/*|unsupported (architecture|model_type) '(granitehybrid|granitemoehybrid)'"
     "deepseek2-tiny/*|unsupported (architecture|model_type) '(deepseek2|deepseek_v3)'"
     "glm4moe-tiny/*|unsupported (architecture|model_type) '(glm4moe|glm4_moe)'"
     # the low-bit grid types (issue 30); the imatrix file is not a model at all

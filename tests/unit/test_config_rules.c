@@ -368,7 +368,7 @@ static void same_rule_both_containers(void) {
         { "expert_shared_count", "n_shared_experts", 0, "metadata key 'llama.expert_shared_count': shared experts are not supported",
           "config field 'n_shared_experts': shared experts are not supported" },
         /* known to be inert: loads, with the reason in --info */
-        { "rope.scaling.finetuned", "use_cache", 1, "metadata keys ignored: llama.rope.scaling.finetuned (a training note)",
+        { "leading_dense_block_count", "use_cache", 1, "metadata keys ignored: llama.leading_dense_block_count (what it describes follows the tensors)",
           "config fields ignored: use_cache (a generation setting)" },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -402,6 +402,43 @@ static void same_rule_both_containers(void) {
     write_safetensors();
 }
 
+/* Whether a model has RoPE at all: HF position_embedding_type says so in any family ("nope": none;
+ * other position embeddings are refused); GGUF rope.scaling.finetuned is the switch only where the
+ * family's rules make it one (Granite 4.0-H, tests/sh/test_hybrid.sh), a training note for Llama. */
+static void rope_switches(void) {
+    char gguf_path[512];
+    snprintf(gguf_path, sizeof gguf_path, "%s/switch.gguf", dir);
+    write_llama_gguf(gguf_path, "llama.rope.scaling.finetuned", NULL, 0, NULL, false);
+    ts_model *m = load(gguf_path);
+    if (m) {
+        CHECK(m->g.layers[0].attn.rope_pairs == HD / 2, "GGUF llama: rope.scaling.finetuned false leaves RoPE on (%d pairs)",
+              m->g.layers[0].attn.rope_pairs);
+        ts_model_free(m);
+    }
+    write_safetensors_as(false, NULL);
+    static const char *const kinds_stated[] = { "nope", "rope", "absolute" };
+    for (int i = 0; i < 3; i++) {
+        char text[512];
+        snprintf(text, sizeof text, "{\"model_type\":\"llama\",\"hidden_size\":8,\"num_hidden_layers\":6,\"num_attention_heads\":2,"
+                 "\"num_key_value_heads\":1,\"head_dim\":4,\"intermediate_size\":8,\"vocab_size\":16,\"position_embedding_type\":\"%s\"}",
+                 kinds_stated[i]);
+        write_text("config.json", text);
+        m = NULL;
+        ts_error err = {{0}};
+        int rc = ts_model_load(dir, NULL, &m, &err);
+        if (i == 2) {
+            CHECK(rc != 0 && strstr(err.msg, "config field 'position_embedding_type' is 'absolute'"),
+                  "HF: position_embedding_type 'absolute' refused by name: %s", err.msg);
+        } else {
+            int pairs = rc == 0 ? m->g.layers[5].attn.rope_pairs : -1;
+            CHECK(rc == 0 && pairs == (i == 0 ? 0 : HD / 2), "HF: position_embedding_type '%s' -> %d rotating pairs (%s)",
+                  kinds_stated[i], pairs, rc ? err.msg : "loaded");
+        }
+        ts_model_free(m);
+    }
+    write_safetensors();
+}
+
 int main(void) {
     snprintf(dir, sizeof dir, "/tmp/ts-config-XXXXXX");
     if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); CHECK_EXIT(); }
@@ -409,6 +446,7 @@ int main(void) {
     gguf_rules();
     gguf_guard();
     same_rule_both_containers();
+    rope_switches();
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) CHECK(0, "cleanup");

@@ -114,5 +114,8 @@ int main(void) {
     run_model("qwen35-tiny/hf");
     run_model("qwen35moe-tiny/model-q8_0.gguf");
     run_model("lfm2-tiny/model-q4_k_m.gguf");
+    run_model("granite-hybrid-tiny/model-q8_0.gguf");
+    run_model("granite-hybrid-tiny/hf");
+    run_model("granite-hybrid-moe-tiny/model-f32.gguf");
     CHECK_EXIT();
 }

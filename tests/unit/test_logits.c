@@ -147,6 +147,16 @@ static const ref_case CASES[] = {
     /* LFM2 (README-ssm.md): gated short convolutions beside attention, a 104-position prompt; the
      * Q4_K_M gate is the README's (an exact-activation engine lands at rel L2 0.043 from llama.cpp) */
     F32_PAIR("lfm2-tiny", 104), Q_PAIR("lfm2-tiny", "q8_0", 0.999f, 0.04f), Q_PAIR("lfm2-tiny", "q4_k_m", 0.998f, 0.06f),
+    /* Mamba-2 hybrids (README-ssm.md): prompts of 112 / 100 positions cross HF's scan chunks. The
+     * GGUF normalizes the Mamba-2 output per group (llama.cpp), the folder over all of d_inner
+     * (transformers): with n_groups 2 they are two models, each held to its own reference. Quantized:
+     * llama.cpp's activation rounding alone puts numpy-dequant at cosine 0.9977 / rel L2 0.068.
+     * The folder's tokens are llama.cpp's (the GGUF model's greedy ids): its rows only, teacher-forced. */
+    { "granite-hybrid-tiny/model-f32.gguf", "granite-hybrid-tiny/ref-llamacpp-f32.tokens.i32", "granite-hybrid-tiny/ref-llamacpp-f32.logits.f32", GATE_F32, 112 },
+    { "granite-hybrid-tiny/model-f32.gguf", "granite-hybrid-tiny/ref-llamacpp-f32.tokens.i32", "granite-hybrid-tiny/ref-numpy-gguf-semantics.logits.f32", GATE_F32, 0 },
+    { "granite-hybrid-tiny/hf", "granite-hybrid-tiny/ref-numpy-hf.tokens.i32", "granite-hybrid-tiny/ref-numpy-hf.logits.f32", GATE_F32, 0 },
+    Q_PAIR("granite-hybrid-tiny", "q8_0", 0.998f, 0.07f), Q_PAIR("granite-hybrid-tiny", "q4_k_m", 0.997f, 0.075f),
+    F32_PAIR("granite-hybrid-moe-tiny", 100),
 #undef F32_PAIR
 #undef Q_PAIR
 };
