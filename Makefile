@@ -68,6 +68,10 @@ build/opt/bench_matvec: tools/bench_matvec.c build/opt/libtessera.a $(HDR)
 build/opt/bench_attention: tools/bench_attention.c build/opt/libtessera.a $(HDR)
 	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
 
+# `build/opt/bench_mixers MODEL`: a decoded token's time and bytes by layer kind (tools/bench_mixers.c)
+build/opt/bench_mixers: tools/bench_mixers.c build/opt/libtessera.a $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
+
 .PHONY: bench
 bench: run build/opt/bench_gen
 	@bash tools/bench
