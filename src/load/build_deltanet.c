@@ -7,7 +7,6 @@
 #include "load/build_deltanet.h"
 #include "load/model_arena.h"
 #include "core/error.h"
-#include <math.h>
 
 int build_deltanet_layer(builder *b, int il) {
     const model_hparams *hp = b->hp;
@@ -45,32 +44,8 @@ int build_deltanet_layer(builder *b, int il) {
     if (builder_matrix(b, &d->w_beta, ROLE_DELTA_BETA, il, hv, H, true)) return -1;
     if (builder_matrix(b, &d->w_alpha, ROLE_DELTA_ALPHA, il, hv, H, true)) return -1;
     if (builder_matrix(b, &d->w_out, ROLE_SSM_OUT, il, H, V, true)) return -1;
-    /* the taps innermost in the file ([C][K]: a [K, C] tensor has the right count and the wrong
-     * order); the geometry keeps them tap-major */
-    char name[256];
-    const tensor_entry *t = builder_find(b, ROLE_SSM_CONV, il, name, sizeof name);
-    if (t && t->ne[0] != K)
-        return ts_fail(err, "%s: tensor '%s' holds %lld taps per channel; the convolution reads %d positions",
-                       path, name, (long long)t->ne[0], K);
-    const float *taps;
-    if (builder_vector(b, &taps, ROLE_SSM_CONV, il, C * K, false, true)) return -1;
-    float *conv = model_arena_alloc(&b->m->arena, (size_t)(C * K) * sizeof(float));
-    if (!conv) return ts_fail(err, "%s: out of memory", path);
-    for (int64_t ch = 0; ch < C; ch++)
-        for (int j = 0; j < K; j++) conv[j * C + ch] = taps[ch * K + j];
-    d->conv = conv;
+    if (builder_conv_taps(b, &d->conv, ROLE_SSM_CONV, il, C, K, true)) return -1;   /* kept tap-major */
     if (builder_vector(b, &d->dt_bias, ROLE_SSM_DT_BIAS, il, hv, false, true)) return -1;
     if (builder_vector(b, &d->norm, ROLE_SSM_NORM, il, dv, false, true)) return -1;
-    const float *a;
-    if (builder_vector(b, &a, ROLE_SSM_A, il, hv, false, true)) return -1;
-    if (b->rules->ssm_a_log) {   /* -exp(A_log), in float as the converter computes it */
-        float *neg = model_arena_alloc(&b->m->arena, (size_t)hv * sizeof(float));
-        if (!neg) return ts_fail(err, "%s: out of memory", path);
-        for (int h = 0; h < hv; h++) neg[h] = -expf(a[h]);
-        a = neg;
-    }
-    for (int h = 0; h < hv; h++)
-        if (!(a[h] < 0)) return ts_fail(err, "%s: layer %d: the decay rate of value head %d is %g; it must be negative", path, il, h, (double)a[h]);
-    d->a = a;
-    return 0;
+    return builder_decay_rates(b, &d->a, il, hv);
 }

@@ -5,9 +5,7 @@
  * [z | xBC | dt], the convolution's taps and bias, the decay rate -exp(A_log) (HF stores A_log),
  * the skip D, the time-step bias, the norm and the output projection. */
 #include "load/build_mamba2.h"
-#include "load/model_arena.h"
 #include "core/error.h"
-#include <math.h>
 
 int build_mamba2_layer(builder *b, int il) {
     const model_hparams *hp = b->hp;
@@ -38,22 +36,11 @@ int build_mamba2_layer(builder *b, int il) {
 
     if (builder_matrix(b, &mb->w_in, ROLE_SSM_IN, il, inner + C + nh, H, true)) return -1;
     if (builder_matrix(b, &mb->w_out, ROLE_SSM_OUT, il, H, inner, true)) return -1;
-    if (builder_vector(b, &mb->conv, ROLE_SSM_CONV, il, C * K, false, true)) return -1;
+    if (builder_conv_taps(b, &mb->conv, ROLE_SSM_CONV, il, C, K, false)) return -1;
     /* the bias unless the config says there is none (then a bias tensor is left over and refused) */
     if (hp->ssm_conv_bias != 0 && builder_vector(b, &mb->conv_bias, ROLE_SSM_CONV_BIAS, il, C, false, true)) return -1;
     if (builder_vector(b, &mb->d, ROLE_SSM_D, il, nh, false, true)) return -1;
     if (builder_vector(b, &mb->dt_bias, ROLE_SSM_DT_BIAS, il, nh, false, true)) return -1;
     if (builder_vector(b, &mb->norm, ROLE_SSM_NORM, il, inner, false, true)) return -1;
-    const float *a;
-    if (builder_vector(b, &a, ROLE_SSM_A, il, nh, false, true)) return -1;
-    if (b->rules->ssm_a_log) {   /* -exp(A_log), in float as the converter computes it */
-        float *neg = model_arena_alloc(&b->m->arena, (size_t)nh * sizeof(float));
-        if (!neg) return ts_fail(err, "%s: out of memory", path);
-        for (int h = 0; h < nh; h++) neg[h] = -expf(a[h]);
-        a = neg;
-    }
-    for (int h = 0; h < nh; h++)
-        if (!(a[h] < 0)) return ts_fail(err, "%s: layer %d: the decay rate of head %d is %g; it must be negative", path, il, h, (double)a[h]);
-    mb->a = a;
-    return 0;
+    return builder_decay_rates(b, &mb->a, il, nh);
 }

@@ -15,12 +15,6 @@ int build_shortconv_layer(builder *b, int il) {
     s->channels = (int)H;
     s->kernel = K;
     if (builder_matrix(b, &s->w_in, ROLE_SHORTCONV_IN, il, 3 * H, H, true)) return -1;
-    /* the taps must be innermost: a [K, D] tensor has the right count and the wrong order */
-    char name[256];
-    const tensor_entry *t = builder_find(b, ROLE_SHORTCONV_CONV, il, name, sizeof name);
-    if (t && t->ne[0] != K)
-        return ts_fail(b->err, "%s: tensor '%s' holds %lld taps per channel; the convolution reads %d positions",
-                       b->src->path, name, (long long)t->ne[0], K);
-    if (builder_vector(b, &s->conv, ROLE_SHORTCONV_CONV, il, H * K, false, true)) return -1;
+    if (builder_conv_taps(b, &s->conv, ROLE_SHORTCONV_CONV, il, H, K, false)) return -1;
     return builder_matrix(b, &s->w_out, ROLE_SHORTCONV_OUT, il, H, H, true);
 }

@@ -3,6 +3,7 @@
 #include "load/model_arena.h"
 #include "load/layout.h"
 #include "core/error.h"
+#include <math.h>
 #include <string.h>
 
 const tensor_entry *builder_find_expert(builder *b, int role, int layer, int expert, char *name, size_t cap) {
@@ -47,6 +48,41 @@ int builder_vector(builder *b, const float **out, int role, int layer, int64_t n
                        (long long)count, (long long)n);
     if (b->src->vector(b->src, t, n, norm, out, b->err) != 0) return -1;
     builder_consume(b, t);
+    return 0;
+}
+
+int builder_conv_taps(builder *b, const float **out, int role, int layer, int64_t channels, int K, bool tap_major) {
+    /* a [K, channels] tensor has the right count and the wrong order */
+    char name[256];
+    const tensor_entry *t = builder_find(b, role, layer, name, sizeof name);
+    if (t && t->ne[0] != K)
+        return ts_fail(b->err, "%s: tensor '%s' holds %lld taps per channel; the convolution reads %d positions",
+                       b->src->path, name, (long long)t->ne[0], K);
+    const float *taps;
+    if (builder_vector(b, &taps, role, layer, channels * K, false, true)) return -1;
+    *out = taps;
+    if (!tap_major) return 0;
+    float *tm = model_arena_alloc(&b->m->arena, (size_t)(channels * K) * sizeof(float));
+    if (!tm) return ts_fail(b->err, "%s: out of memory", b->src->path);
+    for (int64_t ch = 0; ch < channels; ch++)
+        for (int j = 0; j < K; j++) tm[j * channels + ch] = taps[ch * K + j];
+    *out = tm;
+    return 0;
+}
+
+int builder_decay_rates(builder *b, const float **out, int layer, int n) {
+    const float *a;
+    if (builder_vector(b, &a, ROLE_SSM_A, layer, n, false, true)) return -1;
+    if (b->rules->ssm_a_log) {   /* -exp(A_log), in float as the converter computes it */
+        float *neg = model_arena_alloc(&b->m->arena, (size_t)n * sizeof(float));
+        if (!neg) return ts_fail(b->err, "%s: out of memory", b->src->path);
+        for (int h = 0; h < n; h++) neg[h] = -expf(a[h]);
+        a = neg;
+    }
+    for (int h = 0; h < n; h++)
+        if (!(a[h] < 0))
+            return ts_fail(b->err, "%s: layer %d: the decay rate of head %d is %g; it must be negative", b->src->path, layer, h, (double)a[h]);
+    *out = a;
     return 0;
 }
 

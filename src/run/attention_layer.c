@@ -291,7 +291,7 @@ void attention_layer_forward(ts_context *c, const layer_geometry *layer, int il,
     positions_each(c, layer, il, n, rope_and_cache);
     attend(c, ly, n);
     if (ly->out_gate)   /* each head's output times sigmoid(its gate) */
-        for (long i = 0; i < (long)n * qs; i++) c->att[i] *= 1.0f / (1.0f + expf(-c->q_gate[i]));
+        for (long i = 0; i < (long)n * qs; i++) c->att[i] *= sigmoid(c->q_gate[i]);
 
     matmul(&c->mm, &ly->wo, c->att, qs, n, c->tmp, H);
     add_bias(c->tmp, ly->bo, n, H);

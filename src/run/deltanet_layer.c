@@ -26,9 +26,6 @@ int deltanet_layer_rewind(const ts_context *c, const layer_geometry *ly, int il,
     return recurrent_state_best(&c->rs, pos);
 }
 
-static float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
-/* log(1 + e^x), x itself above 20 (as torch and ggml) */
-static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
 
 /* x / sqrt(|x|^2 + 1e-6) * scale, in place (HF's l2norm; the 1e-6 is fixed, not the model's eps) */
 static void l2_normalize(float *x, int n, float scale) {

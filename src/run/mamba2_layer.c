@@ -25,8 +25,6 @@ int mamba2_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, i
     return recurrent_state_best(&c->rs, pos);
 }
 
-/* log(1 + e^x), x itself above 20 (as torch and ggml) */
-static float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
 
 /* The convolution over the batch's positions in order, from the projections' xBC part into
  * c->mamba.xbc ([n][C]): each position's xBC enters the window (the K - 1 before it, oldest

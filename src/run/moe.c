@@ -98,7 +98,7 @@ static void shared_expert(ts_context *c, const moe_geometry *moe, const float *i
     for (int t = 0; t < n; t++) expert_activation(s->shared_gate + (long)t * F, s->shared_up + (long)t * F, F, moe->activation, NULL, NULL);
     matmul(&c->mm, &moe->shared_down, s->shared_gate, F, n, s->shared_y, H);
     for (int t = 0; t < n; t++) {
-        const float g = moe->shared_gate_inp.data ? 1.0f / (1.0f + expf(-s->shared_g[t])) : 1.0f;
+        const float g = moe->shared_gate_inp.data ? sigmoid(s->shared_g[t]) : 1.0f;
         float *o = out + (long)t * H;
         const float *y = s->shared_y + (long)t * H;
         for (int d = 0; d < H; d++) o[d] += g * y[d];

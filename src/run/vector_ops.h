@@ -17,6 +17,9 @@ static inline float gelu_tanh(float x) {
 }
 
 static inline float silu(float x) { return x / (1.0f + expf(-x)); }
+static inline float sigmoid(float x) { return 1.0f / (1.0f + expf(-x)); }
+/* log(1 + e^x), x itself above 20 (as torch and ggml) */
+static inline float softplus(float x) { return x > 20.0f ? x : log1pf(expf(x)); }
 
 /* A gated unit of the feed-forward: act(gate) * up, by enum ffn_activation. */
 static inline float glu(int act, float g, float u) {
