@@ -78,8 +78,37 @@ void resident_free(ts_model *m) {
     m->resident_bytes = 0;
 }
 
+/* The experts stay in the file's pages (a token reads a few of them): their page-table entries are
+ * made now, in one call per stacked tensor, so a decoded token does not fault in the 4 KB pages of
+ * each expert the first time the router picks it (llama.cpp maps its whole file in advance too). */
+static void map_experts_in_advance(ts_model *m) {
+    const model_geometry *g = &m->g;
+    size_t mapped = 0;
+    for (int il = 0; il < g->n_layers; il++) {
+        const moe_geometry *e = &g->layers[il].moe;
+        const weight *stacks[3] = { e->gate, e->up, e->down };
+        for (int s = 0; s < 3 && e->n_experts > 0; s++) {
+            if (!stacks[s]) continue;
+            /* runs of experts that lie back to back (a stacked tensor: one run) */
+            uintptr_t lo = 0, hi = 0;
+            for (int x = 0; x <= e->n_experts; x++) {
+                const weight *w = x < e->n_experts ? &stacks[s][x] : NULL;
+                if (w && w->data && (uintptr_t)w->data == hi) { hi += bytes_of(w); continue; }
+                if (hi > lo) {
+                    const uintptr_t page = lo & ~(uintptr_t)4095;
+                    if (madvise((void *)page, hi - page, MADV_POPULATE_READ) == 0) mapped += hi - lo;
+                }
+                lo = hi = w && w->data ? (uintptr_t)w->data : 0;
+                if (w && w->data) hi += bytes_of(w);
+            }
+        }
+    }
+    if (mapped) model_note(m, "experts: %.1f MB of the file mapped in advance", (double)mapped / 1048576.0);
+}
+
 void resident_copy_matrices(ts_model *m) {
     model_geometry *g = &m->g;
+    map_experts_in_advance(m);
     resident_list l = { .n = 0 };
     for (int il = 0; il < g->n_layers; il++) {
         weight *dense[LAYER_MAX_MATRICES];
