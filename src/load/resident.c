@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -17,11 +18,17 @@
 #define MADV_COLLAPSE 25
 #endif
 
-typedef struct resident_list { weight *w[4096]; int n; bool full; } resident_list;
+typedef struct resident_list { weight **w; int n, cap; bool full; } resident_list;
 
 static void add(resident_list *l, weight *w) {
     if (!w->data || w->rows <= 0) return;
-    if (l->n == (int)(sizeof l->w / sizeof l->w[0])) { l->full = true; return; }
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 1024;
+        weight **grown = realloc(l->w, (size_t)cap * sizeof *grown);
+        if (!grown) { l->full = true; return; }
+        l->w = grown;
+        l->cap = cap;
+    }
     l->w[l->n++] = w;
 }
 
@@ -78,46 +85,58 @@ void resident_free(ts_model *m) {
     m->resident_bytes = 0;
 }
 
-/* The experts stay in the file's pages (a token reads a few of them): their page-table entries are
- * made now, in one call per stacked tensor, so a decoded token does not fault in the 4 KB pages of
- * each expert the first time the router picks it (llama.cpp maps its whole file in advance too). */
-static void map_experts_in_advance(ts_model *m) {
-    const model_geometry *g = &m->g;
-    size_t mapped = 0;
+/* Bytes the kernel could give without swapping (/proc/meminfo MemAvailable, which counts the
+ * model file's cached pages as available); SIZE_MAX when it cannot be read. */
+static size_t memory_available(void) {
+    FILE *f = fopen("/proc/meminfo", "r");
+    if (!f) return SIZE_MAX;
+    char line[256];
+    unsigned long long kb = 0;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) found = sscanf(line, "MemAvailable: %llu kB", &kb) == 1;
+    fclose(f);
+    return found ? (size_t)kb * 1024 : SIZE_MAX;
+}
+
+static size_t experts_bytes(const model_geometry *g) {
+    size_t n = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const moe_geometry *e = &g->layers[il].moe;
-        const weight *stacks[3] = { e->gate, e->up, e->down };
-        for (int s = 0; s < 3 && e->n_experts > 0; s++) {
-            if (!stacks[s]) continue;
-            /* runs of experts that lie back to back (a stacked tensor: one run) */
-            uintptr_t lo = 0, hi = 0;
-            for (int x = 0; x <= e->n_experts; x++) {
-                const weight *w = x < e->n_experts ? &stacks[s][x] : NULL;
-                if (w && w->data && (uintptr_t)w->data == hi) { hi += bytes_of(w); continue; }
-                if (hi > lo) {
-                    const uintptr_t page = lo & ~(uintptr_t)4095;
-                    if (madvise((void *)page, hi - page, MADV_POPULATE_READ) == 0) mapped += hi - lo;
-                }
-                lo = hi = w && w->data ? (uintptr_t)w->data : 0;
-                if (w && w->data) hi += bytes_of(w);
-            }
+        for (int x = 0; x < e->n_experts; x++) {
+            if (e->gate) n += bytes_of(&e->gate[x]);
+            if (e->up) n += bytes_of(&e->up[x]);
+            if (e->down) n += bytes_of(&e->down[x]);
         }
     }
-    if (mapped) model_note(m, "experts: %.1f MB of the file mapped in advance", (double)mapped / 1048576.0);
+    return n;
 }
 
 void resident_copy_matrices(ts_model *m) {
     model_geometry *g = &m->g;
-    map_experts_in_advance(m);
     resident_list l = { .n = 0 };
+    /* The experts too, though a token reads few of them: from the file's 4 KB pages a Qwen3.5-MoE
+     * shape decoded at 21-24 tok/s, from the copy at 36 (tools/speed-log.md). Unless the copy would
+     * not fit in the memory the kernel has to give (the file's cached pages count, they are
+     * released as the copy goes): then they stay in the file, read as the router picks them. */
+    const size_t experts = experts_bytes(g), room = memory_available();
+    const bool copy_experts = experts > 0 && experts + (size_t)64 * 1048576 < room / 4 * 3;
+    if (experts > 0 && !copy_experts)
+        model_note(m, "experts: %.1f MB read in place from the file (more than the memory available for a copy allows)",
+                   (double)experts / 1048576.0);
     for (int il = 0; il < g->n_layers; il++) {
         weight *dense[LAYER_MAX_MATRICES];
         int n = layer_matrices(&g->layers[il], dense);
         for (int i = 0; i < n; i++) add(&l, dense[i]);
+        moe_geometry *e = &g->layers[il].moe;
+        for (int x = 0; x < e->n_experts && copy_experts; x++) {
+            if (e->gate) add(&l, &e->gate[x]);
+            if (e->up) add(&l, &e->up[x]);
+            if (e->down) add(&l, &e->down[x]);
+        }
     }
     add(&l, &g->output);
     add(&l, &g->ple_model_proj);
-    if (l.full || l.n == 0) { model_note(m, "matrices: read in place from the file"); return; }
+    if (l.full || l.n == 0) { free(l.w); model_note(m, "matrices: read in place from the file"); return; }
 
     /* one copy per distinct source (a tied head shares the embedding's bytes) */
     size_t total = 0;
@@ -128,7 +147,7 @@ void resident_copy_matrices(ts_model *m) {
     }
     const size_t size = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE;
     void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (map == MAP_FAILED) { model_note(m, "matrices: read in place from the file (no room for a copy)"); return; }
+    if (map == MAP_FAILED) { free(l.w); model_note(m, "matrices: read in place from the file (no room for a copy)"); return; }
     uint8_t *base = (uint8_t *)(((uintptr_t)map + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
     madvise(base, size - (size_t)(base - (uint8_t *)map), MADV_HUGEPAGE);
 
@@ -154,6 +173,7 @@ void resident_copy_matrices(ts_model *m) {
         const size_t owned = model_arena_size(&m->arena, src);
         if (owned && !read_elsewhere(g, &l, src, owned)) model_arena_release(&m->arena, src);
     }
+    free(l.w);
     m->resident = map;
     m->resident_bytes = size;
     /* On a fragmented machine the copy's page faults may have found no free 2 MB pages (the kernel

@@ -4,7 +4,7 @@
 #include "load/model.h"
 
 /* Copies the matrices the forward multiplies by (every layer's projections and dense MLP, the
- * routers, the LM head; not the experts of a mixture, which a token reads only a few of, nor an
+ * routers, the LM head, and a mixture's experts while they fit in the memory available; not an
  * untied embedding table, read a row per token) into one anonymous mapping in 2 MB pages, and
  * points the geometry table at the copy. Decode streams every matrix once per token: from the
  * file's 4 KB pages the 1B decodes ran 20-40% slower on this machine (README, Speed). Copies in
