@@ -44,7 +44,7 @@ int build_deltanet_layer(builder *b, int il) {
     if (builder_matrix(b, &d->w_beta, ROLE_DELTA_BETA, il, hv, H, true)) return -1;
     if (builder_matrix(b, &d->w_alpha, ROLE_DELTA_ALPHA, il, hv, H, true)) return -1;
     if (builder_matrix(b, &d->w_out, ROLE_SSM_OUT, il, H, V, true)) return -1;
-    if (builder_conv_taps(b, &d->conv, ROLE_SSM_CONV, il, C, K, true)) return -1;   /* kept tap-major */
+    if (builder_conv_taps(b, &d->conv, ROLE_SSM_CONV, il, C, K)) return -1;
     if (builder_vector(b, &d->dt_bias, ROLE_SSM_DT_BIAS, il, hv, false, true)) return -1;
     if (builder_vector(b, &d->norm, ROLE_SSM_NORM, il, dv, false, true)) return -1;
     return builder_decay_rates(b, &d->a, il, hv);

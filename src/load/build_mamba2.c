@@ -36,7 +36,7 @@ int build_mamba2_layer(builder *b, int il) {
 
     if (builder_matrix(b, &mb->w_in, ROLE_SSM_IN, il, inner + C + nh, H, true)) return -1;
     if (builder_matrix(b, &mb->w_out, ROLE_SSM_OUT, il, H, inner, true)) return -1;
-    if (builder_conv_taps(b, &mb->conv, ROLE_SSM_CONV, il, C, K, false)) return -1;
+    if (builder_conv_taps(b, &mb->conv, ROLE_SSM_CONV, il, C, K)) return -1;
     /* the bias unless the config says there is none (then a bias tensor is left over and refused) */
     if (hp->ssm_conv_bias != 0 && builder_vector(b, &mb->conv_bias, ROLE_SSM_CONV_BIAS, il, C, false, true)) return -1;
     if (builder_vector(b, &mb->d, ROLE_SSM_D, il, nh, false, true)) return -1;

@@ -15,6 +15,6 @@ int build_shortconv_layer(builder *b, int il) {
     s->channels = (int)H;
     s->kernel = K;
     if (builder_matrix(b, &s->w_in, ROLE_SHORTCONV_IN, il, 3 * H, H, true)) return -1;
-    if (builder_conv_taps(b, &s->conv, ROLE_SHORTCONV_CONV, il, H, K, false)) return -1;
+    if (builder_conv_taps(b, &s->conv, ROLE_SHORTCONV_CONV, il, H, K)) return -1;
     return builder_matrix(b, &s->w_out, ROLE_SHORTCONV_OUT, il, H, H, true);
 }

@@ -51,7 +51,7 @@ int builder_vector(builder *b, const float **out, int role, int layer, int64_t n
     return 0;
 }
 
-int builder_conv_taps(builder *b, const float **out, int role, int layer, int64_t channels, int K, bool tap_major) {
+int builder_conv_taps(builder *b, const float **out, int role, int layer, int64_t channels, int K) {
     /* a [K, channels] tensor has the right count and the wrong order */
     char name[256];
     const tensor_entry *t = builder_find(b, role, layer, name, sizeof name);
@@ -60,8 +60,6 @@ int builder_conv_taps(builder *b, const float **out, int role, int layer, int64_
                        b->src->path, name, (long long)t->ne[0], K);
     const float *taps;
     if (builder_vector(b, &taps, role, layer, channels * K, false, true)) return -1;
-    *out = taps;
-    if (!tap_major) return 0;
     float *tm = model_arena_alloc(&b->m->arena, (size_t)(channels * K) * sizeof(float));
     if (!tm) return ts_fail(b->err, "%s: out of memory", b->src->path);
     for (int64_t ch = 0; ch < channels; ch++)

@@ -33,9 +33,9 @@ int builder_matrix(builder *b, weight *w, int role, int layer, int64_t rows, int
 int builder_vector(builder *b, const float **out, int role, int layer, int64_t n, bool norm, bool required);
 /* The recurrent kinds' tensors: a depthwise convolution's taps of `channels` channels reading K
  * positions, stored with the taps innermost ([channels][K], each channel's oldest first; refused by
- * name otherwise), kept as stored or tap-major ([K][channels]); and n decay rates, -exp(A_log)
+ * name otherwise), kept tap-major ([K][channels]: one position's channels are one run); and n decay rates, -exp(A_log)
  * where the container stores A_log, each checked negative. */
-int builder_conv_taps(builder *b, const float **out, int role, int layer, int64_t channels, int K, bool tap_major);
+int builder_conv_taps(builder *b, const float **out, int role, int layer, int64_t channels, int K);
 int builder_decay_rates(builder *b, const float **out, int layer, int n);
 /* Restores split-half row order of a permuted attn_q / attn_k into an owned copy. */
 int builder_unpermute(builder *b, weight *w, int n_heads);

@@ -127,7 +127,7 @@ typedef struct shortconv_geometry {
     int channels;               /* D: the hidden size */
     int kernel;                 /* K: positions the convolution reads (the current one and K - 1 before) */
     weight w_in;                /* [3D, H]: rows b, then c, then u */
-    const float *conv;          /* [D][K]: each channel's taps, the oldest position first */
+    const float *conv;          /* [K][D]: tap j of every channel (j = 0 the oldest position) */
     weight w_out;               /* [H, D] */
 } shortconv_geometry;
 /* A Mamba-2 layer (Granite 4.0-H): per token one projection [z | xBC | dt]; a causal depthwise
@@ -143,7 +143,7 @@ typedef struct mamba2_geometry {
     int conv_channels;          /* C = d_inner + 2 ng N: [x | B | C] */
     int norm_group;             /* values normalized together: d_inner / ng (llama.cpp) or d_inner (HF) */
     weight w_in;                /* [d_inner + C + nh, H]: rows [z | xBC | dt] */
-    const float *conv;          /* [C][K]: each channel's taps, the oldest position first */
+    const float *conv;          /* [K][C]: tap j of every channel (j = 0 the oldest position) */
     const float *conv_bias;     /* C; NULL: none */
     const float *a;             /* nh: -exp(A_log), the decay rate (negative) */
     const float *d;             /* nh: the skip x_h's weight */

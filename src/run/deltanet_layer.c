@@ -11,6 +11,7 @@
  * and a rewind to a snapshot continues exactly. The heads are independent: a batch's heads are
  * spread over the threads, each head through every position in order. */
 #include "run/deltanet_layer.h"
+#include "run/causal_conv.h"
 #include "run/vector_ops.h"
 #include "kernels/matmul.h"
 #include "kernels/recurrence.h"
@@ -35,49 +36,13 @@ static void l2_normalize(float *x, int n, float scale) {
     for (int i = 0; i < n; i++) x[i] *= inv;
 }
 
-typedef struct conv_job { ts_context *c; const deltanet_geometry *d; int il, n; float *window; } conv_job;
-
-/* The convolution of channels [lo, hi) over the batch's positions in order, in place in qkv
- * ([n][C]): each position's projection enters its channel's window (the K - 1 before it, oldest
- * first) as silu of the output replaces it. The channels are independent: a thread takes a range
- * of them through every position (each channel's sum in tap order, the run of channels a vector
- * loop), and copies its part of the window where a snapshot is taken. */
-static void conv_task(void *ctx, int ith, int nth) {
-    const conv_job *j = ctx;
-    const deltanet_geometry *d = j->d;
-    const int C = d->conv_channels, K = d->conv_kernel, W = K - 1;
-    float *window = j->window;
-    long lo, hi;
-    split_range(C, ith, nth, &lo, &hi);
-    const long n_ch = hi - lo;
-    float acc[n_ch > 0 ? n_ch : 1];
-    for (int t = 0; t < j->n; t++) {
-        float *m = j->c->delta.qkv + (long)t * C + lo;
-        for (long i = 0; i < n_ch; i++) acc[i] = 0.0f;
-        for (int tap = 0; tap < W; tap++) {
-            const float *w = d->conv + (long)tap * C + lo, *x = window + (long)tap * C + lo;
-            for (long i = 0; i < n_ch; i++) acc[i] += w[i] * x[i];
-        }
-        const float *w = d->conv + (long)W * C + lo;
-        for (long i = 0; i < n_ch; i++) acc[i] += w[i] * m[i];
-        for (int tap = 0; tap + 1 < W; tap++)
-            memcpy(window + (long)tap * C + lo, window + (long)(tap + 1) * C + lo, (size_t)n_ch * sizeof(float));
-        if (W > 0) memcpy(window + (long)(W - 1) * C + lo, m, (size_t)n_ch * sizeof(float));
-        for (long i = 0; i < n_ch; i++) m[i] = silu(acc[i]);
-        float *snap = recurrent_state_capture(&j->c->rs, j->il, j->c->pos + t + 1);
-        if (snap)
-            for (int i = 0; i < W; i++)
-                memcpy(snap + (long)i * C + lo, window + (long)i * C + lo, (size_t)(hi - lo) * sizeof(float));
-    }
-}
-
 /* The convolution (threaded over channels), then q and k normalized per key head. */
 static void convolve(ts_context *c, const deltanet_geometry *d, int il, int n, float *window) {
     const int C = d->conv_channels, hk = d->n_k_heads, dk = d->head_k;
     const float q_scale = 1.0f / sqrtf((float)dk);
-    conv_job cj = { c, d, il, n, window };
-    if (n > 1) thread_pool_run(c->pool, conv_task, &cj);
-    else conv_task(&cj, 0, 1);
+    const causal_conv cv = { .channels = C, .kernel = d->conv_kernel, .taps = d->conv, .silu = true,
+                             .in = c->delta.qkv, .in_stride = C, .out = c->delta.qkv, .out_stride = C };
+    causal_conv_run(c, il, n, window, &cv);
     for (int t = 0; t < n; t++) {
         float *m = c->delta.qkv + (long)t * C;
         for (int i = 0; i < hk; i++) {

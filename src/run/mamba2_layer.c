@@ -11,6 +11,7 @@
  * over the threads, each head through every position in order. A head's state is [dh][N], N
  * contiguous: the update and the read-out by C are one pass over each row. */
 #include "run/mamba2_layer.h"
+#include "run/causal_conv.h"
 #include "run/vector_ops.h"
 #include "kernels/matmul.h"
 #include <math.h>
@@ -25,32 +26,6 @@ int mamba2_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, i
     return recurrent_state_best(&c->rs, pos);
 }
 
-
-/* The convolution over the batch's positions in order, from the projections' xBC part into
- * c->mamba.xbc ([n][C]): each position's xBC enters the window (the K - 1 before it, oldest
- * first) once its output is computed; the taps summed oldest first, then the bias, then silu. */
-static void convolve(ts_context *c, const mamba2_geometry *mb, int il, int n, float *window) {
-    const int C = mb->conv_channels, K = mb->conv_kernel, W = K - 1;
-    const long inner = (long)mb->n_heads * mb->head_dim, P = inner + C + mb->n_heads;
-    for (int t = 0; t < n; t++) {
-        const float *m = c->mamba.proj + t * P + inner;
-        float *out = c->mamba.xbc + (long)t * C;
-        for (int ch = 0; ch < C; ch++) {
-            const float *w = mb->conv + (long)ch * K;
-            float acc = 0.0f;
-            for (int j = 0; j < W; j++) acc += w[j] * window[(long)j * C + ch];
-            acc += w[W] * m[ch];
-            if (mb->conv_bias) acc += mb->conv_bias[ch];
-            out[ch] = silu(acc);
-        }
-        if (W > 0) {   /* the window moves on: the oldest out, this position's xBC in */
-            memmove(window, window + C, (size_t)(W - 1) * C * sizeof(float));
-            memcpy(window + (long)(W - 1) * C, m, (size_t)C * sizeof(float));
-        }
-        float *snap = recurrent_state_capture(&c->rs, il, c->pos + t + 1);
-        if (snap) memcpy(snap, window, (size_t)W * C * sizeof(float));
-    }
-}
 
 typedef struct scan_job { ts_context *c; const mamba2_geometry *mb; int il, n; float *state; } scan_job;
 
@@ -95,7 +70,11 @@ void mamba2_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n
     const long inner = (long)nh * mb->head_dim, P = inner + C + nh;
     matmul(&c->mm, &mb->w_in, c->xn, H, n, c->mamba.proj, P);
     float *state = recurrent_state_layer(&c->rs, il);
-    convolve(c, mb, il, n, state);
+    /* xBC through the convolution (taps, the bias, silu) into c->mamba.xbc */
+    const causal_conv cv = { .channels = C, .kernel = mb->conv_kernel, .taps = mb->conv, .bias = mb->conv_bias,
+                             .silu = true, .in = c->mamba.proj + inner, .in_stride = P, .out = c->mamba.xbc,
+                             .out_stride = C };
+    causal_conv_run(c, il, n, state, &cv);
     scan_job j = { c, mb, il, n, state };
     if (n > 1 || nh > 1) thread_pool_run(c->pool, heads_task, &j);
     else heads_task(&j, 0, 1);

@@ -6,6 +6,7 @@
  * The state is the window of the K - 1 last v (oldest first). A batch moves it on one position at
  * a time, so a prompt gives the bits of single steps, and a snapshot continues exactly. */
 #include "run/shortconv_layer.h"
+#include "run/causal_conv.h"
 #include "kernels/matmul.h"
 #include <string.h>
 
@@ -19,27 +20,21 @@ int shortconv_layer_rewind(const ts_context *c, const layer_geometry *ly, int il
 
 void shortconv_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n) {
     const shortconv_geometry *s = &ly->conv;
-    const int H = c->m->g.hidden, D = s->channels, K = s->kernel, W = K - 1;
+    const int H = c->m->g.hidden, D = s->channels;
     const long stride = 3L * D;
     float *bcu = c->shortconv_in;   /* [n][b | c | u]; y_t is written over b_t */
     matmul(&c->mm, &s->w_in, c->xn, H, n, bcu, stride);
-    float *window = recurrent_state_layer(&c->rs, il);   /* [W][D], the oldest position first */
-    for (int t = 0; t < n; t++) {
-        float *b = bcu + t * stride, *gate = b + D, *u = b + 2L * D;
+    for (int t = 0; t < n; t++) {   /* the input gate */
+        float *b = bcu + t * stride, *u = b + 2L * D;
         for (int d = 0; d < D; d++) u[d] *= b[d];
-        for (int d = 0; d < D; d++) {
-            const float *w = s->conv + (long)d * K;
-            float acc = 0.0f;
-            for (int j = 0; j < W; j++) acc += w[j] * window[(long)j * D + d];
-            acc += w[W] * u[d];
-            b[d] = gate[d] * acc;
-        }
-        if (W > 0) {   /* the window moves on: the oldest out, this position's gated input in */
-            memmove(window, window + D, (size_t)(W - 1) * D * sizeof(float));
-            memcpy(window + (long)(W - 1) * D, u, (size_t)D * sizeof(float));
-        }
-        float *snap = recurrent_state_capture(&c->rs, il, c->pos + t + 1);
-        if (snap) memcpy(snap, window, (size_t)W * D * sizeof(float));
+    }
+    /* u through the convolution into b's place, then the output gate c */
+    const causal_conv cv = { .channels = D, .kernel = s->kernel, .taps = s->conv, .in = bcu + 2L * D,
+                             .in_stride = stride, .out = bcu, .out_stride = stride };
+    causal_conv_run(c, il, n, recurrent_state_layer(&c->rs, il), &cv);
+    for (int t = 0; t < n; t++) {
+        float *b = bcu + t * stride, *gate = b + D;
+        for (int d = 0; d < D; d++) b[d] = gate[d] * b[d];
     }
     matmul(&c->mm, &s->w_out, bcu, stride, n, c->tmp, H);
 }
