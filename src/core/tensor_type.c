@@ -26,6 +26,18 @@ static const type_size type_sizes[TS_TYPE_COUNT] = {
     [TS_IQ4_NL] = { "IQ4_NL", 32, 18 },
     [TS_IQ4_XS] = { "IQ4_XS", 256, 136 },
     [TS_MXFP4] = { "MXFP4", 32, 17 },
+    [TS_IQ2_XXS] = { "IQ2_XXS", 256, 66 },
+    [TS_IQ2_XS] = { "IQ2_XS", 256, 74 },
+    [TS_IQ2_S] = { "IQ2_S", 256, 82 },
+    [TS_IQ3_XXS] = { "IQ3_XXS", 256, 98 },
+    [TS_IQ3_S] = { "IQ3_S", 256, 110 },
+    [TS_IQ1_S] = { "IQ1_S", 256, 50 },
+    [TS_IQ1_M] = { "IQ1_M", 256, 56 },
+    [TS_TQ1_0] = { "TQ1_0", 256, 54 },
+    [TS_TQ2_0] = { "TQ2_0", 256, 66 },
+    [TS_NVFP4] = { "NVFP4", 64, 36 },
+    [TS_Q1_0] = { "Q1_0", 128, 18 },
+    [TS_Q2_0] = { "Q2_0", 64, 18 },
     [TS_Q4NX] = { "Q4NX", 32,  20 },
 };
 

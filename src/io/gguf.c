@@ -353,8 +353,9 @@ static int read_tensor_info(reader *r, gguf_file *g, int i, span *sp) {
     uint32_t type;
     snprintf(what, sizeof what, "the type of tensor '%s'", buf);
     if (take_u32(r, what, &type)) return -1;
-    /* only the ggml type ids GGUF defines (ids from 40 up are tessera-internal: safetensors dtypes, Q4NX) */
-    int block_size = type < TS_I8 ? type_block_size((int)type) : 0;
+    /* only the ggml type ids GGUF defines (ids from TS_FIRST_INTERNAL up are tessera's own:
+     * safetensors dtypes, Q4NX) */
+    int block_size = type < TS_FIRST_INTERNAL ? type_block_size((int)type) : 0;
     if (block_size == 0)
         return ts_fail(r->err, "%s: tensor '%s' has unknown or unsupported type id %" PRIu32,
                        path, buf, type);

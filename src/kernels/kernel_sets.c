@@ -3,6 +3,15 @@
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
+/* The low-bit types of README-iq-grid, with the set's kernels of their unpacked rows. */
+#define LOWBIT_TYPES(ISA)                                                                              \
+    [TS_IQ2_XXS] = &iq2_xxs_kernels_##ISA, [TS_IQ2_XS] = &iq2_xs_kernels_##ISA,                       \
+    [TS_IQ2_S] = &iq2_s_kernels_##ISA, [TS_IQ3_XXS] = &iq3_xxs_kernels_##ISA,                         \
+    [TS_IQ3_S] = &iq3_s_kernels_##ISA, [TS_IQ1_S] = &iq1_s_kernels_##ISA,                             \
+    [TS_IQ1_M] = &iq1_m_kernels_##ISA, [TS_TQ1_0] = &tq1_0_kernels_##ISA,                             \
+    [TS_TQ2_0] = &tq2_0_kernels_##ISA, [TS_NVFP4] = &nvfp4_kernels_##ISA,                             \
+    [TS_Q1_0] = &q1_0_kernels_##ISA, [TS_Q2_0] = &q2_0_kernels_##ISA
+
 /* The reference: every type through type_traits.dot_f32 on f32 activations. */
 static const kernel_set scalar_set = { .level = SIMD_SCALAR };
 
@@ -32,7 +41,9 @@ static const kernel_set avx2_set = {
         [TS_IQ4_NL] = &iq4_nl_kernels_avx2,
         [TS_IQ4_XS] = &iq4_xs_kernels_avx2,
         [TS_MXFP4] = &mxfp4_kernels_avx2,
-    } };
+        LOWBIT_TYPES(avx2),
+    },
+    .unpacked = &unpacked_kernels_avx2 };
 
 /* AVX-512: the Q8_0, Q5_0, Q4_0, IQ4_NL and MXFP4 kernels take their activations in pairs of blocks
  * (block_q8_0x2), the Q4_K kernels Q8_K in their code order (ACT_Q8_K_NIBBLES); the other quantized
@@ -59,7 +70,9 @@ static const kernel_set avx512_set = {
         [TS_IQ4_NL] = &iq4_nl_kernels_avx512,
         [TS_IQ4_XS] = &iq4_xs_kernels_avx512,
         [TS_MXFP4] = &mxfp4_kernels_avx512,
-    } };
+        LOWBIT_TYPES(avx512),
+    },
+    .unpacked = &unpacked_kernels_avx512 };
 #endif
 
 #if defined(__aarch64__)
@@ -84,6 +97,7 @@ static const kernel_set neon_set = {
         [TS_Q4_K] = &q4_k_kernels_generic,
         [TS_Q5_K] = &q5_k_kernels_generic,
         [TS_Q6_K] = &q6_k_kernels_generic,
+        LOWBIT_TYPES(generic),
     } };
 /* With the ARMv8.2 dot product (SDOT): the types of the Q8_0, Q4_0, Q4_K_M, Q5_K_M, IQ4_NL, IQ4_XS
  * and MXFP4 files in SDOT row, 4-row and tile kernels, still the portable kernels' bits. */
@@ -101,7 +115,9 @@ static const kernel_set neon_dotprod_set = {
         [TS_Q4_K] = &q4_k_kernels_neon_dotprod,
         [TS_Q5_K] = &q5_k_kernels_neon_dotprod,
         [TS_Q6_K] = &q6_k_kernels_neon_dotprod,
-    } };
+        LOWBIT_TYPES(neon_dotprod),
+    },
+    .unpacked = &unpacked_kernels_neon_dotprod };
 #endif
 
 /* Each instruction set's kernels, indexed by enum simd_level (the list of sets: cpu.h); NULL for

@@ -58,6 +58,57 @@ typedef struct { uint8_t d[2]; uint8_t scales_h[2]; uint8_t scales_l[QK_K / 64];
 /* MXFP4: value = kvalues_mxfp4[q] * 2^(e - 128) (E2M1 values times two, so the shared E8M0
  * exponent e scales by half of 2^(e - 127)); nibbles as Q4_0. */
 typedef struct { uint8_t e; uint8_t qs[QK / 2]; } block_mxfp4;
+/* ---- the low-bit types of README-iq-grid (layouts: ggml's block_* structs) ----
+ * The grid types index lookup tables (kernels/iq_grids.h) with one entry per group of 8 (IQ1, IQ2)
+ * or 4 (IQ3) weights; "sub-block" ib = 32 weights, group l = 8 weights, element 32 ib + 8 l + j. */
+/* qs: per sub-block 8 bytes: 4 grid indices (groups 0..3), then the LE u32 w: bits 7l..7l+6 the
+ * sign index of group l (ksigns_iq2xs), bits 28..31 the scale s; value = d (2s+1)/8 * grid * sign */
+typedef struct { uint8_t d[2]; uint8_t qs[64]; } block_iq2_xxs;
+/* qs: LE u16 per group (4 ib + l): 9-bit grid index, 7-bit sign index; scales[ib]: low nibble
+ * for groups 0, 1, high nibble for groups 2, 3 */
+typedef struct { uint8_t d[2]; uint8_t qs[64]; uint8_t scales[QK_K / 32]; } block_iq2_xs;
+/* qs[0..31]: low 8 bits of group (4 ib + l)'s 10-bit index, qs[32..63]: its explicit sign byte;
+ * qh[ib] bits 2l, 2l + 1: index bits 8, 9; scales as IQ2_XS */
+typedef struct { uint8_t d[2]; uint8_t qs[64]; uint8_t qh[QK_K / 32]; uint8_t scales[QK_K / 32]; } block_iq2_s;
+/* qs[0..63]: 8 indices (4 weights each) per sub-block; then 8 LE u32 w as IQ2_XXS;
+ * value = d (2s+1)/4 * grid * sign */
+typedef struct { uint8_t d[2]; uint8_t qs[3 * QK_K / 8]; } block_iq3_xxs;
+/* qs: low 8 bits of 8 indices (4 weights each) per sub-block, qh[ib] bit k: bit 8 of index k;
+ * signs[4 ib + l]: explicit sign byte of group l; scales: nibble ib; value = d (2s+1) grid sign */
+typedef struct { uint8_t d[2]; uint8_t qs[QK_K / 4]; uint8_t qh[QK_K / 32]; uint8_t signs[QK_K / 8]; uint8_t scales[QK_K / 64]; } block_iq3_s;
+/* qs[4 ib + l]: low 8 bits of an 11-bit index into iq1s_grid (-1/0/+1); qh[ib] LE u16: bits 3l..3l+2
+ * index bits 8..10, bits 12..14 s, bit 15 the delta's sign; value = d (2s+1) (grid + delta) */
+typedef struct { uint8_t d[2]; uint8_t qs[QK_K / 8]; uint8_t qh[QK_K / 16]; } block_iq1_s;
+/* qs as IQ1_S; qh[2 ib + l/2] nibble (low for even l): index bits 8..10, bit 3 the delta's sign;
+ * sc: 4 LE u16 with 3-bit scales (two per 16 weights... see iq1.c) and the f16 d in their top nibbles */
+typedef struct { uint8_t qs[QK_K / 8]; uint8_t qh[QK_K / 16]; uint8_t sc[QK_K / 32]; } block_iq1_m;
+/* ternary: 5 trits per byte in qs, 4 in qh; the f16 d last; value = (t - 1) d */
+typedef struct { uint8_t qs[(QK_K - 4 * QK_K / 64) / 5]; uint8_t qh[QK_K / 64]; uint8_t d[2]; } block_tq1_0;
+/* 2-bit fields: weight 128 h + 32 l + m is bits 2l..2l+1 of qs[32 h + m]; value = (q - 1) d */
+typedef struct { uint8_t qs[QK_K / 4]; uint8_t d[2]; } block_tq2_0;
+/* NVFP4: 4 sub-blocks of 16 with a UE4M3 scale byte each; qs[8 s + j]: low nibble weight 16 s + j,
+ * high nibble 16 s + 8 + j; value = kvalues_mxfp4[nibble] * ue4m3(d[s]) / 2 */
+typedef struct { uint8_t d[4]; uint8_t qs[32]; } block_nvfp4;
+/* Q1_0: 128 weights, bit j % 8 of qs[j / 8]: value = bit ? d : -d */
+typedef struct { uint8_t d[2]; uint8_t qs[16]; } block_q1_0;
+/* Q2_0: 64 weights, bits 2 (j % 4) of qs[j / 4]: value = (q - 1) d */
+typedef struct { uint8_t d[2]; uint8_t qs[16]; } block_q2_0;
+
+/* A 256-weight super-block of a grid or ternary type unpacked into integers (for the integer dot
+ * products and the prefill's repacked rows): value = d * sc[e / 16] * q[e], exactly the integer
+ * form ggml's dot kernels use (e.g. IQ2_XXS: d = f16 d / 8, sc = 2s + 1, q = signed grid value). */
+typedef struct { float d; int16_t sc[16]; int8_t q[QK_K]; } block_unpacked;
+typedef void (*unpack_block_fn)(const uint8_t *block, block_unpacked *u);
+void iq2_xxs_unpack(const uint8_t *block, block_unpacked *u);
+void iq2_xs_unpack(const uint8_t *block, block_unpacked *u);
+void iq2_s_unpack(const uint8_t *block, block_unpacked *u);
+void iq3_xxs_unpack(const uint8_t *block, block_unpacked *u);
+void iq3_s_unpack(const uint8_t *block, block_unpacked *u);
+void iq1_s_unpack(const uint8_t *block, block_unpacked *u);
+void iq1_m_unpack(const uint8_t *block, block_unpacked *u);
+void tq1_0_unpack(const uint8_t *block, block_unpacked *u);
+void tq2_0_unpack(const uint8_t *block, block_unpacked *u);
+
 /* Activations only (the AVX-512 Q8_0 and Q5_0 kernels): two Q8_0 blocks laid out for one 512-bit
  * vector each way. qs: the codes plus 128 (unsigned, as VNNI's dpbusd wants them), block 2p then
  * block 2p + 1; d: 16 little-endian f32, the f16-rounded scale of block 2p eight times, then that
@@ -80,6 +131,19 @@ _Static_assert(sizeof(block_iq4_nl) == 18, "block_iq4_nl layout");
 _Static_assert(sizeof(block_iq4_xs) == 136, "block_iq4_xs layout");
 _Static_assert(sizeof(block_mxfp4) == 17, "block_mxfp4 layout");
 _Static_assert(sizeof(block_q8_0x2) == 128, "block_q8_0x2 layout");
+_Static_assert(sizeof(block_iq2_xxs) == 66, "block_iq2_xxs layout");
+_Static_assert(sizeof(block_iq2_xs) == 74, "block_iq2_xs layout");
+_Static_assert(sizeof(block_iq2_s) == 82, "block_iq2_s layout");
+_Static_assert(sizeof(block_iq3_xxs) == 98, "block_iq3_xxs layout");
+_Static_assert(sizeof(block_iq3_s) == 110, "block_iq3_s layout");
+_Static_assert(sizeof(block_iq1_s) == 50, "block_iq1_s layout");
+_Static_assert(sizeof(block_iq1_m) == 56, "block_iq1_m layout");
+_Static_assert(sizeof(block_tq1_0) == 54, "block_tq1_0 layout");
+_Static_assert(sizeof(block_tq2_0) == 66, "block_tq2_0 layout");
+_Static_assert(sizeof(block_nvfp4) == 36, "block_nvfp4 layout");
+_Static_assert(sizeof(block_q1_0) == 18, "block_q1_0 layout");
+_Static_assert(sizeof(block_q2_0) == 18, "block_q2_0 layout");
+_Static_assert(sizeof(block_unpacked) == 292, "block_unpacked layout");
 
 /* The non-linear 4-bit tables: IQ4_NL/IQ4_XS values (ggml's kvalues_iq4nl) and MXFP4's E2M1
  * values doubled (sign in bit 3). */
@@ -117,9 +181,18 @@ static inline float e8m0_half_to_f32(uint8_t e) {
     return f32_from_bits(e < 2 ? 0x00200000u << e : (uint32_t)(e - 1) << 23);
 }
 
+/* An NVFP4 scale byte (unsigned E4M3, bit 7 ignored, 0x7f read as 0 like 0x00) halved, for the
+ * doubled E2M1 table: m * 2^-10 for exponent 0, else (8 + m) * 2^(e - 11), exact. */
+static inline float ue4m3_half_to_f32(uint8_t b) {
+    if (b == 0x00 || b == 0x7f) return 0.0f;
+    int e = (b >> 3) & 15, m = b & 7;
+    return e == 0 ? (float)m * 0x1p-10f : ldexpf((float)(8 + m), e - 11);
+}
+
 /* Little-endian field loads from block bytes. */
 static inline float load_f16(const uint8_t *p) { return half_to_f32((uint16_t)(p[0] | p[1] << 8)); }
 static inline void store_f16(uint8_t *p, uint16_t h) { p[0] = (uint8_t)h; p[1] = (uint8_t)(h >> 8); }
+static inline uint16_t load_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static inline uint32_t load_u32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
@@ -207,6 +280,17 @@ static inline float dot_blocks(const void *row, const float *x, int64_t k, int b
     return (float)total;
 }
 
+/* The traits T_traits of a type whose file defines T_dequant_block(block, dst): dequantization and
+ * the scalar reference dot through it, no quantizer. */
+#define BLOCK_TYPE_TRAITS(T, block, block_size)                                                  \
+    static void T##_dequant_row(const void *row, float *dst, int64_t k) {                       \
+        dequant_blocks(row, dst, k, block_size, sizeof(block), T##_dequant_block);              \
+    }                                                                                            \
+    static float T##_dot_f32(const void *row, const float *x, int64_t k) {                      \
+        return dot_blocks(row, x, k, block_size, sizeof(block), T##_dequant_block);             \
+    }                                                                                            \
+    const type_traits T##_traits = { T##_dequant_row, T##_dot_f32, NULL };
+
 /* ---- per-type traits, each exported by its type's file (f32.c, q4_k.c, ...) ---- */
 
 extern const type_traits f32_traits, f16_traits, bf16_traits;
@@ -214,6 +298,9 @@ extern const type_traits q8_0_traits, q4_0_traits, q4_1_traits, q5_0_traits, q5_
 extern const type_traits q2_k_traits, q3_k_traits, q4_k_traits, q5_k_traits, q6_k_traits, q8_k_traits;
 extern const type_traits q4nx_traits;
 extern const type_traits iq4_nl_traits, iq4_xs_traits, mxfp4_traits;
+extern const type_traits iq2_xxs_traits, iq2_xs_traits, iq2_s_traits, iq3_xxs_traits, iq3_s_traits;
+extern const type_traits iq1_s_traits, iq1_m_traits, tq1_0_traits, tq2_0_traits;
+extern const type_traits nvfp4_traits, q1_0_traits, q2_0_traits;
 
 /* The reference activation quantizers (q8_0.c, q8_k.c), also called by q8_act.c. */
 void q8_0_quantize_row(const float *src, void *row, int64_t k);

@@ -4,6 +4,8 @@
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 #include "kernels/types.h"
+#include <stdbool.h>
+#include <stdlib.h>
 
 const struct kernel_set *matmul_kernels(int simd_level) { return kernel_set_for(simd_level); }
 int matmul_kernels_level(const struct kernel_set *ks) { return ks ? ks->level : SIMD_SCALAR; }
@@ -39,6 +41,36 @@ typedef struct matmul_job {
     int n;
 } matmul_job;
 
+/* A batch on a grid or ternary type (type_kernels.unpack): rows [lo, hi) unpacked once into
+ * block_unpacked rows, then multiplied with every position by the set's tiles over that format.
+ * Unpacking a grid costs as much as a whole row dot; done once per chunk instead of once per
+ * position, it leaves the integer products alone. Same bits as the row kernel (grid_dot.c). */
+static bool product_rows_unpacked(const matmul_job *j, int wi, long lo, long hi) {
+    const weight *w = j->w[wi];
+    const type_kernels *tk = j->ks->types[w->type], *uk = j->ks->unpacked;
+    const int64_t k = w->cols, blocks = k / QK_K;
+    const size_t urb = (size_t)blocks * sizeof(block_unpacked);
+    block_unpacked *u = malloc((size_t)(hi - lo) * urb);
+    if (!u) return false;   /* the row kernels then, which need no memory */
+    for (long r = lo; r < hi; r++) {
+        const uint8_t *row = w->data + (size_t)r * w->row_bytes;
+        for (int64_t b = 0; b < blocks; b++) tk->unpack(row + (size_t)b * (w->row_bytes / blocks), u + (r - lo) * blocks + b);
+    }
+    const matmul_input *in = j->in[wi];
+    const uint8_t *act = in->act[uk->act_type], *ub = (const uint8_t *)u;
+    const size_t as = in->act_stride[uk->act_type];
+    const long ys = j->y_stride[wi], rows = hi - lo, re = rows / uk->tile_rows * uk->tile_rows;
+    float *y = j->y[wi] + lo;
+    int t = 0;
+    for (; t + uk->tile_cols <= j->n; t += uk->tile_cols)
+        for (long r = 0; r < re; r += uk->tile_rows)
+            uk->tile(ub + (size_t)r * urb, urb, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
+    for (int tt = 0; tt < j->n; tt++)
+        for (long r = tt < t ? re : 0; r < rows; r++) y[(long)tt * ys + r] = uk->dot(ub + (size_t)r * urb, act + (size_t)tt * as, k);
+    free(u);
+    return true;
+}
+
 /* Rows [lo, hi) of one weight (one chunk of matmul_chunk) against all n positions. */
 static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
@@ -55,6 +87,7 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
         }
         return;
     }
+    if (tk->unpack && j->ks->unpacked && j->ks->unpacked->tile && n >= j->ks->unpacked->tile_cols && product_rows_unpacked(j, wi, lo, hi)) return;
     const uint8_t *act = in->act[tk->act_type];
     const size_t as = in->act_stride[tk->act_type], wsz = w->row_bytes;
     const int64_t k = w->cols;
@@ -105,6 +138,11 @@ static void matmul_chunk(void *ctx, long i) {
 #define MATVEC_CHUNK_BYTES (64 * 1024)
 static long chunk_rows_of(const kernel_set *ks, const weight *w, int n) {
     const type_kernels *tk = ks->types[w->type];
+    if (tk && tk->unpack && ks->unpacked && ks->unpacked->tile && n >= ks->unpacked->tile_cols) {
+        /* a cache block of the unpacked rows */
+        long block = (long)(TILE_BLOCK_BYTES / ((size_t)(w->cols / QK_K) * sizeof(block_unpacked))) / 4 * 4;
+        return block < 4 ? 4 : block;
+    }
     if (tk && tk->tile && n >= tk->tile_cols) {
         long block = (long)(TILE_BLOCK_BYTES / w->row_bytes) / tk->tile_rows * tk->tile_rows;
         return block < tk->tile_rows ? tk->tile_rows : block;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "core/tensor_type.h"
 #include "kernels/cpu.h"
+#include "kernels/kernels_internal.h"
 
 /* The function attribute of each instruction set's kernels (the sets: enum simd_level in cpu.h,
  * their names and CPU tests in cpu.c). SIMD code is compiled per function, never by -march, so
@@ -111,6 +112,9 @@ typedef struct type_kernels {
     tile_fn rows4;     /* 4 rows x 1 position (a matrix-vector product's rows four at a time: the
                           activation's loads and sums shared by the four), bitwise equal to dot;
                           NULL: dot per row */
+    /* The grid and ternary types (grid_dot.c): a super-block into block_unpacked, whose kernels
+     * (kernel_set.unpacked) give dot's bits; a batch multiplies rows unpacked once. NULL: none. */
+    void (*unpack)(const uint8_t *block, block_unpacked *u);
 } type_kernels;
 
 typedef struct kernel_set {
@@ -118,6 +122,8 @@ typedef struct kernel_set {
     quantize_act_fn quantize_q8_0, quantize_q8_k, quantize_q8_0x2, quantize_q8_k_nibbles;
     /* NULL: the scalar reference type_traits.dot_f32 on f32 activations */
     const type_kernels *types[TS_TYPE_COUNT];
+    /* Rows of block_unpacked (the grid types' rows unpacked for a batch): Q8_K activations, a tile */
+    const type_kernels *unpacked;
 } kernel_set;
 
 /* The set of a level, NULL when it is not compiled into this binary. Does not check that the CPU
@@ -141,6 +147,22 @@ extern const type_kernels q5_0_kernels_generic, q5_1_kernels_generic;
 extern const type_kernels q2_k_kernels_generic, q3_k_kernels_generic, q4_k_kernels_generic;
 extern const type_kernels q5_k_kernels_generic, q6_k_kernels_generic;
 extern const type_kernels iq4_nl_kernels_generic, iq4_xs_kernels_generic, mxfp4_kernels_generic;
+/* Each set's kernels of the grid and ternary types and of their unpacked rows (grid_dot.c), and of
+ * the Q8_0-activation low-bit types (nvfp4_dot.c, q1_0_dot.c, q2_0_dot.c); ISA = generic, avx2,
+ * avx512, neon_dotprod. */
+#define LOWBIT_KERNELS(ISA)                                                                                 \
+    extern const type_kernels iq2_xxs_kernels_##ISA, iq2_xs_kernels_##ISA, iq2_s_kernels_##ISA;             \
+    extern const type_kernels iq3_xxs_kernels_##ISA, iq3_s_kernels_##ISA, iq1_s_kernels_##ISA;              \
+    extern const type_kernels iq1_m_kernels_##ISA, tq1_0_kernels_##ISA, tq2_0_kernels_##ISA;                \
+    extern const type_kernels unpacked_kernels_##ISA, nvfp4_kernels_##ISA, q1_0_kernels_##ISA, q2_0_kernels_##ISA;
+LOWBIT_KERNELS(generic)
+#if defined(TS_X86)
+LOWBIT_KERNELS(avx2)
+LOWBIT_KERNELS(avx512)
+#endif
+#if defined(__aarch64__)
+LOWBIT_KERNELS(neon_dotprod)
+#endif
 #if defined(TS_X86)
 extern const type_kernels f32_kernels_avx2, f16_kernels_avx2, bf16_kernels_avx2;
 extern const type_kernels q8_0_kernels_avx2, q4_0_kernels_avx2, q4_1_kernels_avx2;

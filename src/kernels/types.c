@@ -21,6 +21,18 @@ static const type_traits *const type_table[TS_TYPE_COUNT] = {
     [TS_IQ4_XS] = &iq4_xs_traits,
     [TS_MXFP4] = &mxfp4_traits,
     [TS_Q4NX] = &q4nx_traits,
+    [TS_IQ2_XXS] = &iq2_xxs_traits,
+    [TS_IQ2_XS] = &iq2_xs_traits,
+    [TS_IQ2_S] = &iq2_s_traits,
+    [TS_IQ3_XXS] = &iq3_xxs_traits,
+    [TS_IQ3_S] = &iq3_s_traits,
+    [TS_IQ1_S] = &iq1_s_traits,
+    [TS_IQ1_M] = &iq1_m_traits,
+    [TS_TQ1_0] = &tq1_0_traits,
+    [TS_TQ2_0] = &tq2_0_traits,
+    [TS_NVFP4] = &nvfp4_traits,
+    [TS_Q1_0] = &q1_0_traits,
+    [TS_Q2_0] = &q2_0_traits,
 };
 
 const type_traits *type_get(int type) {

@@ -699,9 +699,16 @@ static void test_damaged_mini(corpus *c) {
     damage_case(c, x, b, "tensor-gigabytes", "past the end", P(m.ta_dim0, 8, 1ull << 28), P(m.ta_dim1, 8, 4));
     damage_case(c, x, b, "tensor-type-99", "'ta' has unknown or unsupported type id 99", P(m.ta_type, 4, 99), NOP);
     damage_case(c, x, b, "tensor-type-4-removed", "type id 4", P(m.ta_type, 4, 4), NOP);
-    damage_case(c, x, b, "tensor-type-16-iq2", "type id 16", P(m.ta_type, 4, 16), NOP);
+    damage_case(c, x, b, "tensor-type-36-removed", "type id 36", P(m.ta_type, 4, 36), NOP);
+    damage_case(c, x, b, "tensor-type-64-internal", "type id 64", P(m.ta_type, 4, 64), NOP);
+    damage_case(c, x, b, "tensor-type-80-q4nx", "type id 80", P(m.ta_type, 4, 80), NOP);
     damage_case(c, x, b, "tensor-type-2^31", "type id 2147483648", P(m.ta_type, 4, 1u << 31), NOP);
     damage_case(c, x, b, "row-not-whole-blocks", "block size", P(m.tb_dim0, 8, 33), NOP);
+    /* the low-bit types: a row of 64 is no whole IQ2_XXS super-block; 512 IQ1_S weights (100
+     * bytes) and 128 NVFP4 weights (72) run past the 68 bytes the file has */
+    damage_case(c, x, b, "iq2_xxs-row-not-whole-blocks", "IQ2_XXS block size 256", P(m.tb_type, 4, TS_IQ2_XXS), NOP);
+    damage_case(c, x, b, "iq1_s-truncated", "past the end", P(m.tb_type, 4, TS_IQ1_S), P(m.tb_dim0, 8, 512));
+    damage_case(c, x, b, "nvfp4-truncated", "past the end", P(m.tb_type, 4, TS_NVFP4), P(m.tb_dim0, 8, 128));
     damage_case(c, x, b, "offset-unaligned", "not a multiple of the alignment", P(m.tb_off, 8, 257), NOP);
     damage_case(c, x, b, "offset-past-end", "past the end", P(m.tb_off, 8, 1ull << 40), NOP);
     damage_case(c, x, b, "offset-2^64-32", "past the end", P(m.tb_off, 8, (uint64_t)-32), NOP);

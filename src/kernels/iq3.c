@@ -1,0 +1,81 @@
+/* IQ3_XXS and IQ3_S: 3-bit grid types. Each grid entry gives 4 magnitudes (IQ3_XXS: 4, 12, ...,
+ * 62; IQ3_S: 1, 3, ..., 15); signs come per group of 8 (a 7-bit parity index for IQ3_XXS, an
+ * explicit byte for IQ3_S). A weight is d * (0.5 + s) / 2 * grid * sign (IQ3_XXS) or
+ * d * (1 + 2s) * grid * sign (IQ3_S), with a 4-bit s per 32 weights. Float operations in ggml's
+ * order (bit-exact dequantization); unpacking gives the integer form d/4 * (2s + 1) * q (IQ3_XXS),
+ * d * (2s + 1) * q (IQ3_S). */
+#include "kernels/kernels_internal.h"
+#include "kernels/iq_grids.h"
+
+/* ---- IQ3_XXS ---- */
+
+static void iq3_xxs_dequant_block(const uint8_t *p, float *y) {
+    const block_iq3_xxs *b = (const block_iq3_xxs *)p;
+    const float d = load_f16(b->d);
+    for (int ib = 0; ib < 8; ib++, y += 32) {
+        const uint8_t *idx = b->qs + 8 * ib;
+        uint32_t w = load_u32(b->qs + QK_K / 4 + 4 * ib);
+        float db = (d * (0.5f + (float)(w >> 28))) * 0.5f;
+        for (int l = 0; l < 4; l++) {
+            uint8_t signs = ksigns_iq2xs[(w >> 7 * l) & 127];
+            uint64_t entry = iq3xxs_grid[idx[2 * l]] | (uint64_t)iq3xxs_grid[idx[2 * l + 1]] << 32;
+            for (int j = 0; j < 8; j++) y[8 * l + j] = db * (float)grid_byte(entry, j) * (signs >> j & 1 ? -1.0f : 1.0f);
+        }
+    }
+}
+
+/* The 8 signed bytes of a group: magnitudes (1..127) negated where mask (bytes -1 / +1) says. */
+static inline void signed_group(uint64_t entry, uint64_t mask, int8_t *q) {
+    uint64_t neg = (mask >> 7 & 0x0101010101010101ull) * 0xff;
+    uint64_t v = (entry ^ neg) + (neg & 0x0101010101010101ull);
+    memcpy(q, &v, 8);
+}
+
+void iq3_xxs_unpack(const uint8_t *p, block_unpacked *u) {
+    const block_iq3_xxs *b = (const block_iq3_xxs *)p;
+    u->d = load_f16(b->d) * 0.25f;
+    for (int ib = 0; ib < 8; ib++) {
+        const uint8_t *idx = b->qs + 8 * ib;
+        uint32_t w = load_u32(b->qs + QK_K / 4 + 4 * ib);
+        u->sc[2 * ib] = u->sc[2 * ib + 1] = (int16_t)(2 * (w >> 28) + 1);
+        for (int l = 0; l < 4; l++)
+            signed_group(iq3xxs_grid[idx[2 * l]] | (uint64_t)iq3xxs_grid[idx[2 * l + 1]] << 32,
+                         iq_ksigns_mask[(w >> 7 * l) & 127], u->q + 32 * ib + 8 * l);
+    }
+}
+
+/* ---- IQ3_S ---- */
+
+static inline uint64_t iq3_s_pair(const block_iq3_s *b, int ib, int l) {
+    int i0 = b->qs[8 * ib + 2 * l] | ((b->qh[ib] >> (2 * l)) & 1) << 8;
+    int i1 = b->qs[8 * ib + 2 * l + 1] | ((b->qh[ib] >> (2 * l + 1)) & 1) << 8;
+    return iq3s_grid[i0] | (uint64_t)iq3s_grid[i1] << 32;
+}
+
+static inline int iq3_s_scale(const block_iq3_s *b, int ib) { return (b->scales[ib / 2] >> (4 * (ib % 2))) & 15; }
+
+static void iq3_s_dequant_block(const uint8_t *p, float *y) {
+    const block_iq3_s *b = (const block_iq3_s *)p;
+    const float d = load_f16(b->d);
+    for (int ib = 0; ib < 8; ib++, y += 32) {
+        float db = d * (float)(1 + 2 * iq3_s_scale(b, ib));
+        for (int l = 0; l < 4; l++) {
+            uint64_t entry = iq3_s_pair(b, ib, l);
+            uint8_t signs = b->signs[4 * ib + l];
+            for (int j = 0; j < 8; j++) y[8 * l + j] = db * (float)grid_byte(entry, j) * (signs >> j & 1 ? -1.0f : 1.0f);
+        }
+    }
+}
+
+void iq3_s_unpack(const uint8_t *p, block_unpacked *u) {
+    const block_iq3_s *b = (const block_iq3_s *)p;
+    u->d = load_f16(b->d);
+    for (int ib = 0; ib < 8; ib++) {
+        u->sc[2 * ib] = u->sc[2 * ib + 1] = (int16_t)(1 + 2 * iq3_s_scale(b, ib));
+        for (int l = 0; l < 4; l++)
+            signed_group(iq3_s_pair(b, ib, l), iq_sign_mask8[b->signs[4 * ib + l]], u->q + 32 * ib + 8 * l);
+    }
+}
+
+BLOCK_TYPE_TRAITS(iq3_xxs, block_iq3_xxs, QK_K)
+BLOCK_TYPE_TRAITS(iq3_s, block_iq3_s, QK_K)
