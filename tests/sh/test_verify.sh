@@ -20,9 +20,8 @@ REFUSED=(
     # hybrid recurrent layers (issue 29), latent attention and GLM-4.5 (issue 36)
     "deepseek2-tiny/*|unsupported (architecture|model_type) '(deepseek2|deepseek_v3)'"
     "glm4moe-tiny/*|unsupported (architecture|model_type) '(glm4moe|glm4_moe)'"
-    # the low-bit grid types (issue 30); the imatrix file is not a model at all
+    # an importance matrix is not a model at all
     "iq-grid-tiny/imatrix-*|no general.architecture"
-    "iq-grid-tiny/model-[inqtu]*|unsupported type id"
 )
 refused_reason() {   # prints the reason pattern when the model is expected to be refused
     local rel=$1 entry
@@ -54,6 +53,7 @@ check "models verified: every GGUF, HF folder and q4nx pack the engine runs ($n)
 # the sanitized build on a few formats, and options
 verify "$RUN_SAN" "sanitized: --verify gemma4-ple-tiny/hf-f32" "$FIX/gemma4-ple-tiny/hf-f32" --tokens "$IDS" -n 8 -t 1
 verify "$RUN_SAN" "sanitized: --verify q4nx-gemma3-quarter" "$FIX/q4nx-gemma3-quarter" --tokens "$IDS" -n 8 -t 1
+verify "$RUN_SAN" "sanitized: --verify the UD-style mix of 14 low-bit types" "$FIX/iq-grid-tiny/model-ud-mix.gguf" --tokens "$IDS" -n 8 -t 2
 verify "$RUN_SAN" "sanitized: --verify llama-tiny/hf --quant q8_0" "$FIX/llama-tiny/hf" --quant q8_0 --tokens "$IDS" -n 8 -t 1
 verify "$RUN_SAN" "sanitized: --verify llama-tiny/hf --quant q4_0" "$FIX/llama-tiny/hf" --quant q4_0 --tokens "$IDS" -n 8 -t 1
 verify "$RUN_SAN" "sanitized: --verify with 2 threads (gemma4-tiny)" "$FIX/gemma4-tiny/model-f32.gguf" --tokens "$IDS" -n 8 -t 2

@@ -11,7 +11,11 @@
  *   weights) dequantized and compared with model-f32.gguf; a deliberately mis-ordered read must fail;
  *   the same for iq4-tiny's IQ4_NL / IQ4_XS files;
  * - iq4-tiny's decoder unit-test files (gguf-py's dequantization) reproduced bit for bit; MXFP4 at
- *   extreme exponents, and gpt-oss-tiny's MXFP4 experts equal to the F32 file's tensors exactly. */
+ *   extreme exponents, and gpt-oss-tiny's MXFP4 experts equal to the F32 file's tensors exactly;
+ * - the low-bit types of README-iq-grid: the grid tables equal grids.json entry by entry, the 24
+ *   decoder vectors (real rows and random bytes, decoded by llama.cpp) reproduced bit for bit, the
+ *   unpacked integer form equal to the dequantized values, and every tensor of every iq-grid-tiny
+ *   file near model-f32.gguf's (another row's bytes far from it). */
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -23,6 +27,9 @@
 #include "kernels/types.h"
 #include "kernels/f16.h"
 #include "kernels/bf16.h"
+#include "kernels/iq_grids.h"
+#include "kernels/kernels_internal.h"
+#include "io/json.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -706,6 +713,173 @@ static void test_mxfp4_gpt_oss(void) {
     gguf_close(f);
 }
 
+/* ---------------------------------------------------------------- the low-bit types (README-iq-grid) */
+
+static const struct { const char *name; int type; } LOWBIT[] = {
+    { "iq2_xxs", TS_IQ2_XXS }, { "iq2_xs", TS_IQ2_XS }, { "iq2_s", TS_IQ2_S }, { "iq3_xxs", TS_IQ3_XXS },
+    { "iq3_s", TS_IQ3_S }, { "iq1_s", TS_IQ1_S }, { "iq1_m", TS_IQ1_M }, { "tq1_0", TS_TQ1_0 },
+    { "tq2_0", TS_TQ2_0 }, { "nvfp4", TS_NVFP4 }, { "q1_0", TS_Q1_0 }, { "q2_0", TS_Q2_0 },
+};
+#define N_LOWBIT (int)(sizeof LOWBIT / sizeof LOWBIT[0])
+
+/* The generated tables (src/kernels/iq_grids.c) against grids.json, entry by entry, and the sign
+ * masks the generator derived from them against their definition. */
+static void test_iq_grid_tables(void) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/iq-grid-tiny/grids.json", fixtures_dir());
+    size_t n = 0;
+    char *text = read_all(path, &n);
+    json_value *root = NULL;
+    ts_error err = { { 0 } };
+    if (!text || json_parse(text, n, &root, &err) != 0) { CHECK(0, "read %s (%s)", path, err.msg); free(text); return; }
+    const json_value *tables = json_get(root, "tables");
+    static const struct { const char *name; const void *table; int bytes, count; } t[] = {
+        { "ksigns_iq2xs", ksigns_iq2xs, 1, 128 }, { "iq2xxs_grid", iq2xxs_grid, 8, 256 },
+        { "iq2xs_grid", iq2xs_grid, 8, 512 }, { "iq2s_grid", iq2s_grid, 8, 1024 },
+        { "iq3xxs_grid", iq3xxs_grid, 4, 256 }, { "iq3s_grid", iq3s_grid, 4, 512 },
+        { "iq1s_grid", iq1s_grid, 8, 2048 }, { "kvalues_fp4", kvalues_mxfp4, -1, 16 },
+    };
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        const json_value *v = json_get(json_get(tables, t[i].name), "values");
+        int bad = 0;
+        if (!v || v->type != JSON_ARRAY || (int)v->n != t[i].count) bad = -1;
+        for (int e = 0; bad >= 0 && e < t[i].count; e++) {
+            const json_value *x = &v->items[e];
+            uint64_t want = x->type == JSON_STRING ? strtoull(x->str, NULL, 16) : (uint64_t)x->integer;
+            uint64_t got = t[i].bytes == 8 ? ((const uint64_t *)t[i].table)[e]
+                         : t[i].bytes == 4 ? ((const uint32_t *)t[i].table)[e]
+                         : t[i].bytes == 1 ? ((const uint8_t *)t[i].table)[e]
+                         : (uint64_t)(int64_t)((const int8_t *)t[i].table)[e];
+            bad += got != want;
+        }
+        CHECK(bad == 0, "%s: the engine's %d entries equal grids.json's (%d differ)", t[i].name, t[i].count, bad);
+    }
+    int bad = 0;
+    for (int b = 0; b < 256; b++)
+        for (int j = 0; j < 8; j++) bad += grid_byte(iq_sign_mask8[b], j) != (b >> j & 1 ? 0xff : 0x01);
+    for (int i = 0; i < 128; i++) bad += iq_ksigns_mask[i] != iq_sign_mask8[ksigns_iq2xs[i]];
+    CHECK(bad == 0, "sign masks: byte j of iq_sign_mask8[b] is -1 where bit j of b is set, +1 elsewhere; "
+          "iq_ksigns_mask = iq_sign_mask8 o ksigns_iq2xs (%d wrong)", bad);
+    json_free(root);
+    free(text);
+}
+
+/* dequant-<t>.bin / .f32 (rows 0..3 of blk.0.attn_output, ne0 512) and dequant-<t>-random (2048
+ * values of random-byte blocks, codes the quantizer never writes), decoded by llama.cpp. */
+static void test_lowbit_decoder_vectors(void) {
+    for (int i = 0; i < N_LOWBIT; i++)
+        for (int rnd = 0; rnd < 2; rnd++) {
+            char path[1024];
+            size_t nb = 0, nf = 0;
+            snprintf(path, sizeof path, "%s/iq-grid-tiny/dequant-%s%s.bin", fixtures_dir(), LOWBIT[i].name, rnd ? "-random" : "");
+            uint8_t *bin = read_all(path, &nb);
+            snprintf(path, sizeof path, "%s/iq-grid-tiny/dequant-%s%s.f32", fixtures_dir(), LOWBIT[i].name, rnd ? "-random" : "");
+            float *want = read_all(path, &nf);
+            const int64_t k = rnd ? 2048 : 512, rows = rnd ? 1 : 4;
+            const size_t rb = type_row_bytes(LOWBIT[i].type, k);
+            int diff = -1;
+            if (bin && want && nb == rows * rb && nf == (size_t)(rows * k) * sizeof(float)) {
+                float *got = malloc(nf);
+                for (int r = 0; r < rows; r++) type_get(LOWBIT[i].type)->dequant_row(bin + r * rb, got + r * k, k);
+                diff = 0;
+                for (int64_t e = 0; e < rows * k; e++) diff += memcmp(&got[e], &want[e], 4) != 0;
+                free(got);
+            }
+            CHECK(diff == 0, "%s: %s dequantized bit for bit as llama.cpp does (%d of %lld differ)",
+                  type_name(LOWBIT[i].type), rnd ? "random-byte blocks" : "real rows", diff, (long long)(rows * k));
+            free(bin);
+            free(want);
+        }
+}
+
+/* The unpacked integer form the dot products use (d * sc * q) is the dequantized weight: exactly for
+ * the float order-free cases, within an f32 rounding otherwise; over random bytes (redrawn until
+ * finite) so every grid entry and sign pattern is met. */
+static void test_unpacked_form(rng *r) {
+    static const struct { int type; unpack_block_fn unpack; } u[] = {
+        { TS_IQ2_XXS, iq2_xxs_unpack }, { TS_IQ2_XS, iq2_xs_unpack }, { TS_IQ2_S, iq2_s_unpack },
+        { TS_IQ3_XXS, iq3_xxs_unpack }, { TS_IQ3_S, iq3_s_unpack }, { TS_IQ1_S, iq1_s_unpack },
+        { TS_IQ1_M, iq1_m_unpack }, { TS_TQ1_0, tq1_0_unpack }, { TS_TQ2_0, tq2_0_unpack },
+    };
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+        const size_t bb = type_block_bytes(u[i].type);
+        uint8_t blk[128];
+        float deq[QK_K];
+        int bad = 0, blocks = 0;
+        for (int trial = 0; trial < 400; trial++) {
+            for (size_t j = 0; j < bb; j++) blk[j] = (uint8_t)rng_u32(r);
+            type_get(u[i].type)->dequant_row(blk, deq, QK_K);
+            int finite = 1;
+            for (int j = 0; j < QK_K; j++) finite &= isfinite(deq[j]) && fabsf(deq[j]) < 1e30f;
+            if (!finite) continue;
+            blocks++;
+            block_unpacked up;
+            u[i].unpack(blk, &up);
+            for (int j = 0; j < QK_K; j++) {
+                double v = (double)up.d * up.sc[j / 16] * up.q[j];
+                if (fabs(v - deq[j]) > 1e-6 * fabs(deq[j]) + 1e-37) bad++;
+            }
+        }
+        CHECK(bad == 0 && blocks > 100, "%s: the unpacked form d * sc * q equals the dequantized weights (%d blocks, %d off)",
+              type_name(u[i].type), blocks, bad);
+    }
+}
+
+/* Every tensor of every iq-grid-tiny file (llama-quantize from model-f32.gguf) dequantized near the
+ * F32 weights: the rel. RMS error within the file's bound (about 1.3x what the bit-exact decoders
+ * give: these are 1-3 bit fits of random weights), and row r decoded from row r + 1's bytes far
+ * from it (~1.4), so the bound says something. */
+static void test_lowbit_real_files(void) {
+    static const double bound[N_LOWBIT + 1] = { 0.45, 0.40, 0.33, 0.25, 0.19, 0.65, 0.62, 0.90, 0.90, 0.13, 0.75, 0.85, 0.65 };
+    char path[1024];
+    gguf_file *f32 = NULL;
+    ts_error err = { { 0 } };
+    snprintf(path, sizeof path, "%s/iq-grid-tiny/model-f32.gguf", fixtures_dir());
+    if (gguf_open(path, &f32, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); return; }
+    for (int i = 0; i < N_LOWBIT + 1; i++) {
+        const char *name = i < N_LOWBIT ? LOWBIT[i].name : "ud-mix";
+        gguf_file *g = NULL;
+        snprintf(path, sizeof path, "%s/iq-grid-tiny/model-%s.gguf", fixtures_dir(), name);
+        if (gguf_open(path, &g, &err) != 0) { CHECK(0, "open %s: %s", path, err.msg); continue; }
+        const tensor_dir *d = gguf_tensors(g);
+        int n = 0, worse = 0, types_seen = 0;
+        double worst = 0, best_shifted = 1e30;
+        int seen[TS_TYPE_COUNT] = { 0 };
+        for (int t = 0; t < d->n; t++) {
+            const tensor_entry *te = &d->t[t];
+            if (te->type == TS_F32) continue;
+            const tensor_entry *re = tensor_dir_find(gguf_tensors(f32), te->name);
+            if (!re || memcmp(re->ne, te->ne, sizeof te->ne) != 0) { worse++; continue; }
+            types_seen += !seen[te->type]++;
+            const int64_t k = te->ne[0], rows = te->ne[1];
+            const size_t rb = type_row_bytes(te->type, k);
+            float *w = malloc(sizeof(float) * k), *ws = malloc(sizeof(float) * k);
+            double e2 = 0, r2 = 0, s2 = 0;
+            for (int64_t row = 0; row < rows; row++) {
+                type_get(te->type)->dequant_row(te->data + row * rb, w, k);
+                type_get(te->type)->dequant_row(te->data + (row + 1) % rows * rb, ws, k);
+                const float *ref = (const float *)re->data + row * k;
+                for (int64_t j = 0; j < k; j++) {
+                    e2 += (w[j] - ref[j]) * (double)(w[j] - ref[j]);
+                    r2 += (ws[j] - ref[j]) * (double)(ws[j] - ref[j]);
+                    s2 += (double)ref[j] * ref[j];
+                }
+            }
+            double rel = sqrt(e2 / s2), rel_shifted = sqrt(r2 / s2);
+            if (rel > worst) worst = rel;
+            if (rel_shifted < best_shifted) best_shifted = rel_shifted;
+            n++;
+            free(w); free(ws);
+        }
+        CHECK(n == 16 && worse == 0 && worst <= bound[i] && best_shifted > 1.1 &&
+                  (i < N_LOWBIT ? types_seen == 1 && seen[LOWBIT[i].type] == 16 : types_seen == 14),
+              "model-%s.gguf: %d matrices (%d types) near model-f32's: worst rel. RMS %.3f (bound %.2f), "
+              "a shifted row %.3f or more", name, n, types_seen, worst, bound[i], best_shifted);
+        gguf_close(g);
+    }
+    gguf_close(f32);
+}
+
 int main(void) {
     rng r = { 0x9E3779B97F4A7C15ULL };
     test_type_table();
@@ -716,5 +890,9 @@ int main(void) {
     test_iq4_dequant_files();
     test_mxfp4_exponents();
     test_mxfp4_gpt_oss();
+    test_iq_grid_tables();
+    test_lowbit_decoder_vectors();
+    test_unpacked_form(&r);
+    test_lowbit_real_files();
     CHECK_EXIT();
 }

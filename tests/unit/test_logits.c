@@ -157,6 +157,21 @@ static const ref_case CASES[] = {
     { "granite-hybrid-tiny/hf", "granite-hybrid-tiny/ref-numpy-hf.tokens.i32", "granite-hybrid-tiny/ref-numpy-hf.logits.f32", GATE_F32, 0 },
     Q_PAIR("granite-hybrid-tiny", "q8_0", 0.998f, 0.07f), Q_PAIR("granite-hybrid-tiny", "q4_k_m", 0.997f, 0.075f),
     F32_PAIR("granite-hybrid-moe-tiny", 100),
+    /* The low-bit types (README-iq-grid): one file per type with every matrix in it, and a file
+     * mixing 14 types per tensor the way unsloth's UD-Q2_K_XL files do. The scalar set (f32
+     * activations) against numpy on the dequantized weights; every set against llama.cpp with the
+     * README's gate (cosine >= 0.999, rel L2 <= 0.05, the argmax where its margin > 0.3); the SIMD
+     * sets, which round activations as llama.cpp does, generate its 8 greedy tokens. */
+#define IQ_CASES(t) \
+    { "iq-grid-tiny/model-" t ".gguf", "iq-grid-tiny/ref-llamacpp-" t ".tokens.i32", "iq-grid-tiny/ref-numpy-dequant-" t ".logits.f32", GATE_DEQUANT, 0 }, \
+    { "iq-grid-tiny/model-" t ".gguf", "iq-grid-tiny/ref-llamacpp-" t ".tokens.i32", "iq-grid-tiny/ref-llamacpp-" t ".logits.f32", GATE_LLAMACPP_Q, 0, 0, 0, 0.999f, 0.05f }, \
+    { "iq-grid-tiny/model-" t ".gguf", "iq-grid-tiny/ref-llamacpp-" t ".tokens.i32", "iq-grid-tiny/ref-llamacpp-" t ".logits.f32", GATE_LLAMACPP_Q, 20, 0, 0, 0.999f, 0.05f, true }
+    IQ_CASES("iq1_s"), IQ_CASES("iq1_m"), IQ_CASES("iq2_xxs"), IQ_CASES("iq2_xs"), IQ_CASES("iq2_s"),
+    IQ_CASES("iq3_xxs"), IQ_CASES("iq3_s"), IQ_CASES("tq1_0"), IQ_CASES("tq2_0"), IQ_CASES("nvfp4"),
+    IQ_CASES("q1_0"), IQ_CASES("q2_0"), IQ_CASES("ud-mix"),
+    { "iq-grid-tiny/model-f32.gguf", "iq-grid-tiny/ref-llamacpp-f32.tokens.i32", "iq-grid-tiny/ref-llamacpp-f32.logits.f32", GATE_F32, 20 },
+    { "iq-grid-tiny/model-f32.gguf", "iq-grid-tiny/ref-llamacpp-f32.tokens.i32", "iq-grid-tiny/ref-numpy-f32.logits.f32", GATE_F32, 0 },
+#undef IQ_CASES
 #undef F32_PAIR
 #undef Q_PAIR
 };

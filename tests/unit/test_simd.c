@@ -40,13 +40,26 @@ static float rng_gauss(rng *r) {
 }
 
 static const int TYPES[] = { TS_F32, TS_F16, TS_BF16, TS_Q8_0, TS_Q4_0, TS_Q4_1, TS_Q5_0, TS_Q5_1,
-                             TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K, TS_IQ4_NL, TS_IQ4_XS, TS_MXFP4 };
+                             TS_Q2_K, TS_Q3_K, TS_Q4_K, TS_Q5_K, TS_Q6_K, TS_IQ4_NL, TS_IQ4_XS, TS_MXFP4,
+                             TS_IQ2_XXS, TS_IQ2_XS, TS_IQ2_S, TS_IQ3_XXS, TS_IQ3_S, TS_IQ1_S, TS_IQ1_M,
+                             TS_TQ1_0, TS_TQ2_0, TS_NVFP4, TS_Q1_0, TS_Q2_0 };
+/* The low-bit types of README-iq-grid: the same integer sums and float operations in every set
+ * (grid_dot.c, nvfp4_dot.c, q1_0_dot.c, q2_0_dot.c), so every kernel gives the portable one's bits. */
+static bool is_lowbit(int type) {
+    switch (type) {
+    case TS_IQ2_XXS: case TS_IQ2_XS: case TS_IQ2_S: case TS_IQ3_XXS: case TS_IQ3_S: case TS_IQ1_S: case TS_IQ1_M:
+    case TS_TQ1_0: case TS_TQ2_0: case TS_NVFP4: case TS_Q1_0: case TS_Q2_0: return true;
+    default: return false;
+    }
+}
 #define N_TYPES (int)(sizeof TYPES / sizeof TYPES[0])
 
 /* Odd sizes: k not a multiple of the vector width where the format allows it. */
 static int64_t test_k(int type) {
     if (type_block_size(type) == 1) return 203;
     if (type_block_size(type) == 32) return 32 * 7;
+    if (type_block_size(type) == 64) return 64 * 7;     /* 14 activation blocks: the 4 lanes unequal */
+    if (type_block_size(type) == 128) return 128 * 5;
     return 256 * 3;
 }
 
@@ -58,6 +71,22 @@ static uint8_t *random_weights(rng *r, int type, int rows, int64_t k, size_t *ro
     uint8_t *w = malloc((size_t)rows * *row_bytes);
     float *src = malloc((size_t)k * sizeof(float));
     for (int i = 0; i < rows; i++) {
+        if (!tt->quantize_row) {
+            /* the types without a quantizer: random bytes (every grid entry, sign pattern and code),
+             * each block redrawn until its values are finite and moderate (random scale fields) */
+            const int bs = type_block_size(type);
+            const size_t bb = type_block_bytes(type);
+            for (int64_t b = 0; b < k / bs; b++) {
+                uint8_t *blk = w + (size_t)i * *row_bytes + b * bb;
+                for (bool ok = false; !ok;) {
+                    for (size_t j = 0; j < bb; j++) blk[j] = (uint8_t)rng_u32(r);
+                    tt->dequant_row(blk, src, bs);
+                    ok = true;
+                    for (int j = 0; j < bs; j++) ok &= isfinite(src[j]) && fabsf(src[j]) < 100.0f;
+                }
+            }
+            continue;
+        }
         float scale = 0.02f * (1 + i % 3), shift = (i % 2) ? 0.01f : 0.0f;
         for (int64_t j = 0; j < k; j++) src[j] = scale * rng_gauss(r) + shift;
         tt->quantize_row(src, w + (size_t)i * *row_bytes, k);
@@ -174,6 +203,12 @@ static const kernel_set portable = {
         [TS_Q3_K] = &q3_k_kernels_generic, [TS_Q4_K] = &q4_k_kernels_generic, [TS_Q5_K] = &q5_k_kernels_generic,
         [TS_Q6_K] = &q6_k_kernels_generic, [TS_IQ4_NL] = &iq4_nl_kernels_generic,
         [TS_IQ4_XS] = &iq4_xs_kernels_generic, [TS_MXFP4] = &mxfp4_kernels_generic,
+        [TS_IQ2_XXS] = &iq2_xxs_kernels_generic, [TS_IQ2_XS] = &iq2_xs_kernels_generic,
+        [TS_IQ2_S] = &iq2_s_kernels_generic, [TS_IQ3_XXS] = &iq3_xxs_kernels_generic,
+        [TS_IQ3_S] = &iq3_s_kernels_generic, [TS_IQ1_S] = &iq1_s_kernels_generic,
+        [TS_IQ1_M] = &iq1_m_kernels_generic, [TS_TQ1_0] = &tq1_0_kernels_generic,
+        [TS_TQ2_0] = &tq2_0_kernels_generic, [TS_NVFP4] = &nvfp4_kernels_generic,
+        [TS_Q1_0] = &q1_0_kernels_generic, [TS_Q2_0] = &q2_0_kernels_generic,
     } };
 
 /* One type under one kernel set. */
@@ -199,7 +234,7 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
     float y[6][9];
     /* kernels that do the portable kernel's float operations on the same integer sums: the
      * AVX-512 K-quants, and every NEON kernel */
-    const type_kernels *same_bits = ks->level == SIMD_NEON ? portable.types[type]
+    const type_kernels *same_bits = ks->level == SIMD_NEON || is_lowbit(type) ? portable.types[type]
                                     : ks->level != SIMD_AVX512 ? NULL
                                     : type == TS_Q4_K ? &q4_k_kernels_generic
                                     : type == TS_Q5_K ? &q5_k_kernels_generic
