@@ -129,7 +129,14 @@ static void matmul_chunk(void *ctx, long i) {
     int wi = 0;
     while (i >= j->chunks_before[wi + 1]) wi++;
     const long rows = j->w[wi]->rows, lo = (i - j->chunks_before[wi]) * j->chunk_rows[wi];
-    product_rows(j, wi, lo, lo + j->chunk_rows[wi] < rows ? lo + j->chunk_rows[wi] : rows);
+    const long hi = lo + j->chunk_rows[wi] < rows ? lo + j->chunk_rows[wi] : rows;
+    product_rows(j, wi, lo, hi);
+    const float scale = j->w[wi]->scale;
+    if (scale != 0.0f && scale != 1.0f)   /* the weight's per-tensor scale (weight.h) */
+        for (int t = 0; t < j->n; t++) {
+            float *y = j->y[wi] + (long)t * j->y_stride[wi];
+            for (long r = lo; r < hi; r++) y[r] *= scale;
+        }
 }
 
 /* Rows per chunk of weight w: a cache block of tiles for a batch, about MATVEC_CHUNK_BYTES of

@@ -12,6 +12,8 @@ typedef struct weight {
     size_t row_bytes;
     const uint8_t *data;    /* NULL when the model has no such tensor */
     const char *name;       /* the container's tensor name, for messages and --info */
+    float scale;            /* 0: none; else every product's result times it (a GGUF '<name>.scale'
+                               tensor: NVFP4 checkpoints' second-level scale) */
 } weight;
 
 #endif

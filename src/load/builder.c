@@ -3,7 +3,9 @@
 #include "load/model_arena.h"
 #include "load/layout.h"
 #include "core/error.h"
+#include "core/tensor_type.h"
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 const tensor_entry *builder_find_expert(builder *b, int role, int layer, int expert, char *name, size_t cap) {
@@ -20,6 +22,31 @@ void builder_consume(builder *b, const tensor_entry *t) {
     b->used[t - b->src->dir->t] = true;
 }
 
+/* A GGUF matrix '<x>.weight' with a tensor '<x>.scale' beside it (one F32 value; NVFP4 checkpoints
+ * carry one per matrix): llama.cpp multiplies the product's result by it, so the matrix is
+ * scale * W. The embeddings are read by rows and take none (llama.cpp loads none for them), so a
+ * 'token_embd.scale', or an 'output.scale' beside a tied head, is left over and refuses the file. */
+static int attach_weight_scale(builder *b, weight *w, int role, const char *name) {
+    const size_t n = strlen(name);
+    if (!b->src->weight_scales || role == ROLE_TOKEN_EMBD || role == ROLE_PLE_EMBD || n < 7 || strcmp(name + n - 7, ".weight") != 0) return 0;
+    char sname[300];
+    snprintf(sname, sizeof sname, "%.*s.scale", (int)(n - 7), name);
+    const tensor_entry *s = tensor_dir_find(b->src->dir, sname);
+    if (!s) return 0;
+    int64_t count = 1;
+    for (int i = 0; i < s->n_dims; i++) count *= s->ne[i];
+    if (s->type != TS_F32 || count != 1)
+        return ts_fail(b->err, "%s: tensor '%s' must be one F32 value (the scale of '%s'), not %lld %s values", b->src->path,
+                       sname, name, (long long)count, type_name(s->type));
+    float v;
+    memcpy(&v, s->data, sizeof v);
+    if (!isfinite(v) || v == 0.0f)
+        return ts_fail(b->err, "%s: tensor '%s' (the scale of '%s') is %g", b->src->path, sname, name, (double)v);
+    w->scale = v;
+    builder_consume(b, s);
+    return 0;
+}
+
 int builder_matrix_expert(builder *b, weight *w, int role, int layer, int expert, int64_t rows,
                           int64_t cols, bool required) {
     char name[256];
@@ -28,7 +55,7 @@ int builder_matrix_expert(builder *b, weight *w, int role, int layer, int expert
     if (!t) return required ? ts_fail(b->err, "%s: tensor '%s' is missing", b->src->path, name) : 0;
     if (b->src->matrix(b->src, t, role, rows, cols, w, b->err) != 0) return -1;
     builder_consume(b, t);
-    return 0;
+    return attach_weight_scale(b, w, role, t->name);
 }
 
 int builder_matrix(builder *b, weight *w, int role, int layer, int64_t rows, int64_t cols, bool required) {

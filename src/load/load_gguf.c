@@ -208,7 +208,7 @@ int load_gguf_model(ts_model *m, const char *path, ts_error *err) {
     model_hparams hp;
     if (read_hparams(&R, &hp, err) != 0) return -1;
     R.first_nextn_block = hp.n_nextn > 0 ? hp.n_layers - hp.n_nextn : INT_MAX;
-    tensor_source src = { .dir = gguf_tensors(g), .path = path, .rules = &R.a->gguf, .vocab_exact = true, .ctx = &R,
+    tensor_source src = { .dir = gguf_tensors(g), .path = path, .rules = &R.a->gguf, .vocab_exact = true, .weight_scales = true, .ctx = &R,
                           .name = gguf_role_name, .matrix = gguf_matrix, .vector = gguf_vector,
                           .ignorable = gguf_ignorable, .release = gguf_release_copied };
     if (build_geometry(m, R.a, &hp, &src, err) != 0) return -1;

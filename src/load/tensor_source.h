@@ -13,6 +13,7 @@ typedef struct tensor_source {
     const char *path;          /* for messages */
     const container_rules *rules;   /* the family's conventions in this container */
     bool vocab_exact;          /* the tokenizer has exactly as many tokens as the embedding rows */
+    bool weight_scales;        /* a matrix '<name>.weight' may have a per-tensor '<name>.scale' (GGUF) */
     void *ctx;
     /* The container's name of a role (layer substituted; expert too, for names of one tensor per
      * expert), or NULL when it has none. */
