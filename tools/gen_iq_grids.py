@@ -12,15 +12,15 @@ import sys
 SRC = sys.argv[1] if len(sys.argv) > 1 else "../shared/fixtures/iq-grid-tiny/grids.json"
 tables = json.load(open(SRC))["tables"]
 
-# name in grids.json -> (C type, values per line, hex digits or 0 for decimal)
+# name in grids.json (ggml's) -> (C name, C type, values per line, hex digits or 0 for decimal)
 EMIT = [
-    ("ksigns_iq2xs", "uint8_t", 16, 0),
-    ("iq2xxs_grid", "uint64_t", 4, 16),
-    ("iq2xs_grid", "uint64_t", 4, 16),
-    ("iq2s_grid", "uint64_t", 4, 16),
-    ("iq3xxs_grid", "uint32_t", 8, 8),
-    ("iq3s_grid", "uint32_t", 8, 8),
-    ("iq1s_grid", "uint64_t", 4, 16),
+    ("ksigns_iq2xs", "iq_ksigns", "uint8_t", 16, 0),
+    ("iq2xxs_grid", "iq_grid2xxs", "uint64_t", 4, 16),
+    ("iq2xs_grid", "iq_grid2xs", "uint64_t", 4, 16),
+    ("iq2s_grid", "iq_grid2s", "uint64_t", 4, 16),
+    ("iq3xxs_grid", "iq_grid3xxs", "uint32_t", 8, 8),
+    ("iq3s_grid", "iq_grid3s", "uint32_t", 8, 8),
+    ("iq1s_grid", "iq_grid1s", "uint64_t", 4, 16),
 ]
 
 
@@ -47,11 +47,11 @@ parts = [
     '#include "kernels/iq_grids.h"',
     "",
 ]
-for name, ctype, per_line, digits in EMIT:
+for name, cname, ctype, per_line, digits in EMIT:
     t = tables[name]
     values = [as_int(v) for v in t["values"]]
     assert len(values) == t["count"] and t["c_type"] == ctype, name
-    parts.append(emit(name, ctype, per_line, digits, values, "%s (%d entries): %s" % (name, len(values), t["used_by"])))
+    parts.append(emit(cname, ctype, per_line, digits, values, "ggml's %s (%d entries): %s" % (name, len(values), t["used_by"])))
     parts.append("")
 
 # Sign masks: byte j = 0xff (negate) where bit j of the sign byte is set, else 0x01 (keep), so one
@@ -67,5 +67,5 @@ parts.append(emit("iq_sign_mask8", "uint64_t", 4, 16, [mask_of(b) for b in range
                   "iq_sign_mask8[b]: the 8 signs of sign byte b as bytes -1 / +1"))
 parts.append("")
 parts.append(emit("iq_ksigns_mask", "uint64_t", 4, 16, [mask_of(ksigns[i]) for i in range(128)],
-                  "iq_ksigns_mask[i] = iq_sign_mask8[ksigns_iq2xs[i]]: a 7-bit sign index's 8 signs"))
+                  "iq_ksigns_mask[i] = iq_sign_mask8[iq_ksigns[i]]: a 7-bit sign index's 8 signs"))
 print("\n".join(parts))

@@ -1,4 +1,4 @@
-/* IQ1_S and IQ1_M: 1.5-bit grid types. Each group of 8 weights is one entry of iq1s_grid (values
+/* IQ1_S and IQ1_M: 1.5-bit grid types. Each group of 8 weights is one entry of iq_grid1s (values
  * -1, 0, +1) plus a delta of +-1/8 (per 32 weights in IQ1_S, per 8 in IQ1_M): a weight is
  * d * (2s + 1) * (grid + delta) with a 3-bit s per 32 (IQ1_S) or 16 (IQ1_M) weights. Float
  * operations in ggml's order (bit-exact dequantization); unpacking gives the integer form
@@ -26,7 +26,7 @@ static void iq1_s_dequant_block(const uint8_t *p, float *y) {
     for (int ib = 0; ib < 8; ib++, y += 32) {
         uint16_t qh = load_u16(b->qh + 2 * ib);
         float dl = d * (float)(2 * ((qh >> 12) & 7) + 1), delta = qh & 0x8000 ? -IQ1_DELTA : IQ1_DELTA;
-        for (int l = 0; l < 4; l++) dequant_group(dl, iq1s_grid[b->qs[4 * ib + l] | ((qh >> (3 * l)) & 7) << 8], delta, y + 8 * l);
+        for (int l = 0; l < 4; l++) dequant_group(dl, iq_grid1s[b->qs[4 * ib + l] | ((qh >> (3 * l)) & 7) << 8], delta, y + 8 * l);
     }
 }
 
@@ -37,7 +37,7 @@ void iq1_s_unpack(const uint8_t *p, block_unpacked *u) {
         uint16_t qh = load_u16(b->qh + 2 * ib);
         u->sc[2 * ib] = u->sc[2 * ib + 1] = (int16_t)(2 * ((qh >> 12) & 7) + 1);
         for (int l = 0; l < 4; l++)
-            unpack_group(iq1s_grid[b->qs[4 * ib + l] | ((qh >> (3 * l)) & 7) << 8], qh & 0x8000 ? -1 : 1, u->q + 32 * ib + 8 * l);
+            unpack_group(iq_grid1s[b->qs[4 * ib + l] | ((qh >> (3 * l)) & 7) << 8], qh & 0x8000 ? -1 : 1, u->q + 32 * ib + 8 * l);
     }
 }
 
@@ -64,7 +64,7 @@ static void iq1_m_dequant_block(const uint8_t *p, float *y) {
         for (int l = 0; l < 4; l++) {
             int nib = iq1_m_nibble(b, ib, l);
             float dl = d * (float)(2 * iq1_m_scale(b, ib, l / 2) + 1);
-            dequant_group(dl, iq1s_grid[b->qs[4 * ib + l] | (nib & 7) << 8], nib & 8 ? -IQ1_DELTA : IQ1_DELTA, y + 8 * l);
+            dequant_group(dl, iq_grid1s[b->qs[4 * ib + l] | (nib & 7) << 8], nib & 8 ? -IQ1_DELTA : IQ1_DELTA, y + 8 * l);
         }
 }
 
@@ -76,7 +76,7 @@ void iq1_m_unpack(const uint8_t *p, block_unpacked *u) {
         u->sc[2 * ib + 1] = (int16_t)(2 * iq1_m_scale(b, ib, 1) + 1);
         for (int l = 0; l < 4; l++) {
             int nib = iq1_m_nibble(b, ib, l);
-            unpack_group(iq1s_grid[b->qs[4 * ib + l] | (nib & 7) << 8], nib & 8 ? -1 : 1, u->q + 32 * ib + 8 * l);
+            unpack_group(iq_grid1s[b->qs[4 * ib + l] | (nib & 7) << 8], nib & 8 ? -1 : 1, u->q + 32 * ib + 8 * l);
         }
     }
 }

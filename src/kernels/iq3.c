@@ -17,8 +17,8 @@ static void iq3_xxs_dequant_block(const uint8_t *p, float *y) {
         uint32_t w = load_u32(b->qs + QK_K / 4 + 4 * ib);
         float db = (d * (0.5f + (float)(w >> 28))) * 0.5f;
         for (int l = 0; l < 4; l++) {
-            uint8_t signs = ksigns_iq2xs[(w >> 7 * l) & 127];
-            uint64_t entry = iq3xxs_grid[idx[2 * l]] | (uint64_t)iq3xxs_grid[idx[2 * l + 1]] << 32;
+            uint8_t signs = iq_ksigns[(w >> 7 * l) & 127];
+            uint64_t entry = iq_grid3xxs[idx[2 * l]] | (uint64_t)iq_grid3xxs[idx[2 * l + 1]] << 32;
             for (int j = 0; j < 8; j++) y[8 * l + j] = db * (float)grid_byte(entry, j) * (signs >> j & 1 ? -1.0f : 1.0f);
         }
     }
@@ -39,7 +39,7 @@ void iq3_xxs_unpack(const uint8_t *p, block_unpacked *u) {
         uint32_t w = load_u32(b->qs + QK_K / 4 + 4 * ib);
         u->sc[2 * ib] = u->sc[2 * ib + 1] = (int16_t)(2 * (w >> 28) + 1);
         for (int l = 0; l < 4; l++)
-            signed_group(iq3xxs_grid[idx[2 * l]] | (uint64_t)iq3xxs_grid[idx[2 * l + 1]] << 32,
+            signed_group(iq_grid3xxs[idx[2 * l]] | (uint64_t)iq_grid3xxs[idx[2 * l + 1]] << 32,
                          iq_ksigns_mask[(w >> 7 * l) & 127], u->q + 32 * ib + 8 * l);
     }
 }
@@ -49,7 +49,7 @@ void iq3_xxs_unpack(const uint8_t *p, block_unpacked *u) {
 static inline uint64_t iq3_s_pair(const block_iq3_s *b, int ib, int l) {
     int i0 = b->qs[8 * ib + 2 * l] | ((b->qh[ib] >> (2 * l)) & 1) << 8;
     int i1 = b->qs[8 * ib + 2 * l + 1] | ((b->qh[ib] >> (2 * l + 1)) & 1) << 8;
-    return iq3s_grid[i0] | (uint64_t)iq3s_grid[i1] << 32;
+    return iq_grid3s[i0] | (uint64_t)iq_grid3s[i1] << 32;
 }
 
 static inline int iq3_s_scale(const block_iq3_s *b, int ib) { return (b->scales[ib / 2] >> (4 * (ib % 2))) & 15; }

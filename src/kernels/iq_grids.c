@@ -2,8 +2,8 @@
  * Grid entry i holds one value per byte, value j = byte j of the little-endian integer. */
 #include "kernels/iq_grids.h"
 
-/* ksigns_iq2xs (128 entries): IQ2_XXS, IQ2_XS, IQ3_XXS (7 stored sign bits -> 8 signs with even parity) */
-const uint8_t ksigns_iq2xs[128] = {
+/* ggml's ksigns_iq2xs (128 entries): IQ2_XXS, IQ2_XS, IQ3_XXS (7 stored sign bits -> 8 signs with even parity) */
+const uint8_t iq_ksigns[128] = {
     0, 129, 130, 3, 132, 5, 6, 135, 136, 9, 10, 139, 12, 141, 142, 15,
     144, 17, 18, 147, 20, 149, 150, 23, 24, 153, 154, 27, 156, 29, 30, 159,
     160, 33, 34, 163, 36, 165, 166, 39, 40, 169, 170, 43, 172, 45, 46, 175,
@@ -14,8 +14,8 @@ const uint8_t ksigns_iq2xs[128] = {
     240, 113, 114, 243, 116, 245, 246, 119, 120, 249, 250, 123, 252, 125, 126, 255,
 };
 
-/* iq2xxs_grid (256 entries): IQ2_XXS: 8 magnitudes per entry, bytes from {0x08, 0x19, 0x2b} */
-const uint64_t iq2xxs_grid[256] = {
+/* ggml's iq2xxs_grid (256 entries): IQ2_XXS: 8 magnitudes per entry, bytes from {0x08, 0x19, 0x2b} */
+const uint64_t iq_grid2xxs[256] = {
     0x0808080808080808ull, 0x080808080808082bull, 0x0808080808081919ull, 0x0808080808082b08ull,
     0x0808080808082b2bull, 0x0808080808190819ull, 0x0808080808191908ull, 0x08080808082b0808ull,
     0x08080808082b082bull, 0x08080808082b2b08ull, 0x08080808082b2b2bull, 0x0808080819080819ull,
@@ -82,8 +82,8 @@ const uint64_t iq2xxs_grid[256] = {
     0x2b2b082b08080808ull, 0x2b2b190808192b08ull, 0x2b2b2b0819190808ull, 0x2b2b2b1908081908ull,
 };
 
-/* iq2xs_grid (512 entries): IQ2_XS: 8 magnitudes per entry, bytes from {0x08, 0x19, 0x2b} */
-const uint64_t iq2xs_grid[512] = {
+/* ggml's iq2xs_grid (512 entries): IQ2_XS: 8 magnitudes per entry, bytes from {0x08, 0x19, 0x2b} */
+const uint64_t iq_grid2xs[512] = {
     0x0808080808080808ull, 0x080808080808082bull, 0x0808080808081919ull, 0x0808080808082b08ull,
     0x0808080808082b2bull, 0x0808080808190819ull, 0x0808080808191908ull, 0x080808080819192bull,
     0x0808080808192b19ull, 0x08080808082b0808ull, 0x08080808082b082bull, 0x08080808082b1919ull,
@@ -214,8 +214,8 @@ const uint64_t iq2xs_grid[512] = {
     0x2b2b2b2b082b2b08ull, 0x2b2b2b2b082b2b2bull, 0x2b2b2b2b2b190819ull, 0x2b2b2b2b2b2b2b2bull,
 };
 
-/* iq2s_grid (1024 entries): IQ2_S: 8 magnitudes per entry, bytes from {0x08, 0x19, 0x2b} */
-const uint64_t iq2s_grid[1024] = {
+/* ggml's iq2s_grid (1024 entries): IQ2_S: 8 magnitudes per entry, bytes from {0x08, 0x19, 0x2b} */
+const uint64_t iq_grid2s[1024] = {
     0x0808080808080808ull, 0x080808080808082bull, 0x0808080808081919ull, 0x0808080808082b08ull,
     0x0808080808082b2bull, 0x0808080808190819ull, 0x0808080808191908ull, 0x080808080819192bull,
     0x0808080808192b19ull, 0x08080808082b0808ull, 0x08080808082b082bull, 0x08080808082b1919ull,
@@ -474,8 +474,8 @@ const uint64_t iq2s_grid[1024] = {
     0x2b2b2b2b082b082bull, 0x2b2b2b2b082b2b08ull, 0x2b2b2b2b2b082b08ull, 0x2b2b2b2b2b2b2b2bull,
 };
 
-/* iq3xxs_grid (256 entries): IQ3_XXS: 4 magnitudes per entry, bytes from {4,12,20,28,36,44,52,62} */
-const uint32_t iq3xxs_grid[256] = {
+/* ggml's iq3xxs_grid (256 entries): IQ3_XXS: 4 magnitudes per entry, bytes from {4,12,20,28,36,44,52,62} */
+const uint32_t iq_grid3xxs[256] = {
     0x04040404u, 0x04040414u, 0x04040424u, 0x04040c0cu, 0x04040c1cu, 0x04040c3eu, 0x04041404u, 0x04041414u,
     0x04041c0cu, 0x04042414u, 0x04043e1cu, 0x04043e2cu, 0x040c040cu, 0x040c041cu, 0x040c0c04u, 0x040c0c14u,
     0x040c140cu, 0x040c142cu, 0x040c1c04u, 0x040c1c14u, 0x040c240cu, 0x040c2c24u, 0x040c3e04u, 0x04140404u,
@@ -510,8 +510,8 @@ const uint32_t iq3xxs_grid[256] = {
     0x3e1c1c1cu, 0x3e1c3404u, 0x3e24140cu, 0x3e24240cu, 0x3e2c0404u, 0x3e2c0414u, 0x3e2c1424u, 0x3e341c04u,
 };
 
-/* iq3s_grid (512 entries): IQ3_S: 4 magnitudes per entry, bytes from {1,3,5,7,9,11,13,15} */
-const uint32_t iq3s_grid[512] = {
+/* ggml's iq3s_grid (512 entries): IQ3_S: 4 magnitudes per entry, bytes from {1,3,5,7,9,11,13,15} */
+const uint32_t iq_grid3s[512] = {
     0x01010101u, 0x01010103u, 0x01010105u, 0x0101010bu, 0x0101010fu, 0x01010301u, 0x01010303u, 0x01010305u,
     0x01010309u, 0x0101030du, 0x01010501u, 0x01010503u, 0x0101050bu, 0x01010707u, 0x01010901u, 0x01010905u,
     0x0101090bu, 0x0101090fu, 0x01010b03u, 0x01010b07u, 0x01010d01u, 0x01010d05u, 0x01010f03u, 0x01010f09u,
@@ -578,8 +578,8 @@ const uint32_t iq3s_grid[512] = {
     0x0f090307u, 0x0f090501u, 0x0f090b01u, 0x0f0b0505u, 0x0f0b0905u, 0x0f0d0105u, 0x0f0d0703u, 0x0f0f0101u,
 };
 
-/* iq1s_grid (2048 entries): IQ1_S, IQ1_M: 8 signed values per entry, bytes 0xff (-1), 0x00 (0), 0x01 (+1) */
-const uint64_t iq1s_grid[2048] = {
+/* ggml's iq1s_grid (2048 entries): IQ1_S, IQ1_M: 8 signed values per entry, bytes 0xff (-1), 0x00 (0), 0x01 (+1) */
+const uint64_t iq_grid1s[2048] = {
     0xffffffffffffffffull, 0xffffffffffffff01ull, 0xffffffffffff0000ull, 0xffffffffffff01ffull,
     0xffffffffffff0101ull, 0xffffffffff00ff00ull, 0xffffffffff000000ull, 0xffffffffff01ffffull,
     0xffffffffff01ff01ull, 0xffffffffff0101ffull, 0xffffffffff010101ull, 0xffffffff00ff0000ull,
@@ -1162,7 +1162,7 @@ const uint64_t iq_sign_mask8[256] = {
     0xffffffffffff0101ull, 0xffffffffffff01ffull, 0xffffffffffffff01ull, 0xffffffffffffffffull,
 };
 
-/* iq_ksigns_mask[i] = iq_sign_mask8[ksigns_iq2xs[i]]: a 7-bit sign index's 8 signs */
+/* iq_ksigns_mask[i] = iq_sign_mask8[iq_ksigns[i]]: a 7-bit sign index's 8 signs */
 const uint64_t iq_ksigns_mask[128] = {
     0x0101010101010101ull, 0xff010101010101ffull, 0xff0101010101ff01ull, 0x010101010101ffffull,
     0xff01010101ff0101ull, 0x0101010101ff01ffull, 0x0101010101ffff01ull, 0xff01010101ffffffull,

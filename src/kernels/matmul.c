@@ -44,7 +44,7 @@ typedef struct matmul_job {
 /* A batch on a grid or ternary type (type_kernels.unpack): rows [lo, hi) unpacked once into
  * block_unpacked rows, then multiplied with every position by the set's tiles over that format.
  * Unpacking a grid costs as much as a whole row dot; done once per chunk instead of once per
- * position, it leaves the integer products alone. Same bits as the row kernel (grid_dot.c). */
+ * position, it leaves the integer products alone. Same bits as the row kernel (unpacked_dot.h). */
 static bool product_rows_unpacked(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
     const type_kernels *tk = j->ks->types[w->type], *uk = j->ks->unpacked;

@@ -112,7 +112,7 @@ typedef struct type_kernels {
     tile_fn rows4;     /* 4 rows x 1 position (a matrix-vector product's rows four at a time: the
                           activation's loads and sums shared by the four), bitwise equal to dot;
                           NULL: dot per row */
-    /* The grid and ternary types (grid_dot.c): a super-block into block_unpacked, whose kernels
+    /* The grid and ternary types (unpacked_dot.h): a super-block into block_unpacked, whose kernels
      * (kernel_set.unpacked) give dot's bits; a batch multiplies rows unpacked once. NULL: none. */
     void (*unpack)(const uint8_t *block, block_unpacked *u);
 } type_kernels;
@@ -147,7 +147,7 @@ extern const type_kernels q5_0_kernels_generic, q5_1_kernels_generic;
 extern const type_kernels q2_k_kernels_generic, q3_k_kernels_generic, q4_k_kernels_generic;
 extern const type_kernels q5_k_kernels_generic, q6_k_kernels_generic;
 extern const type_kernels iq4_nl_kernels_generic, iq4_xs_kernels_generic, mxfp4_kernels_generic;
-/* Each set's kernels of the grid and ternary types and of their unpacked rows (grid_dot.c), and of
+/* Each set's kernels of the grid and ternary types and of their unpacked rows (unpacked_dot.h), and of
  * the Q8_0-activation low-bit types (nvfp4_dot.c, q1_0_dot.c, q2_0_dot.c); ISA = generic, avx2,
  * avx512, neon_dotprod. */
 #define LOWBIT_KERNELS(ISA)                                                                                 \

@@ -6,6 +6,9 @@
 #include "run/kv_cache.h"
 #include "kernels/cpu.h"
 #include "kernels/types.h"
+#include "io/gguf.h"
+#include "io/safetensors.h"
+#include <stdbool.h>
 #include <stdio.h>
 
 static void print_weight_type(FILE *f, const char *label, const weight *w) {
@@ -100,6 +103,38 @@ static void print_layer(FILE *f, const layer_geometry *ly, int il) {
             ly->post_ffn_norm ? " post_ffn" : "");
 }
 
+static void print_size(FILE *f, size_t bytes) {
+    if (bytes >= 1000000) fprintf(f, "%.1f MB", (double)bytes / 1e6);
+    else fprintf(f, "%.1f KB", (double)bytes / 1e3);
+}
+
+/* The container's tensors by type, largest share first: a file's type name says little (a UD-Q2_K_XL
+ * file holds a dozen types), so each type's count and bytes. */
+static void print_tensor_types(FILE *f, const tensor_dir *d) {
+    int count[TS_TYPE_COUNT] = { 0 };
+    size_t bytes[TS_TYPE_COUNT] = { 0 }, total = 0;
+    for (int i = 0; i < d->n; i++) {
+        const int t = d->t[i].type;
+        if (t < 0 || t >= TS_TYPE_COUNT) continue;
+        count[t]++;
+        bytes[t] += d->t[i].nbytes;
+        total += d->t[i].nbytes;
+    }
+    fprintf(f, "tensors: %d, ", d->n);
+    print_size(f, total);
+    fprintf(f, ":");
+    for (bool first = true;; first = false) {
+        int best = -1;
+        for (int t = 0; t < TS_TYPE_COUNT; t++)
+            if (count[t] && (best < 0 || bytes[t] > bytes[best])) best = t;
+        if (best < 0) break;
+        fprintf(f, "%s %s x%d ", first ? "" : ",", type_name(best), count[best]);
+        print_size(f, bytes[best]);
+        count[best] = 0;
+    }
+    fprintf(f, "\n");
+}
+
 void ts_model_print_info(const ts_model *m, FILE *f) {
     const model_geometry *g = &m->g;
     fprintf(f, "model: %s\n", m->path);
@@ -116,6 +151,8 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
         if (g->final_softcap > 0) fprintf(f, "  softcap %g", (double)g->final_softcap);
         if (g->logit_scale != 1.0f) fprintf(f, "  x %g", (double)g->logit_scale);
         fprintf(f, "\n");
+        if (m->gguf) print_tensor_types(f, gguf_tensors(m->gguf));
+        else if (m->safetensors) print_tensor_types(f, safetensors_tensors(m->safetensors));
         if (g->residual_scale != 1.0f) fprintf(f, "residual: sublayer outputs x %g\n", (double)g->residual_scale);
         if (g->rope_long_ctx > 0)
             fprintf(f, "rope: LongRoPE, long factors for contexts over %d positions (rounded up to %d)\n",

@@ -734,10 +734,10 @@ static void test_iq_grid_tables(void) {
     if (!text || json_parse(text, n, &root, &err) != 0) { CHECK(0, "read %s (%s)", path, err.msg); free(text); return; }
     const json_value *tables = json_get(root, "tables");
     static const struct { const char *name; const void *table; int bytes, count; } t[] = {
-        { "ksigns_iq2xs", ksigns_iq2xs, 1, 128 }, { "iq2xxs_grid", iq2xxs_grid, 8, 256 },
-        { "iq2xs_grid", iq2xs_grid, 8, 512 }, { "iq2s_grid", iq2s_grid, 8, 1024 },
-        { "iq3xxs_grid", iq3xxs_grid, 4, 256 }, { "iq3s_grid", iq3s_grid, 4, 512 },
-        { "iq1s_grid", iq1s_grid, 8, 2048 }, { "kvalues_fp4", kvalues_mxfp4, -1, 16 },
+        { "ksigns_iq2xs", iq_ksigns, 1, 128 }, { "iq2xxs_grid", iq_grid2xxs, 8, 256 },
+        { "iq2xs_grid", iq_grid2xs, 8, 512 }, { "iq2s_grid", iq_grid2s, 8, 1024 },
+        { "iq3xxs_grid", iq_grid3xxs, 4, 256 }, { "iq3s_grid", iq_grid3s, 4, 512 },
+        { "iq1s_grid", iq_grid1s, 8, 2048 }, { "kvalues_fp4", kvalues_mxfp4, -1, 16 },
     };
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         const json_value *v = json_get(json_get(tables, t[i].name), "values");
@@ -757,9 +757,9 @@ static void test_iq_grid_tables(void) {
     int bad = 0;
     for (int b = 0; b < 256; b++)
         for (int j = 0; j < 8; j++) bad += grid_byte(iq_sign_mask8[b], j) != (b >> j & 1 ? 0xff : 0x01);
-    for (int i = 0; i < 128; i++) bad += iq_ksigns_mask[i] != iq_sign_mask8[ksigns_iq2xs[i]];
+    for (int i = 0; i < 128; i++) bad += iq_ksigns_mask[i] != iq_sign_mask8[iq_ksigns[i]];
     CHECK(bad == 0, "sign masks: byte j of iq_sign_mask8[b] is -1 where bit j of b is set, +1 elsewhere; "
-          "iq_ksigns_mask = iq_sign_mask8 o ksigns_iq2xs (%d wrong)", bad);
+          "iq_ksigns_mask = iq_sign_mask8 o iq_ksigns (%d wrong)", bad);
     json_free(root);
     free(text);
 }

@@ -44,7 +44,7 @@ static const int TYPES[] = { TS_F32, TS_F16, TS_BF16, TS_Q8_0, TS_Q4_0, TS_Q4_1,
                              TS_IQ2_XXS, TS_IQ2_XS, TS_IQ2_S, TS_IQ3_XXS, TS_IQ3_S, TS_IQ1_S, TS_IQ1_M,
                              TS_TQ1_0, TS_TQ2_0, TS_NVFP4, TS_Q1_0, TS_Q2_0 };
 /* The low-bit types of README-iq-grid: the same integer sums and float operations in every set
- * (grid_dot.c, nvfp4_dot.c, q1_0_dot.c, q2_0_dot.c), so every kernel gives the portable one's bits. */
+ * (unpacked_dot.h, nvfp4_dot.c, q1_0_dot.c, q2_0_dot.c), so every kernel gives the portable one's bits. */
 static bool is_lowbit(int type) {
     switch (type) {
     case TS_IQ2_XXS: case TS_IQ2_XS: case TS_IQ2_S: case TS_IQ3_XXS: case TS_IQ3_S: case TS_IQ1_S: case TS_IQ1_M:

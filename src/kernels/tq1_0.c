@@ -1,7 +1,6 @@
-/* TQ1_0 and TQ2_0: ternary weights (BitNet b1.58, TriLM), value = (t - 1) * d with t = 0, 1, 2
- * and one f16 d per 256 weights, stored last. TQ1_0 packs 5 trits per byte as a base-3 fraction
- * (trit n of byte q is the top of (q * 3^n mod 256) * 3), TQ2_0 2 bits per weight (t = 3, which
- * llama-quantize never writes, decodes to +2d). Unpacking gives q = t - 1, sc = 1. */
+/* TQ1_0: ternary weights (BitNet b1.58, TriLM), value = (t - 1) * d with t = 0, 1, 2 and one f16 d
+ * per 256 weights, stored last; 5 trits per byte as a base-3 fraction (trit n of byte q is the top
+ * of (q * 3^n mod 256) * 3), 4 in each qh byte. Unpacking gives q = t - 1, sc = 1. */
 #include "kernels/kernels_internal.h"
 
 static inline int trit(uint8_t q, int n) {
@@ -19,24 +18,10 @@ static inline void tq1_0_codes(const block_tq1_0 *b, int8_t *q) {
         for (int m = 0; m < 4; m++) q[240 + 4 * n + m] = (int8_t)(trit(b->qh[m], n) - 1);
 }
 
-static inline void tq2_0_codes(const block_tq2_0 *b, int8_t *q) {
-    for (int h = 0; h < 2; h++)
-        for (int l = 0; l < 4; l++)
-            for (int m = 0; m < 32; m++) q[128 * h + 32 * l + m] = (int8_t)(((b->qs[32 * h + m] >> (2 * l)) & 3) - 1);
-}
-
 static void tq1_0_dequant_block(const uint8_t *p, float *y) {
     const block_tq1_0 *b = (const block_tq1_0 *)p;
     int8_t q[QK_K];
     tq1_0_codes(b, q);
-    const float d = load_f16(b->d);
-    for (int j = 0; j < QK_K; j++) y[j] = (float)q[j] * d;
-}
-
-static void tq2_0_dequant_block(const uint8_t *p, float *y) {
-    const block_tq2_0 *b = (const block_tq2_0 *)p;
-    int8_t q[QK_K];
-    tq2_0_codes(b, q);
     const float d = load_f16(b->d);
     for (int j = 0; j < QK_K; j++) y[j] = (float)q[j] * d;
 }
@@ -48,12 +33,4 @@ void tq1_0_unpack(const uint8_t *p, block_unpacked *u) {
     tq1_0_codes(b, u->q);
 }
 
-void tq2_0_unpack(const uint8_t *p, block_unpacked *u) {
-    const block_tq2_0 *b = (const block_tq2_0 *)p;
-    u->d = load_f16(b->d);
-    for (int g = 0; g < 16; g++) u->sc[g] = 1;
-    tq2_0_codes(b, u->q);
-}
-
 BLOCK_TYPE_TRAITS(tq1_0, block_tq1_0, QK_K)
-BLOCK_TYPE_TRAITS(tq2_0, block_tq2_0, QK_K)

@@ -1,0 +1,148 @@
+/* The kernels of rows unpacked into block_unpacked (unpacked_dot.h): a batch on a grid or ternary
+ * type multiplies its rows unpacked once per cache block (matmul.c) with these tiles, each output
+ * the bits of the packed type's row kernel. */
+#include "kernels/unpacked_dot.h"
+
+static float unpacked_dot_generic(const void *w, const void *act, int64_t k) {
+    const block_unpacked *u = w;
+    const block_q8_K *a = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) sum += (u[i].d * f32_from_bits(load_u32(a[i].d))) * (float)unpacked_isum(&u[i], &a[i]);
+    return sum;
+}
+
+const type_kernels unpacked_kernels_generic = { .act_type = TS_Q8_K, .dot = unpacked_dot_generic };
+
+#if defined(TS_X86)
+/* Tiles over unpacked rows: |q| and the scale vectors of each row taken once per super-block for
+ * the NC activation rows. */
+static ALWAYS_INLINE TARGET_AVX2 void unpacked_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                         int64_t k, float *y, long ys, const int NR, const int NC) {
+    float sum[4][4] = { { 0.0f } };
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const block_unpacked *ub[4];
+        const block_q8_K *ab[4];
+        UNROLL
+        for (int r = 0; r < NR; r++) ub[r] = (const block_unpacked *)(w + r * ws) + i;
+        UNROLL
+        for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
+        __m256i acc[4][4];
+        UNROLL
+        for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_si256();
+        for (int h = 0; h < 8; h++) {
+            __m256i q[4], qa[4], sc[4];
+            UNROLL
+            for (int r = 0; r < NR; r++) {
+                q[r] = _mm256_loadu_si256((const __m256i *)(ub[r]->q + 32 * h));
+                qa[r] = _mm256_sign_epi8(q[r], q[r]);
+                sc[r] = scales_2_avx2(ub[r]->sc + 2 * h);
+            }
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                const __m256i av = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 32 * h));
+                UNROLL
+                for (int r = 0; r < NR; r++)
+                    acc[r][c] = _mm256_add_epi32(acc[r][c], _mm256_madd_epi16(_mm256_maddubs_epi16(qa[r], _mm256_sign_epi8(av, q[r])), sc[r]));
+            }
+        }
+        UNROLL
+        for (int r = 0; r < NR; r++)
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc[r][c]), _mm256_extracti128_si256(acc[r][c], 1));
+                s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+                s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+                sum[r][c] += (ub[r]->d * f32_from_bits(load_u32(ab[c]->d))) * (float)_mm_cvtsi128_si32(s);
+            }
+    }
+    UNROLL
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+}
+
+DOT_FROM_BODY(TARGET_AVX2, unpacked_dot_avx2, unpacked_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, unpacked_tile_avx2, unpacked_avx2_body, 4, 4)
+const type_kernels unpacked_kernels_avx2 = {
+    .act_type = TS_Q8_K, .dot = unpacked_dot_avx2, .tile = unpacked_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
+
+/* ---- AVX-512: 64 codes per step; a negated where q < 0 (mask), |q| . a by maddubs, the pairs
+ * times the group scales and added into int32 lanes by VNNI's dpwssd ---- */
+
+/* The int16 scale vector of codes 64 h .. 64 h + 63: groups 4h .. 4h + 3, 8 int16 lanes each. */
+static ALWAYS_INLINE TARGET_AVX512 __m512i scales_4_avx512(const int16_t *sc) {
+    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_setr_m128i(_mm_set1_epi16(sc[0]), _mm_set1_epi16(sc[1]))),
+                              _mm256_setr_m128i(_mm_set1_epi16(sc[2]), _mm_set1_epi16(sc[3])), 1);
+}
+
+static ALWAYS_INLINE TARGET_AVX512 void unpacked_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                             int64_t k, float *y, long ys, const int NR, const int NC) {
+    float sum[4][4] = { { 0.0f } };
+    const __m512i zero = _mm512_setzero_si512();
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const block_unpacked *ub[4];
+        const block_q8_K *ab[4];
+        UNROLL
+        for (int r = 0; r < NR; r++) ub[r] = (const block_unpacked *)(w + r * ws) + i;
+        UNROLL
+        for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
+        __m512i acc[4][4];
+        UNROLL
+        for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = zero;
+        for (int h = 0; h < 4; h++) {
+            __m512i qa[4], sc[4];
+            __mmask64 neg[4];
+            UNROLL
+            for (int r = 0; r < NR; r++) {
+                const __m512i q = _mm512_loadu_si512((const void *)(ub[r]->q + 64 * h));
+                neg[r] = _mm512_movepi8_mask(q);
+                qa[r] = _mm512_abs_epi8(q);
+                sc[r] = scales_4_avx512(ub[r]->sc + 4 * h);
+            }
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                const __m512i av = _mm512_loadu_si512((const void *)(ab[c]->qs + 64 * h));
+                UNROLL
+                for (int r = 0; r < NR; r++) {
+                    const __m512i sa = _mm512_mask_sub_epi8(av, neg[r], zero, av);
+                    acc[r][c] = _mm512_dpwssd_epi32(acc[r][c], _mm512_maddubs_epi16(qa[r], sa), sc[r]);
+                }
+            }
+        }
+        UNROLL
+        for (int r = 0; r < NR; r++)
+            UNROLL
+            for (int c = 0; c < NC; c++)
+                sum[r][c] += (ub[r]->d * f32_from_bits(load_u32(ab[c]->d))) * (float)_mm512_reduce_add_epi32(acc[r][c]);
+    }
+    UNROLL
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];
+}
+
+DOT_FROM_BODY(TARGET_AVX512, unpacked_dot_avx512, unpacked_avx512_body)
+TILE_FROM_BODY(TARGET_AVX512, unpacked_tile_avx512, unpacked_avx512_body, 4, 4)
+const type_kernels unpacked_kernels_avx512 = {
+    .act_type = TS_Q8_K, .dot = unpacked_dot_avx512, .tile = unpacked_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
+
+#endif
+
+#if defined(__aarch64__)
+static ALWAYS_INLINE TARGET_DOTPROD void unpacked_dotprod_body(const uint8_t *w, size_t ws, const uint8_t *a, size_t as,
+                                                               int64_t k, float *y, long ys, const int NR, const int NC) {
+    float sum[4][4] = { { 0.0f } };
+    for (int64_t i = 0; i < k / QK_K; i++)
+        NO_UNROLL
+        for (int r = 0; r < NR; r++) {
+            const block_unpacked *u = (const block_unpacked *)(w + r * ws) + i;
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                const block_q8_K *ab = (const block_q8_K *)(a + c * as) + i;
+                sum[r][c] += (u->d * f32_from_bits(load_u32(ab->d))) * (float)unpacked_isum_dotprod(u, ab);
+            }
+        }
+    store_tile_sums(sum, y, ys, NR, NC);
+}
+
+DOT_FROM_BODY(TARGET_DOTPROD, unpacked_dot_dotprod, unpacked_dotprod_body)
+TILE_FROM_BODY(TARGET_DOTPROD, unpacked_tile_dotprod, unpacked_dotprod_body, 4, 4)
+const type_kernels unpacked_kernels_neon_dotprod = {
+    .act_type = TS_Q8_K, .dot = unpacked_dot_dotprod, .tile = unpacked_tile_dotprod, .tile_rows = 4, .tile_cols = 4 };
+#endif

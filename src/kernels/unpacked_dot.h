@@ -1,0 +1,127 @@
+/* The integer form every grid and ternary type shares (block_unpacked: per super-block of 256,
+ * d * sc[g] * q[e] with integer sc per 16 weights and int8 q) and the dot products on it, for the
+ * types' kernel files (iq1_dot.c, iq2_dot.c, iq3_dot.c, tq1_0_dot.c, tq2_0_dot.c) and the kernels of
+ * unpacked rows (unpacked_dot.c). The dot of a super-block with a Q8_K block is
+ *   isum = sum_g sc[g] * sum_{e in g} q[e] a[e]        (exact, in integers)
+ *   sum += (d * d_a) * (float)isum                     (in super-block order)
+ * in every kernel of every set, so all of them give the same bits: the portable one, AVX2, AVX-512,
+ * NEON, and the tiles that read rows unpacked once for a whole batch (matmul.c). A type's kernels
+ * differ only in how a super-block is unpacked (its file: iq1.c, iq2.c, iq3.c, tq1_0.c, tq2_0.c);
+ * the SIMD kernels unpack with the portable code into a block_unpacked on the stack (one
+ * L1-resident buffer) and multiply it with vector instructions. Private to src/kernels/. */
+#ifndef TS_KERNELS_UNPACKED_DOT_H
+#define TS_KERNELS_UNPACKED_DOT_H
+#include "kernels/kernels_internal.h"
+#include "kernels/simd.h"
+
+/* ---- the portable kernels ---- */
+
+static ALWAYS_INLINE int32_t unpacked_isum(const block_unpacked *u, const block_q8_K *a) {
+    int32_t isum = 0;
+    for (int g = 0; g < 16; g++) isum += u->sc[g] * dot_i8(u->q + 16 * g, a->qs + 16 * g, 16);
+    return isum;
+}
+
+static ALWAYS_INLINE float dot_unpacking(unpack_block_fn unpack, size_t block_bytes, const void *w, const void *act,
+                                         int64_t k) {
+    const uint8_t *wb = w;
+    const block_q8_K *a = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        block_unpacked u;
+        unpack(wb + (size_t)i * block_bytes, &u);
+        sum += (u.d * f32_from_bits(load_u32(a[i].d))) * (float)unpacked_isum(&u, &a[i]);
+    }
+    return sum;
+}
+
+#if defined(TS_X86)
+/* ---- AVX2: per 32 codes maddubs(|q|, a * sign q) -> 16 int16, madd by the two groups' scales ---- */
+
+static ALWAYS_INLINE TARGET_AVX2 __m256i scales_2_avx2(const int16_t *sc) {
+    return _mm256_setr_m128i(_mm_set1_epi16(sc[0]), _mm_set1_epi16(sc[1]));
+}
+
+/* The 8 int32 lanes of sc-scaled products of one unpacked super-block with one activation block. */
+static ALWAYS_INLINE TARGET_AVX2 int32_t unpacked_isum_avx2(const block_unpacked *u, const block_q8_K *a) {
+    __m256i acc = _mm256_setzero_si256();
+    UNROLL
+    for (int h = 0; h < 8; h++) {
+        const __m256i q = _mm256_loadu_si256((const __m256i *)(u->q + 32 * h));
+        const __m256i av = _mm256_loadu_si256((const __m256i *)(a->qs + 32 * h));
+        const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(av, q));
+        acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, scales_2_avx2(u->sc + 2 * h)));
+    }
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(s);
+}
+
+/* A packed type's kernels: each super-block unpacked on the stack, then multiplied as above. */
+static ALWAYS_INLINE TARGET_AVX2 float dot_unpacking_avx2(unpack_block_fn unpack, size_t block_bytes, const void *w,
+                                                          const void *act, int64_t k) {
+    const uint8_t *wb = w;
+    const block_q8_K *a = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        block_unpacked u;
+        _mm_prefetch((const char *)wb + (size_t)i * block_bytes + PREFETCH_BYTES, _MM_HINT_T0);
+        unpack(wb + (size_t)i * block_bytes, &u);
+        sum += (u.d * f32_from_bits(load_u32(a[i].d))) * (float)unpacked_isum_avx2(&u, &a[i]);
+    }
+    return sum;
+}
+
+#endif
+
+#if defined(__aarch64__)
+/* ---- NEON with SDOT: a group of 16 codes is one SDOT into 4 lanes, its sum times sc ---- */
+static ALWAYS_INLINE TARGET_DOTPROD int32_t unpacked_isum_dotprod(const block_unpacked *u, const block_q8_K *a) {
+    int32x4_t acc = vdupq_n_s32(0);
+    for (int g = 0; g < 16; g++)
+        acc = vmlaq_n_s32(acc, vdotq_s32(vdupq_n_s32(0), vld1q_s8(u->q + 16 * g), vld1q_s8(a->qs + 16 * g)), u->sc[g]);
+    return vaddvq_s32(acc);
+}
+
+static ALWAYS_INLINE TARGET_DOTPROD float dot_unpacking_dotprod(unpack_block_fn unpack, size_t block_bytes,
+                                                                const void *w, const void *act, int64_t k) {
+    const uint8_t *wb = w;
+    const block_q8_K *a = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        block_unpacked u;
+        unpack(wb + (size_t)i * block_bytes, &u);
+        sum += (u.d * f32_from_bits(load_u32(a[i].d))) * (float)unpacked_isum_dotprod(&u, &a[i]);
+    }
+    return sum;
+}
+
+#endif
+
+/* A type's kernel tables for every set: T_kernels_generic, _avx2, _avx512 (the AVX2 kernel: the
+ * integer work is the unpacking's, which gains nothing from wider vectors), _neon_dotprod. */
+#define UNPACKING_KERNELS_GENERIC(T, block)                                                                 \
+    static float T##_dot_generic(const void *w, const void *a, int64_t k) {                                 \
+        return dot_unpacking(T##_unpack, sizeof(block), w, a, k);                                           \
+    }                                                                                                       \
+    const type_kernels T##_kernels_generic = { .act_type = TS_Q8_K, .dot = T##_dot_generic, .unpack = T##_unpack };
+#if defined(TS_X86)
+#define UNPACKING_KERNELS_SIMD(T, block)                                                                   \
+    static TARGET_AVX2 float T##_dot_avx2(const void *w, const void *a, int64_t k) {                       \
+        return dot_unpacking_avx2(T##_unpack, sizeof(block), w, a, k);                                     \
+    }                                                                                                      \
+    const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack }; \
+    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack };
+#elif defined(__aarch64__)
+#define UNPACKING_KERNELS_SIMD(T, block)                                                                   \
+    static TARGET_DOTPROD float T##_dot_dotprod(const void *w, const void *a, int64_t k) {                 \
+        return dot_unpacking_dotprod(T##_unpack, sizeof(block), w, a, k);                                  \
+    }                                                                                                      \
+    const type_kernels T##_kernels_neon_dotprod = { .act_type = TS_Q8_K, .dot = T##_dot_dotprod, .unpack = T##_unpack };
+#else
+#define UNPACKING_KERNELS_SIMD(T, block)
+#endif
+#define UNPACKING_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) UNPACKING_KERNELS_SIMD(T, block)
+
+#endif
