@@ -22,9 +22,10 @@ void builder_consume(builder *b, const tensor_entry *t) {
     b->used[t - b->src->dir->t] = true;
 }
 
-/* A GGUF matrix '<x>.weight' with a tensor '<x>.scale' beside it (one F32 value; NVFP4 checkpoints
- * carry one per matrix): llama.cpp multiplies the product's result by it, so the matrix is
- * scale * W. The embeddings are read by rows and take none (llama.cpp loads none for them), so a
+/* A GGUF matrix '<x>.weight' with a single value '<x>.scale' beside it (NVFP4 checkpoints carry one
+ * per matrix): llama.cpp multiplies the product's result by it, so the matrix is scale * W. A
+ * '<x>.scale' of several values is another role's tensor (Gemma 4's router input scale), left to
+ * it. The embeddings are read by rows and take none (llama.cpp loads none for them), so a
  * 'token_embd.scale', or an 'output.scale' beside a tied head, is left over and refuses the file. */
 static int attach_weight_scale(builder *b, weight *w, int role, const char *name) {
     const size_t n = strlen(name);
@@ -32,12 +33,12 @@ static int attach_weight_scale(builder *b, weight *w, int role, const char *name
     char sname[300];
     snprintf(sname, sizeof sname, "%.*s.scale", (int)(n - 7), name);
     const tensor_entry *s = tensor_dir_find(b->src->dir, sname);
-    if (!s) return 0;
     int64_t count = 1;
-    for (int i = 0; i < s->n_dims; i++) count *= s->ne[i];
-    if (s->type != TS_F32 || count != 1)
-        return ts_fail(b->err, "%s: tensor '%s' must be one F32 value (the scale of '%s'), not %lld %s values", b->src->path,
-                       sname, name, (long long)count, type_name(s->type));
+    for (int i = 0; s && i < s->n_dims; i++) count *= s->ne[i];
+    if (!s || count != 1) return 0;
+    if (s->type != TS_F32)
+        return ts_fail(b->err, "%s: tensor '%s' (the scale of '%s') must be F32, not %s", b->src->path, sname, name,
+                       type_name(s->type));
     float v;
     memcpy(&v, s->data, sizeof v);
     if (!isfinite(v) || v == 0.0f)

@@ -4,7 +4,7 @@
  * on its 15 matrices gives the logits of a copy whose 15 matrices hold scale * dequant(W) as F32
  * (no scale tensors); the scales change the logits (so they are not ignored); and the files
  * llama.cpp refuses are refused by name (a scale on the embedding, one beside a tied head, one of
- * the wrong shape). */
+ * the wrong shape). Gemma 4's router scale, a '.scale' of many values, stays its own role's (test_moe). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -183,7 +183,7 @@ int main(void) {
     /* what llama.cpp refuses */
     static const struct { int mode; const char *what, *needle; } bad[] = {
         { 2, "a scale on the token embedding", "token_embd.scale" },
-        { 3, "an output scale of 2 values", "'output.scale' must be one F32 value" },
+        { 3, "an output scale of 2 values (no weight scale, and no other role's)", "'output.scale' is not understood" },
         { 4, "an output scale beside a head tied to the embedding", "output.scale" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
