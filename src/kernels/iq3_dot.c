@@ -1,5 +1,6 @@
 /* IQ3_XXS, IQ3_S weights . Q8_K activations: each super-block unpacked (iq3.c) and multiplied in
- * integers, the same bits in every set (unpacked_dot.h). */
+ * integers, the same bits in every set: UNPACKING_KERNELS (unpacked_dot.h) defines each type's
+ * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod. */
 #include "kernels/unpacked_dot.h"
 
 UNPACKING_KERNELS(iq3_xxs, block_iq3_xxs)

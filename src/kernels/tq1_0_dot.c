@@ -1,5 +1,6 @@
 /* TQ1_0 weights . Q8_K activations: each super-block unpacked (tq1_0.c) and multiplied in
- * integers, the same bits in every set (unpacked_dot.h). */
+ * integers, the same bits in every set: UNPACKING_KERNELS (unpacked_dot.h) defines each type's
+ * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod. */
 #include "kernels/unpacked_dot.h"
 
 UNPACKING_KERNELS(tq1_0, block_tq1_0)
