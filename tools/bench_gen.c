@@ -26,6 +26,26 @@
  *          output/embedding, Q5_K for attn_v when 4 or more query heads share a KV head (llama-1b);
  *          rows that are not whole super-blocks fall back to IQ4_NL (and Q5_K to Q5_1).
  *
+ *          F16 is also the source llama-quantize turns into the types the engine has no quantizer
+ *          for (IQ2_XXS, IQ3_S, ...: tools/bench makes those files with llama.cpp's llama-quantize).
+ *
+ *   bench_gen imatrix OUT.gguf MODEL.gguf
+ *   A synthetic importance matrix for MODEL's matrices, in the GGUF format llama-imatrix writes
+ *   (general.type "imatrix", imatrix.datasets, imatrix.chunk_count, imatrix.chunk_size; per matrix
+ *   <name>.in_sum2 F32 [ne0, experts] and <name>.counts F32 [1, experts]): per input column a
+ *   random positive value, about exp(0.6 N(0,1)), with count 1. Not activation statistics: it only
+ *   lets llama-quantize write the IQ1/IQ2/IQ3_XXS types, which it refuses without one. Every
+ *   tensor of 2 or more dimensions gets an entry, token_embd (and output) too: a real imatrix has
+ *   neither, but ggml refuses IQ2_XXS, IQ2_XS and IQ1_S for any tensor without importance weights.
+ *
+ *   bench_gen info MODEL.gguf
+ *   Prints "MODEL: ARCH, N layers, tied|untied output, M MB of matrices, bytes read per token B"
+ *   for any GGUF (one llama-quantize made too). B = the bytes of the tensors of 2 or more
+ *   dimensions that a decoded token reads: all of them but token_embd, of which one row (all of it
+ *   when there is no output.weight: tied, it is the output head), and of an expert stack (*_exps)
+ *   the <arch>.expert_used_count experts a token uses. (It counts the DeltaNet layers'
+ *   ssm_conv1d taps, which the count printed when a model is written leaves out: 0.15% more.)
+ *
  *   bench_gen probe [THREADS]
  *   The read bandwidth roofline: THREADS (default 2) threads each stream over their share of a
  *   1 GiB buffer, read-only, best of 5 passes; prints "probe: N.N GB/s". */
@@ -200,10 +220,106 @@ static int probe(int n_threads) {
     return 0;
 }
 
+/* ---- importance matrix and bytes per token of an existing file ---- */
+
+static int open_model(const char *path, gguf_file **g) {
+    ts_error err = {{0}};
+    if (gguf_open(path, g, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return -1; }
+    return 0;
+}
+
+static bool is_matrix(const tensor_entry *t) { return t->n_dims >= 2; }
+
+static int write_imatrix(const char *out, const char *model_path) {
+    gguf_file *g;
+    if (open_model(model_path, &g) != 0) return 1;
+    const tensor_dir *d = gguf_tensors(g);
+    size_t n_vals = 0;
+    int64_t max_sets = 1;
+    for (int i = 0; i < d->n; i++) {
+        const tensor_entry *t = &d->t[i];
+        if (!is_matrix(t)) continue;
+        int64_t sets = t->n_dims >= 3 ? t->ne[2] : 1;   /* one column set per expert */
+        n_vals += (size_t)(t->ne[0] * sets);
+        if (sets > max_sets) max_sets = sets;
+    }
+    /* the writer keeps pointers to tensor data until the write: one buffer for all of them */
+    float *vals = malloc((n_vals ? n_vals : 1) * sizeof *vals), *ones = malloc((size_t)max_sets * sizeof *ones);
+    gguf_writer *w = gguf_writer_new();
+    if (!vals || !ones || !w) { fprintf(stderr, "error: out of memory\n"); return 1; }
+    for (int64_t i = 0; i < max_sets; i++) ones[i] = 1.0f;
+    const char *dataset = "synthetic: random positive per-column values (lognormal), not from activations (tools/bench_gen.c)";
+    gguf_writer_add_str(w, "general.type", "imatrix");
+    gguf_writer_add_str_array(w, "imatrix.datasets", &dataset, NULL, 1);
+    gguf_writer_add_u32(w, "imatrix.chunk_count", 1);
+    gguf_writer_add_u32(w, "imatrix.chunk_size", 512);
+    size_t at = 0;
+    int entries = 0;
+    char name[160];
+    for (int i = 0; i < d->n; i++) {
+        const tensor_entry *t = &d->t[i];
+        if (!is_matrix(t)) continue;
+        int64_t sets = t->n_dims >= 3 ? t->ne[2] : 1, n = t->ne[0] * sets;
+        rng r = { 9108 + 0x9e3779b97f4a7c15ULL * (uint64_t)(i + 1) };
+        for (int64_t k = 0; k < n; k++) vals[at + (size_t)k] = expf(rng_normalish(&r, 0.6f));
+        snprintf(name, sizeof name, "%s.in_sum2", t->name);
+        gguf_writer_add_tensor(w, name, TS_F32, 2, (int64_t[]){ t->ne[0], sets }, vals + at, (size_t)n * sizeof(float));
+        snprintf(name, sizeof name, "%s.counts", t->name);
+        gguf_writer_add_tensor(w, name, TS_F32, 2, (int64_t[]){ 1, sets }, ones, (size_t)sets * sizeof(float));
+        at += (size_t)n;
+        entries++;
+    }
+    ts_error err = {{0}};
+    int rc = gguf_writer_write(w, out, &err);
+    if (rc != 0) fprintf(stderr, "error: %s\n", err.msg);
+    else printf("%s: importance matrix for %d matrices of %s\n", out, entries, model_path);
+    gguf_writer_free(w);
+    free(vals); free(ones);
+    gguf_close(g);
+    return rc != 0;
+}
+
+static int model_info(const char *path) {
+    gguf_file *g;
+    if (open_model(path, &g) != 0) return 1;
+    const tensor_dir *d = gguf_tensors(g);
+    const char *arch = "?";
+    size_t arch_len = 1;
+    gguf_get_str(g, "general.architecture", &arch, &arch_len);
+    char key[160];
+    int64_t layers = 0, used = 0;
+    snprintf(key, sizeof key, "%.*s.block_count", (int)arch_len, arch);
+    gguf_get_i64(g, key, &layers);
+    snprintf(key, sizeof key, "%.*s.expert_used_count", (int)arch_len, arch);
+    gguf_get_i64(g, key, &used);
+    const tensor_entry *embd = tensor_dir_find(d, "token_embd.weight");
+    const bool tied = !tensor_dir_find(d, "output.weight");
+    size_t total = 0, active = 0;
+    for (int i = 0; i < d->n; i++) {
+        const tensor_entry *t = &d->t[i];
+        if (!is_matrix(t)) continue;
+        size_t b = t->nbytes;
+        if (t == embd && !tied) b /= (size_t)t->ne[1];            /* a token looks up one row */
+        else if (t->n_dims == 3 && used > 0 && t->ne[2] > used && strstr(t->name, "_exps"))
+            b = b / (size_t)t->ne[2] * (size_t)used;              /* only the chosen experts */
+        total += t->nbytes;
+        active += b;
+    }
+    printf("%s: %.*s, %lld layers, %s output, %.1f MB of matrices, bytes read per token %zu\n", path, (int)arch_len, arch,
+           (long long)layers, tied ? "tied" : "untied", total / 1e6, active);
+    gguf_close(g);
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc >= 2 && !strcmp(argv[1], "probe")) return probe(argc > 2 ? atoi(argv[2]) : 2);
+    if (argc == 4 && !strcmp(argv[1], "imatrix")) return write_imatrix(argv[2], argv[3]);
+    if (argc == 3 && !strcmp(argv[1], "info")) return model_info(argv[2]);
     if (argc != 4) {
-        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b|qwen3moe-a3b|qwen35-2b|qwen35moe-a3b Q8_0|Q4_K_M|Q6_K|F16|BF16|IQ4_XS\n");
+        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b|qwen3moe-a3b|qwen35-2b|qwen35moe-a3b Q8_0|Q4_K_M|Q6_K|F16|BF16|IQ4_XS\n"
+                        "       bench_gen imatrix OUT.gguf MODEL.gguf\n"
+                        "       bench_gen info MODEL.gguf\n"
+                        "       bench_gen probe [THREADS]\n");
         return 1;
     }
     const shape *sh = NULL;

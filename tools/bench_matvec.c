@@ -10,8 +10,10 @@
  * file's pages from a slow kernel (BENCH_MATVEC_MMAP, when set, wins).
  *
  *   bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]
- *   TYPE: Q8_0, Q4_K, Q6_K, Q5_K, IQ4_XS, ... (a type the engine quantizes); COLS default 2048,
- *   MB the matrix size (default 512), THREADS 2, PASSES 15, SIMD auto. */
+ *   TYPE: Q8_0, Q4_K, Q6_K, Q5_K, IQ4_XS, ... (quantized from random floats), or a type the engine
+ *   reads but does not quantize (IQ1_S, IQ1_M, IQ2_XXS, IQ2_XS, IQ2_S, IQ3_XXS, IQ3_S, TQ1_0,
+ *   TQ2_0, NVFP4, Q1_0, Q2_0: random bytes, see random_block); COLS default 2048 (a multiple of
+ *   the type's block), MB the matrix size (default 512), THREADS 2, PASSES 15, SIMD auto. */
 #include <math.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -50,6 +52,21 @@ static void probe_task(void *ctx, int ith, int nth) {
     __atomic_fetch_add(&a->sum, s[0] + s[1] + s[2] + s[3] + s[4] + s[5] + s[6] + s[7], __ATOMIC_RELAXED);
 }
 
+/* One block of random bytes for a type with no quantizer. Random scale fields can decode to inf,
+ * NaN or 1e4-sized weights, which no model has and which could send a kernel down unusual paths,
+ * so the block is redrawn until every weight it decodes to is finite and below 1000 in magnitude.
+ * Decoding the block finds the scale wherever the type keeps it (IQ1_M spreads its fp16 over the
+ * top nibbles of four words), so no per-type layout is needed here. */
+static void random_block(const type_traits *tt, uint8_t *block, size_t bytes, int qk, float *tmp, uint64_t *g) {
+    for (;;) {
+        for (size_t i = 0; i < bytes; i++) { *g = *g * 6364136223846793005ULL + 1; block[i] = (uint8_t)(*g >> 56); }
+        tt->dequant_row(block, tmp, qk);
+        int ok = 1;
+        for (int i = 0; i < qk && ok; i++) ok = isfinite(tmp[i]) && fabsf(tmp[i]) < 1000.0f;
+        if (ok) return;
+    }
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         fprintf(stderr, "usage: bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]\n");
@@ -58,7 +75,7 @@ int main(int argc, char **argv) {
     int type = -1;
     for (int t = 0; t < TS_TYPE_COUNT; t++) {
         const type_traits *tt = type_get(t);
-        if (tt && tt->quantize_row && type_name(t) && !strcasecmp(type_name(t), argv[1])) type = t;
+        if (tt && tt->dequant_row && type_block_size(t) && type_name(t) && !strcasecmp(type_name(t), argv[1])) type = t;
     }
     int64_t cols = argc > 2 ? atoll(argv[2]) : 2048;
     long mb = argc > 3 ? atol(argv[3]) : 512;
@@ -70,6 +87,10 @@ int main(int argc, char **argv) {
     }
     const type_traits *tt = type_get(type);
     size_t rb = type_row_bytes(type, cols);
+    if (rb == 0) {
+        fprintf(stderr, "error: COLS %lld is not a whole number of %s blocks (%d weights)\n", (long long)cols, type_name(type), type_block_size(type));
+        return 1;
+    }
     int64_t rows = (int64_t)mb * 1048576 / (int64_t)rb / 4 * 4;
     uint8_t *data;
     if (getenv("BENCH_MATVEC_HUGE")) {   /* anonymous memory in 2 MB pages (transparent huge pages) */
@@ -83,7 +104,13 @@ int main(int argc, char **argv) {
     if (!data || !row || !x || !y) { fprintf(stderr, "error: out of memory\n"); return 1; }
     uint64_t g = 0x9e3779b97f4a7c15ULL;
     for (int64_t c = 0; c < cols; c++) { g = g * 6364136223846793005ULL + 1; x[c] = (float)(g >> 40) / 16777216.0f - 0.5f; }
+    const int qk = type_block_size(type);
+    const size_t bb = type_block_bytes(type);
     for (int64_t r = 0; r < rows; r++) {
+        if (!tt->quantize_row) {   /* no quantizer: random blocks with moderate decoded weights */
+            for (int64_t c = 0; c < cols; c += qk) random_block(tt, data + (size_t)r * rb + (size_t)(c / qk) * bb, bb, qk, row, &g);
+            continue;
+        }
         for (int64_t c = 0; c < cols; c++) { g = g * 6364136223846793005ULL + 1; row[c] = ((float)(g >> 40) / 16777216.0f - 0.5f) * 0.04f; }
         tt->quantize_row(row, data + (size_t)r * rb, cols);
     }
