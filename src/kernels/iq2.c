@@ -7,21 +7,6 @@
 #include "kernels/kernels_internal.h"
 #include "kernels/iq_grids.h"
 
-/* One group of 8: magnitudes from the grid entry, signs from the sign byte, times db. */
-static inline void dequant_group(float db, uint64_t entry, uint8_t signs, float *y) {
-    for (int j = 0; j < 8; j++) y[j] = db * (float)grid_byte(entry, j) * (signs >> j & 1 ? -1.0f : 1.0f);
-}
-
-/* The group's 8 signed values as bytes: negated where the mask byte is 0xff (SWAR: ~g + 1 = -g;
- * no byte carries into the next, every grid value being 1..127). */
-static inline void unpack_group(uint64_t entry, uint64_t mask, int8_t *q) {
-    uint64_t v = (entry ^ mask) + (mask & 0x0101010101010101ull);
-    memcpy(q, &v, 8);
-}
-
-/* A sign mask of iq_grids.h (bytes -1 / +1) as the bytes 0xff / 0x00 unpack_group takes. */
-static inline uint64_t neg_mask(uint64_t sign_mask) { return (sign_mask >> 7 & 0x0101010101010101ull) * 0xff; }
-
 /* ---- IQ2_XXS ---- */
 
 static void iq2_xxs_dequant_block(const uint8_t *p, float *y) {
@@ -31,7 +16,7 @@ static void iq2_xxs_dequant_block(const uint8_t *p, float *y) {
         const uint8_t *idx = b->qs + 8 * ib;
         uint32_t w = load_u32(idx + 4);
         float db = (d * (0.5f + (float)(w >> 28))) * 0.25f;
-        for (int l = 0; l < 4; l++) dequant_group(db, iq_grid2xxs[idx[l]], iq_ksigns[(w >> 7 * l) & 127], y + 8 * l);
+        for (int l = 0; l < 4; l++) iq_dequant_group(db, iq_grid2xxs[idx[l]], iq_ksigns[(w >> 7 * l) & 127], y + 8 * l);
     }
 }
 
@@ -43,7 +28,7 @@ void iq2_xxs_unpack(const uint8_t *p, block_unpacked *u) {
         uint32_t w = load_u32(idx + 4);
         u->sc[2 * ib] = u->sc[2 * ib + 1] = (int16_t)(2 * (w >> 28) + 1);
         for (int l = 0; l < 4; l++)
-            unpack_group(iq_grid2xxs[idx[l]], neg_mask(iq_ksigns_mask[(w >> 7 * l) & 127]), u->q + 32 * ib + 8 * l);
+            iq_unpack_group(iq_grid2xxs[idx[l]], iq_ksigns_mask[(w >> 7 * l) & 127], u->q + 32 * ib + 8 * l);
     }
 }
 
@@ -56,7 +41,7 @@ static void iq2_xs_dequant_block(const uint8_t *p, float *y) {
         float db[2] = { (d * (0.5f + (float)(b->scales[ib] & 0xf))) * 0.25f, (d * (0.5f + (float)(b->scales[ib] >> 4))) * 0.25f };
         for (int l = 0; l < 4; l++) {
             uint16_t q = load_u16(b->qs + 2 * (4 * ib + l));
-            dequant_group(db[l / 2], iq_grid2xs[q & 511], iq_ksigns[q >> 9], y + 8 * l);
+            iq_dequant_group(db[l / 2], iq_grid2xs[q & 511], iq_ksigns[q >> 9], y + 8 * l);
         }
     }
 }
@@ -69,7 +54,7 @@ void iq2_xs_unpack(const uint8_t *p, block_unpacked *u) {
         u->sc[2 * ib + 1] = (int16_t)(2 * (b->scales[ib] >> 4) + 1);
         for (int l = 0; l < 4; l++) {
             uint16_t q = load_u16(b->qs + 2 * (4 * ib + l));
-            unpack_group(iq_grid2xs[q & 511], neg_mask(iq_ksigns_mask[q >> 9]), u->q + 32 * ib + 8 * l);
+            iq_unpack_group(iq_grid2xs[q & 511], iq_ksigns_mask[q >> 9], u->q + 32 * ib + 8 * l);
         }
     }
 }
@@ -85,7 +70,7 @@ static void iq2_s_dequant_block(const uint8_t *p, float *y) {
     const float d = load_f16(b->d);
     for (int ib = 0; ib < 8; ib++, y += 32) {
         float db[2] = { (d * (0.5f + (float)(b->scales[ib] & 0xf))) * 0.25f, (d * (0.5f + (float)(b->scales[ib] >> 4))) * 0.25f };
-        for (int l = 0; l < 4; l++) dequant_group(db[l / 2], iq_grid2s[iq2_s_index(b, ib, l)], b->qs[32 + 4 * ib + l], y + 8 * l);
+        for (int l = 0; l < 4; l++) iq_dequant_group(db[l / 2], iq_grid2s[iq2_s_index(b, ib, l)], b->qs[32 + 4 * ib + l], y + 8 * l);
     }
 }
 
@@ -96,7 +81,7 @@ void iq2_s_unpack(const uint8_t *p, block_unpacked *u) {
         u->sc[2 * ib] = (int16_t)(2 * (b->scales[ib] & 0xf) + 1);
         u->sc[2 * ib + 1] = (int16_t)(2 * (b->scales[ib] >> 4) + 1);
         for (int l = 0; l < 4; l++)
-            unpack_group(iq_grid2s[iq2_s_index(b, ib, l)], neg_mask(iq_sign_mask8[b->qs[32 + 4 * ib + l]]), u->q + 32 * ib + 8 * l);
+            iq_unpack_group(iq_grid2s[iq2_s_index(b, ib, l)], iq_sign_mask8[b->qs[32 + 4 * ib + l]], u->q + 32 * ib + 8 * l);
     }
 }
 

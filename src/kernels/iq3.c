@@ -18,17 +18,9 @@ static void iq3_xxs_dequant_block(const uint8_t *p, float *y) {
         float db = (d * (0.5f + (float)(w >> 28))) * 0.5f;
         for (int l = 0; l < 4; l++) {
             uint8_t signs = iq_ksigns[(w >> 7 * l) & 127];
-            uint64_t entry = iq_grid3xxs[idx[2 * l]] | (uint64_t)iq_grid3xxs[idx[2 * l + 1]] << 32;
-            for (int j = 0; j < 8; j++) y[8 * l + j] = db * (float)grid_byte(entry, j) * (signs >> j & 1 ? -1.0f : 1.0f);
+            iq_dequant_group(db, iq_grid3xxs[idx[2 * l]] | (uint64_t)iq_grid3xxs[idx[2 * l + 1]] << 32, signs, y + 8 * l);
         }
     }
-}
-
-/* The 8 signed bytes of a group: magnitudes (1..127) negated where mask (bytes -1 / +1) says. */
-static inline void signed_group(uint64_t entry, uint64_t mask, int8_t *q) {
-    uint64_t neg = (mask >> 7 & 0x0101010101010101ull) * 0xff;
-    uint64_t v = (entry ^ neg) + (neg & 0x0101010101010101ull);
-    memcpy(q, &v, 8);
 }
 
 void iq3_xxs_unpack(const uint8_t *p, block_unpacked *u) {
@@ -39,7 +31,7 @@ void iq3_xxs_unpack(const uint8_t *p, block_unpacked *u) {
         uint32_t w = load_u32(b->qs + QK_K / 4 + 4 * ib);
         u->sc[2 * ib] = u->sc[2 * ib + 1] = (int16_t)(2 * (w >> 28) + 1);
         for (int l = 0; l < 4; l++)
-            signed_group(iq_grid3xxs[idx[2 * l]] | (uint64_t)iq_grid3xxs[idx[2 * l + 1]] << 32,
+            iq_unpack_group(iq_grid3xxs[idx[2 * l]] | (uint64_t)iq_grid3xxs[idx[2 * l + 1]] << 32,
                          iq_ksigns_mask[(w >> 7 * l) & 127], u->q + 32 * ib + 8 * l);
     }
 }
@@ -60,9 +52,7 @@ static void iq3_s_dequant_block(const uint8_t *p, float *y) {
     for (int ib = 0; ib < 8; ib++, y += 32) {
         float db = d * (float)(1 + 2 * iq3_s_scale(b, ib));
         for (int l = 0; l < 4; l++) {
-            uint64_t entry = iq3_s_pair(b, ib, l);
-            uint8_t signs = b->signs[4 * ib + l];
-            for (int j = 0; j < 8; j++) y[8 * l + j] = db * (float)grid_byte(entry, j) * (signs >> j & 1 ? -1.0f : 1.0f);
+            iq_dequant_group(db, iq3_s_pair(b, ib, l), b->signs[4 * ib + l], y + 8 * l);
         }
     }
 }
@@ -73,7 +63,7 @@ void iq3_s_unpack(const uint8_t *p, block_unpacked *u) {
     for (int ib = 0; ib < 8; ib++) {
         u->sc[2 * ib] = u->sc[2 * ib + 1] = (int16_t)(1 + 2 * iq3_s_scale(b, ib));
         for (int l = 0; l < 4; l++)
-            signed_group(iq3_s_pair(b, ib, l), iq_sign_mask8[b->signs[4 * ib + l]], u->q + 32 * ib + 8 * l);
+            iq_unpack_group(iq3_s_pair(b, ib, l), iq_sign_mask8[b->signs[4 * ib + l]], u->q + 32 * ib + 8 * l);
     }
 }
 

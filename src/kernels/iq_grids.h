@@ -5,6 +5,7 @@
 #ifndef TS_KERNELS_IQ_GRIDS_H
 #define TS_KERNELS_IQ_GRIDS_H
 #include <stdint.h>
+#include <string.h>
 
 /* 7 stored sign bits -> 8 signs with an even number of minus signs (bit 7 = parity) */
 extern const uint8_t iq_ksigns[128];
@@ -17,5 +18,19 @@ extern const uint64_t iq_ksigns_mask[128];
 
 /* Value j of a grid entry. */
 static inline uint8_t grid_byte(uint64_t entry, int j) { return (uint8_t)(entry >> (8 * j)); }
+
+/* A group of 8 magnitudes (bytes 1..127) with its signs (a mask of the tables above) into 8 signed
+ * bytes q, SWAR: where the mask byte is -1, ~g + 1 = -g, and no byte carries into the next. */
+static inline void iq_unpack_group(uint64_t entry, uint64_t sign_mask, int8_t *q) {
+    const uint64_t neg = (sign_mask >> 7 & 0x0101010101010101ull) * 0xff;
+    const uint64_t v = (entry ^ neg) + (neg & 0x0101010101010101ull);
+    memcpy(q, &v, 8);
+}
+
+/* A group of 8 weights as ggml dequantizes it: (db * magnitude) * sign, sign -1 where bit j of the
+ * sign byte is set. */
+static inline void iq_dequant_group(float db, uint64_t entry, uint8_t signs, float *y) {
+    for (int j = 0; j < 8; j++) y[j] = db * (float)grid_byte(entry, j) * (signs >> j & 1 ? -1.0f : 1.0f);
+}
 
 #endif

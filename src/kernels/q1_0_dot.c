@@ -41,10 +41,7 @@ static ALWAYS_INLINE TARGET_AVX2 int32_t isum_avx2(const uint8_t *bits, const in
     const __m256i av = _mm256_loadu_si256((const __m256i *)a);
     const __m256i sa = _mm256_sub_epi8(_mm256_xor_si256(av, clear), clear);
     const __m256i s = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), sa), _mm256_set1_epi16(1));
-    __m128i t = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(1, 0, 3, 2)));
-    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(t);
+    return hsum_i32x8(s);
 }
 
 Q1_0_DOT(q1_0_dot_avx2, TARGET_AVX2, isum_avx2)

@@ -47,10 +47,7 @@ static ALWAYS_INLINE TARGET_AVX2 int32_t isum_avx2(const uint8_t *qs, const int8
     const __m256i qa = _mm256_madd_epi16(_mm256_maddubs_epi16(q, av), ones);
     const __m256i sa = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), av), ones);
     const __m256i s = _mm256_sub_epi32(qa, sa);
-    __m128i t = _mm_add_epi32(_mm256_castsi256_si128(s), _mm256_extracti128_si256(s, 1));
-    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(1, 0, 3, 2)));
-    t = _mm_add_epi32(t, _mm_shuffle_epi32(t, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(t);
+    return hsum_i32x8(s);
 }
 
 Q2_0_DOT(q2_0_dot_avx2, TARGET_AVX2, isum_avx2)

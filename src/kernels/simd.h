@@ -292,6 +292,14 @@ static ALWAYS_INLINE TARGET_AVX2 float hsum_f32x8(__m256 v) {
     return _mm_cvtss_f32(s);
 }
 
+/* Sum of the 8 int32 lanes (exact). */
+static ALWAYS_INLINE TARGET_AVX2 int32_t hsum_i32x8(__m256i v) {
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
+    return _mm_cvtsi128_si32(s);
+}
+
 /* The sum of each 128-bit block's 4 int32 lanes, block b's in lane b: two in-block shuffles + adds
  * total every block, a permute gathers the totals. */
 static ALWAYS_INLINE TARGET_AVX512 __m128i block_sums_4(__m512i t) {

@@ -48,12 +48,8 @@ static ALWAYS_INLINE TARGET_AVX2 void unpacked_avx2_body(const uint8_t *w, size_
         UNROLL
         for (int r = 0; r < NR; r++)
             UNROLL
-            for (int c = 0; c < NC; c++) {
-                __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc[r][c]), _mm256_extracti128_si256(acc[r][c], 1));
-                s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-                s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-                sum[r][c] += (ub[r]->d * f32_from_bits(load_u32(ab[c]->d))) * (float)_mm_cvtsi128_si32(s);
-            }
+            for (int c = 0; c < NC; c++)
+                sum[r][c] += (ub[r]->d * f32_from_bits(load_u32(ab[c]->d))) * (float)hsum_i32x8(acc[r][c]);
     }
     UNROLL
     for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = sum[r][c];

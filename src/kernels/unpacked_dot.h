@@ -52,10 +52,7 @@ static ALWAYS_INLINE TARGET_AVX2 int32_t unpacked_isum_avx2(const block_unpacked
         const __m256i p = _mm256_maddubs_epi16(_mm256_sign_epi8(q, q), _mm256_sign_epi8(av, q));
         acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, scales_2_avx2(u->sc + 2 * h)));
     }
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(acc), _mm256_extracti128_si256(acc, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(1, 0, 3, 2)));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, _MM_SHUFFLE(2, 3, 0, 1)));
-    return _mm_cvtsi128_si32(s);
+    return hsum_i32x8(acc);
 }
 
 /* A packed type's kernels: each super-block unpacked on the stack, then multiplied as above. */
