@@ -1,8 +1,53 @@
 /* IQ2_XXS, IQ2_XS, IQ2_S weights . Q8_K activations: each super-block unpacked (iq2.c) and multiplied in
  * integers, the same bits in every set: UNPACKING_KERNELS (unpacked_dot.h) defines each type's
- * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod. */
+ * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod; on x86 the
+ * row kernel unpacks each sub-block of 32 into registers (SUB_KERNELS): four 8-byte grid entries and
+ * their four sign masks, the signs applied to the activations. */
 #include "kernels/unpacked_dot.h"
+#include "kernels/iq_grids.h"
 
-UNPACKING_KERNELS(iq2_xxs, block_iq2_xxs)
-UNPACKING_KERNELS(iq2_xs, block_iq2_xs)
-UNPACKING_KERNELS(iq2_s, block_iq2_s)
+#if defined(TS_X86)
+/* Four table entries (8 bytes each) as one vector, loaded by address: vmovq / vmovhpd take their
+ * operand from memory, where building from integer registers costs two operations per entry. */
+static ALWAYS_INLINE TARGET_AVX2 __m128i two_entries(const uint64_t *a, const uint64_t *b) {
+    return _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)a)), (const double *)b));
+}
+static ALWAYS_INLINE TARGET_AVX2 __m256i four_entries(const uint64_t *a, const uint64_t *b, const uint64_t *c, const uint64_t *d) {
+    return _mm256_setr_m128i(two_entries(a, b), two_entries(c, d));
+}
+
+static ALWAYS_INLINE TARGET_AVX2 __m256i scales_of_halves(int s0, int s1) {
+    return _mm256_setr_m128i(_mm_set1_epi16((short)(2 * s0 + 1)), _mm_set1_epi16((short)(2 * s1 + 1)));
+}
+
+static inline float iq2_xxs_d(const block_iq2_xxs *b) { return load_f16(b->d) * 0.125f; }
+static ALWAYS_INLINE TARGET_AVX2 void iq2_xxs_sub_avx2(const block_iq2_xxs *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
+    const uint8_t *idx = b->qs + 8 * ib;
+    const uint32_t w = load_u32(idx + 4);
+    *mag = four_entries(&iq_grid2xxs[idx[0]], &iq_grid2xxs[idx[1]], &iq_grid2xxs[idx[2]], &iq_grid2xxs[idx[3]]);
+    *sgn = four_entries(&iq_ksigns_mask[w & 127], &iq_ksigns_mask[(w >> 7) & 127], &iq_ksigns_mask[(w >> 14) & 127], &iq_ksigns_mask[(w >> 21) & 127]);
+    *sc = _mm256_set1_epi16((short)(2 * (w >> 28) + 1));
+}
+
+static inline float iq2_xs_d(const block_iq2_xs *b) { return load_f16(b->d) * 0.125f; }
+static ALWAYS_INLINE TARGET_AVX2 void iq2_xs_sub_avx2(const block_iq2_xs *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
+    uint16_t q[4];
+    memcpy(q, b->qs + 8 * ib, 8);   /* little-endian hosts only: x86 */
+    *mag = four_entries(&iq_grid2xs[q[0] & 511], &iq_grid2xs[q[1] & 511], &iq_grid2xs[q[2] & 511], &iq_grid2xs[q[3] & 511]);
+    *sgn = four_entries(&iq_ksigns_mask[q[0] >> 9], &iq_ksigns_mask[q[1] >> 9], &iq_ksigns_mask[q[2] >> 9], &iq_ksigns_mask[q[3] >> 9]);
+    *sc = scales_of_halves(b->scales[ib] & 15, b->scales[ib] >> 4);
+}
+
+static inline float iq2_s_d(const block_iq2_s *b) { return load_f16(b->d) * 0.125f; }
+static ALWAYS_INLINE TARGET_AVX2 void iq2_s_sub_avx2(const block_iq2_s *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
+    const uint8_t *lo = b->qs + 4 * ib, *s = b->qs + 32 + 4 * ib;
+    const int h = b->qh[ib];
+    *mag = four_entries(&iq_grid2s[lo[0] | (h & 3) << 8], &iq_grid2s[lo[1] | (h >> 2 & 3) << 8], &iq_grid2s[lo[2] | (h >> 4 & 3) << 8], &iq_grid2s[lo[3] | (h >> 6 & 3) << 8]);
+    *sgn = four_entries(&iq_sign_mask8[s[0]], &iq_sign_mask8[s[1]], &iq_sign_mask8[s[2]], &iq_sign_mask8[s[3]]);
+    *sc = scales_of_halves(b->scales[ib] & 15, b->scales[ib] >> 4);
+}
+#endif
+
+SUB_KERNELS(iq2_xxs, block_iq2_xxs)
+SUB_KERNELS(iq2_xs, block_iq2_xs)
+SUB_KERNELS(iq2_s, block_iq2_s)

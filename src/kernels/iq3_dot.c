@@ -1,7 +1,40 @@
 /* IQ3_XXS, IQ3_S weights . Q8_K activations: each super-block unpacked (iq3.c) and multiplied in
  * integers, the same bits in every set: UNPACKING_KERNELS (unpacked_dot.h) defines each type's
- * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod. */
+ * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod; on x86 the
+ * row kernel unpacks each sub-block of 32 into registers (SUB_KERNELS): eight 4-byte grid entries
+ * and four sign masks, the signs applied to the activations. */
 #include "kernels/unpacked_dot.h"
+#include "kernels/iq_grids.h"
 
-UNPACKING_KERNELS(iq3_xxs, block_iq3_xxs)
-UNPACKING_KERNELS(iq3_s, block_iq3_s)
+#if defined(TS_X86)
+static ALWAYS_INLINE TARGET_AVX2 __m256i eight_u32(const uint32_t *g, const uint8_t *i, int hi_bits) {
+    return _mm256_setr_epi32((int)g[i[0] | (hi_bits & 1) << 8], (int)g[i[1] | (hi_bits >> 1 & 1) << 8],
+                             (int)g[i[2] | (hi_bits >> 2 & 1) << 8], (int)g[i[3] | (hi_bits >> 3 & 1) << 8],
+                             (int)g[i[4] | (hi_bits >> 4 & 1) << 8], (int)g[i[5] | (hi_bits >> 5 & 1) << 8],
+                             (int)g[i[6] | (hi_bits >> 6 & 1) << 8], (int)g[i[7] | (hi_bits >> 7 & 1) << 8]);
+}
+
+static ALWAYS_INLINE TARGET_AVX2 __m256i four_u64(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
+    return _mm256_setr_epi64x((long long)a, (long long)b, (long long)c, (long long)d);
+}
+
+static inline float iq3_xxs_d(const block_iq3_xxs *b) { return load_f16(b->d) * 0.25f; }
+static ALWAYS_INLINE TARGET_AVX2 void iq3_xxs_sub_avx2(const block_iq3_xxs *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
+    const uint32_t w = load_u32(b->qs + QK_K / 4 + 4 * ib);
+    *mag = eight_u32(iq_grid3xxs, b->qs + 8 * ib, 0);
+    *sgn = four_u64(iq_ksigns_mask[w & 127], iq_ksigns_mask[(w >> 7) & 127], iq_ksigns_mask[(w >> 14) & 127],
+                    iq_ksigns_mask[(w >> 21) & 127]);
+    *sc = _mm256_set1_epi16((short)(2 * (w >> 28) + 1));
+}
+
+static inline float iq3_s_d(const block_iq3_s *b) { return load_f16(b->d); }
+static ALWAYS_INLINE TARGET_AVX2 void iq3_s_sub_avx2(const block_iq3_s *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
+    const uint8_t *s = b->signs + 4 * ib;
+    *mag = eight_u32(iq_grid3s, b->qs + 8 * ib, b->qh[ib]);
+    *sgn = four_u64(iq_sign_mask8[s[0]], iq_sign_mask8[s[1]], iq_sign_mask8[s[2]], iq_sign_mask8[s[3]]);
+    *sc = _mm256_set1_epi16((short)(1 + 2 * ((b->scales[ib / 2] >> (4 * (ib % 2))) & 15)));
+}
+#endif
+
+SUB_KERNELS(iq3_xxs, block_iq3_xxs)
+SUB_KERNELS(iq3_s, block_iq3_s)

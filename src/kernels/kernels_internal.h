@@ -185,8 +185,9 @@ static inline float e8m0_half_to_f32(uint8_t e) {
  * doubled E2M1 table: m * 2^-10 for exponent 0, else (8 + m) * 2^(e - 11), exact. */
 static inline float ue4m3_half_to_f32(uint8_t b) {
     if (b == 0x00 || b == 0x7f) return 0.0f;
-    int e = (b >> 3) & 15, m = b & 7;
-    return e == 0 ? (float)m * 0x1p-10f : ldexpf((float)(8 + m), e - 11);
+    const uint32_t e = (b >> 3) & 15, m = b & 7;
+    /* (1 + m/8) * 2^(e - 8): the f32 with exponent e - 8 and mantissa m in its top 3 bits */
+    return e == 0 ? (float)m * 0x1p-10f : f32_from_bits((e + 119) << 23 | m << 20);
 }
 
 /* Little-endian field loads from block bytes. */

@@ -18,7 +18,7 @@ static ALWAYS_INLINE void isums_generic(const uint8_t *qs, const int8_t *a, int3
     *i1 = s[1];
 }
 
-#define NVFP4_DOT(NAME, TARGET, ISUMS)                                                                 \
+#define NVFP4_DOT(NAME, TARGET, ISUMS, F16)                                                                 \
     static TARGET float NAME(const void *w, const void *act, int64_t k) {                              \
         const block_nvfp4 *x = w;                                                                      \
         const block_q8_0 *y = act;                                                                     \
@@ -28,14 +28,14 @@ static ALWAYS_INLINE void isums_generic(const uint8_t *qs, const int8_t *a, int3
             const int s0 = 2 * (int)(t % 2);                                                           \
             int32_t i0, i1;                                                                            \
             ISUMS(b->qs + 8 * s0, y[t].qs, &i0, &i1);                                                  \
-            const float da = load_f16(y[t].d);                                                         \
+            const float da = F16(y[t].d);                                                         \
             part[t % 4] += (da * ue4m3_half_to_f32(b->d[s0])) * (float)i0;                             \
             part[t % 4] += (da * ue4m3_half_to_f32(b->d[s0 + 1])) * (float)i1;                         \
         }                                                                                              \
         return (part[0] + part[1]) + (part[2] + part[3]);                                              \
     }
 
-NVFP4_DOT(nvfp4_dot_generic, , isums_generic)
+NVFP4_DOT(nvfp4_dot_generic, , isums_generic, load_f16)
 const type_kernels nvfp4_kernels_generic = { .act_type = TS_Q8_0, .dot = nvfp4_dot_generic };
 
 #if defined(TS_X86)
@@ -57,7 +57,7 @@ static ALWAYS_INLINE TARGET_AVX2 void isums_avx2(const uint8_t *qs, const int8_t
     *i1 = _mm_extract_epi32(t, 1);
 }
 
-NVFP4_DOT(nvfp4_dot_avx2, TARGET_AVX2, isums_avx2)
+NVFP4_DOT(nvfp4_dot_avx2, TARGET_AVX2, isums_avx2, f16_bits_to_f32)   /* F16C: the same values */
 const type_kernels nvfp4_kernels_avx2 = { .act_type = TS_Q8_0, .dot = nvfp4_dot_avx2 };
 const type_kernels nvfp4_kernels_avx512 = { .act_type = TS_Q8_0, .dot = nvfp4_dot_avx2 };
 #endif
@@ -72,6 +72,6 @@ static ALWAYS_INLINE TARGET_DOTPROD void isums_dotprod(const uint8_t *qs, const 
     *i1 = vaddvq_s32(vdotq_s32(vdupq_n_s32(0), w1, vld1q_s8(a + 16)));
 }
 
-NVFP4_DOT(nvfp4_dot_dotprod, TARGET_DOTPROD, isums_dotprod)
+NVFP4_DOT(nvfp4_dot_dotprod, TARGET_DOTPROD, isums_dotprod, load_f16)
 const type_kernels nvfp4_kernels_neon_dotprod = { .act_type = TS_Q8_0, .dot = nvfp4_dot_dotprod };
 #endif

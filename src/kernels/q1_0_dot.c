@@ -12,22 +12,22 @@ static ALWAYS_INLINE int32_t isum_generic(const uint8_t *bits, const int8_t *a) 
     return s;
 }
 
-#define Q1_0_DOT(NAME, TARGET, ISUM)                                                                   \
+#define Q1_0_DOT(NAME, TARGET, ISUM, F16)                                                                   \
     static TARGET float NAME(const void *w, const void *act, int64_t k) {                              \
         const block_q1_0 *x = w;                                                                       \
         const block_q8_0 *y = act;                                                                     \
         float part[4] = { 0.0f, 0.0f, 0.0f, 0.0f };                                                    \
         for (int64_t i = 0; i < k / 128; i++) {                                                        \
-            const float d = load_f16(x[i].d);                                                          \
+            const float d = F16(x[i].d);                                                               \
             for (int j = 0; j < 4; j++) {                                                              \
                 const block_q8_0 *a = &y[4 * i + j];                                                   \
-                part[j] += (d * load_f16(a->d)) * (float)ISUM(x[i].qs + 4 * j, a->qs);                 \
+                part[j] += (d * F16(a->d)) * (float)ISUM(x[i].qs + 4 * j, a->qs);                      \
             }                                                                                          \
         }                                                                                              \
         return (part[0] + part[1]) + (part[2] + part[3]);                                              \
     }
 
-Q1_0_DOT(q1_0_dot_generic, , isum_generic)
+Q1_0_DOT(q1_0_dot_generic, , isum_generic, load_f16)
 const type_kernels q1_0_kernels_generic = { .act_type = TS_Q8_0, .dot = q1_0_dot_generic };
 
 #if defined(TS_X86)
@@ -44,7 +44,7 @@ static ALWAYS_INLINE TARGET_AVX2 int32_t isum_avx2(const uint8_t *bits, const in
     return hsum_i32x8(s);
 }
 
-Q1_0_DOT(q1_0_dot_avx2, TARGET_AVX2, isum_avx2)
+Q1_0_DOT(q1_0_dot_avx2, TARGET_AVX2, isum_avx2, f16_bits_to_f32)   /* F16C: the same values */
 const type_kernels q1_0_kernels_avx2 = { .act_type = TS_Q8_0, .dot = q1_0_dot_avx2 };
 const type_kernels q1_0_kernels_avx512 = { .act_type = TS_Q8_0, .dot = q1_0_dot_avx2 };
 #endif
@@ -62,6 +62,6 @@ static ALWAYS_INLINE TARGET_DOTPROD int32_t isum_dotprod(const uint8_t *bits, co
     return vaddvq_s32(acc);
 }
 
-Q1_0_DOT(q1_0_dot_dotprod, TARGET_DOTPROD, isum_dotprod)
+Q1_0_DOT(q1_0_dot_dotprod, TARGET_DOTPROD, isum_dotprod, load_f16)
 const type_kernels q1_0_kernels_neon_dotprod = { .act_type = TS_Q8_0, .dot = q1_0_dot_dotprod };
 #endif

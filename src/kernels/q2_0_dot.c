@@ -11,19 +11,19 @@ static ALWAYS_INLINE int32_t isum_generic(const uint8_t *qs, const int8_t *a) {
     return s;
 }
 
-#define Q2_0_DOT(NAME, TARGET, ISUM)                                                                   \
+#define Q2_0_DOT(NAME, TARGET, ISUM, F16)                                                                   \
     static TARGET float NAME(const void *w, const void *act, int64_t k) {                              \
         const block_q2_0 *x = w;                                                                       \
         const block_q8_0 *y = act;                                                                     \
         float part[4] = { 0.0f, 0.0f, 0.0f, 0.0f };                                                    \
         for (int64_t t = 0; t < k / 32; t++) {                                                         \
             const block_q2_0 *b = &x[t / 2];                                                           \
-            part[t % 4] += (load_f16(b->d) * load_f16(y[t].d)) * (float)ISUM(b->qs + 8 * (t % 2), y[t].qs); \
+            part[t % 4] += (F16(b->d) * F16(y[t].d)) * (float)ISUM(b->qs + 8 * (t % 2), y[t].qs); \
         }                                                                                              \
         return (part[0] + part[1]) + (part[2] + part[3]);                                              \
     }
 
-Q2_0_DOT(q2_0_dot_generic, , isum_generic)
+Q2_0_DOT(q2_0_dot_generic, , isum_generic, load_f16)
 const type_kernels q2_0_kernels_generic = { .act_type = TS_Q8_0, .dot = q2_0_dot_generic };
 
 #if defined(TS_X86)
@@ -50,7 +50,7 @@ static ALWAYS_INLINE TARGET_AVX2 int32_t isum_avx2(const uint8_t *qs, const int8
     return hsum_i32x8(s);
 }
 
-Q2_0_DOT(q2_0_dot_avx2, TARGET_AVX2, isum_avx2)
+Q2_0_DOT(q2_0_dot_avx2, TARGET_AVX2, isum_avx2, f16_bits_to_f32)   /* F16C: the same values */
 const type_kernels q2_0_kernels_avx2 = { .act_type = TS_Q8_0, .dot = q2_0_dot_avx2 };
 const type_kernels q2_0_kernels_avx512 = { .act_type = TS_Q8_0, .dot = q2_0_dot_avx2 };
 #endif
@@ -62,6 +62,6 @@ static ALWAYS_INLINE TARGET_DOTPROD int32_t isum_dotprod(const uint8_t *qs, cons
     return vaddvq_s32(vdotq_s32(vdotq_s32(vdupq_n_s32(0), vld1q_s8(q), vld1q_s8(a)), vld1q_s8(q + 16), vld1q_s8(a + 16)));
 }
 
-Q2_0_DOT(q2_0_dot_dotprod, TARGET_DOTPROD, isum_dotprod)
+Q2_0_DOT(q2_0_dot_dotprod, TARGET_DOTPROD, isum_dotprod, load_f16)
 const type_kernels q2_0_kernels_neon_dotprod = { .act_type = TS_Q8_0, .dot = q2_0_dot_dotprod };
 #endif
