@@ -259,6 +259,31 @@ static int write_metadata_gguf(const char *dir, const char *name) {
     return rc;
 }
 
+/* One tensor of 2 rows in each type the kernels read (random bytes: every block is valid, and the
+ * decoders must hold on any), for the GGUF harness's decoders; rows of 256, a whole block of every
+ * type. */
+static int write_types_gguf(const char *dir, const char *name) {
+    gguf_writer *w = gguf_writer_new();
+    gguf_writer_add_str(w, "general.architecture", "llama");
+    for (int t = 0; t < TS_FIRST_INTERNAL; t++) {
+        if (!type_get(t) || t == TS_Q8_K) continue;
+        const int64_t ne[2] = { 256, 2 };
+        const size_t nb = 2 * type_row_bytes(t, 256);
+        uint8_t *data = malloc(nb);   /* kept until the write: leaked on purpose, as add_f32 */
+        for (size_t i = 0; i < nb; i++) { (void)rnd(); data[i] = (uint8_t)(rng >> 16); }
+        char tn[64];
+        snprintf(tn, sizeof tn, "t.%s", type_name(t));
+        gguf_writer_add_tensor(w, tn, t, 2, ne, data, nb);
+    }
+    char path[1200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    ts_error err;
+    int rc = gguf_writer_write(w, path, &err);
+    if (rc) fprintf(stderr, "%s\n", err.msg);
+    gguf_writer_free(w);
+    return rc;
+}
+
 static int gguf_seeds(const char *out) {
     char d1[1100], d2[1100];
     snprintf(d1, sizeof d1, "%s/gguf", out);
@@ -275,6 +300,7 @@ static int gguf_seeds(const char *out) {
         rc |= write_tiny_gguf(d, "gemma3.gguf", "gemma3", TS_Q4_0, true, false, NULL, (tiny_opts){ .layers = 2, .window = 8, .sliding_period = 2 });
     }
     rc |= write_metadata_gguf(d1, "metadata.gguf");
+    rc |= write_types_gguf(d1, "types.gguf");
     return rc;
 }
 

@@ -1,8 +1,11 @@
 /* libFuzzer: the GGUF reader over memory (header, metadata, tensor table), every accessor on every
- * key it read, the tensor data it vouches for, and the vocabulary and chat-template lookups a model
- * load makes from that metadata. */
+ * key it read, the tensor data it vouches for, each tensor's first row through its type's decoder
+ * and row kernel (hostile grid indices, signs and scales of the low-bit types included), and the
+ * vocabulary and chat-template lookups a model load makes from that metadata. */
 #include "fuzz_common.h"
 #include "io/gguf.h"
+#include "kernels/types.h"
+#include "kernels/simd.h"
 #include "text/tokenizer.h"
 #include "text/vocab_gguf.h"
 #include "template/jinja.h"
@@ -42,6 +45,32 @@ static unsigned touch_metadata(const gguf_file *g) {
     return sum;
 }
 
+/* The first row of every tensor of a type with kernels (rows up to 4096 weights): dequantized,
+ * through the scalar reference dot, and through the best kernel set's row kernel against zero
+ * activations. Any bytes are a valid block, so nothing may read outside the row or its tables. */
+static unsigned decode_tensors(const gguf_file *g) {
+    static float row[4096], x[4096];
+    static uint8_t act[4096 * 2];
+    const kernel_set *ks = kernel_set_for(cpu_best_simd());
+    const tensor_dir *d = gguf_tensors(g);
+    unsigned sum = 0;
+    for (int i = 0; i < d->n; i++) {
+        const tensor_entry *t = &d->t[i];
+        const type_traits *tt = type_get(t->type);
+        const int64_t k = t->ne[0];
+        if (!tt || k > 4096 || type_row_bytes(t->type, k) > t->nbytes) continue;
+        tt->dequant_row(t->data, row, k);
+        sum += row[0] == row[0];
+        sum += tt->dot_f32(t->data, x, k) == 0.0f;
+        const type_kernels *tk = ks ? ks->types[t->type] : NULL;
+        if (tk && tk->act_type != TS_F32 && act_row_bytes(tk->act_type, k) <= sizeof act) {
+            act_quantizer(ks, tk->act_type)(x, act, k);
+            sum += tk->dot(t->data, act, k) == 0.0f;
+        }
+    }
+    return sum;
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv) { (void)argc; (void)argv; return 0; }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -51,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (strchr(err.msg, '\n')) abort();   /* errors are one line */
         return 0;
     }
-    volatile unsigned sink = touch_tensors(g) + touch_metadata(g);
+    volatile unsigned sink = touch_tensors(g) + touch_metadata(g) + decode_tensors(g);
     (void)sink;
     if (gguf_has(g, "tokenizer.ggml.model")) {
         vocab v;
