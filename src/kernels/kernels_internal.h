@@ -108,6 +108,7 @@ void iq1_s_unpack(const uint8_t *block, block_unpacked *u);
 void iq1_m_unpack(const uint8_t *block, block_unpacked *u);
 void tq1_0_unpack(const uint8_t *block, block_unpacked *u);
 void tq2_0_unpack(const uint8_t *block, block_unpacked *u);
+void q3_k_unpack(const uint8_t *block, block_unpacked *u);   /* symmetric: d (s - 32) q */
 
 /* Activations only (the AVX-512 Q8_0 and Q5_0 kernels): two Q8_0 blocks laid out for one 512-bit
  * vector each way. qs: the codes plus 128 (unsigned, as VNNI's dpbusd wants them), block 2p then

@@ -27,6 +27,18 @@ static void dequant_block(const uint8_t *p, float *y) {
             }
 }
 
+/* The integer form of block_unpacked: d, sc = s - 32 per group, q in -4..3. */
+void q3_k_unpack(const uint8_t *p, block_unpacked *u) {
+    const block_q3_K *b = (const block_q3_K *)p;
+    u->d = load_f16(b->d);
+    for (int g = 0; g < 16; g++) u->sc[g] = (int16_t)(scale6(b->scales, g) - 32);
+    for (int n = 0; n < 2; n++)
+        for (int j = 0; j < 4; j++)
+            for (int l = 0; l < 32; l++)
+                u->q[128 * n + 32 * j + l] =
+                    (int8_t)(((b->qs[32 * n + l] >> (2 * j)) & 3) - ((b->hmask[l] >> (4 * n + j)) & 1 ? 0 : 4));
+}
+
 static void q3_k_dequant_row(const void *row, float *dst, int64_t k) {
     dequant_blocks(row, dst, k, QK_K, sizeof(block_q3_K), dequant_block);
 }

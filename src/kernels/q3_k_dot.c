@@ -1,41 +1,28 @@
 /* Q3_K weights . Q8_K activations: per super-block d * d_a * sum_g (s[g] - 32) sum(q a) with the
- * signed 3-bit q, integer inside. */
-#include "kernels/kernels_internal.h"
-#include "kernels/simd.h"
-
-static ALWAYS_INLINE float dot_q3_k_q8_k(const void *w, const void *act, int64_t k) {
-    const block_q3_K *x = w;
-    const block_q8_K *y = act;
-    float sum = 0.0f;
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const uint8_t *s = x[i].scales;
-        int8_t q[QK_K];
-        for (int n = 0; n < 2; n++)
-            for (int j = 0; j < 4; j++)
-                for (int l = 0; l < 32; l++) {
-                    int low = (x[i].qs[32 * n + l] >> (2 * j)) & 3;
-                    int high = (x[i].hmask[l] >> (4 * n + j)) & 1;
-                    q[128 * n + 32 * j + l] = (int8_t)(low - (high ? 0 : 4));
-                }
-        int32_t isum = 0;
-        for (int g = 0; g < 16; g++) {
-            int sc = ((g < 8 ? s[g] & 0xf : s[g - 8] >> 4) | ((s[8 + g % 4] >> (2 * (g / 4))) & 3) << 4) - 32;
-            isum += sc * dot_i8(q + 16 * g, y[i].qs + 16 * g, 16);
-        }
-        sum += f32_from_bits(load_u32(y[i].d)) * load_f16(x[i].d) * (float)isum;
-    }
-    return sum;
-}
-
-static float q3_k_dot_generic(const void *w, const void *a, int64_t k) { return dot_q3_k_q8_k(w, a, k); }
-
-const type_kernels q3_k_kernels_generic = { .act_type = TS_Q8_K, .dot = q3_k_dot_generic };
+ * signed 3-bit q, integer inside. That is the integer form of block_unpacked (q3_k.c unpacks into
+ * it), with the same float operations ((d * d_a) * isum), so Q3_K takes the low-bit types' kernels
+ * (unpacked_dot.h): SUB_KERNELS defines q3_k_kernels_generic, q3_k_kernels_avx2, q3_k_kernels_avx512
+ * and q3_k_kernels_neon_dotprod, and a batch multiplies its rows unpacked once, in tiles. */
+#include "kernels/unpacked_dot.h"
 
 #if defined(TS_X86)
-/* The portable body compiled for AVX2 and for AVX-512: the compiler vectorizes its integer loops. */
-static TARGET_AVX2 float q3_k_dot_avx2(const void *w, const void *a, int64_t k) { return dot_q3_k_q8_k(w, a, k); }
-static TARGET_AVX512 float q3_k_dot_avx512(const void *w, const void *a, int64_t k) { return dot_q3_k_q8_k(w, a, k); }
-
-const type_kernels q3_k_kernels_avx2 = { .act_type = TS_Q8_K, .dot = q3_k_dot_avx2 };
-const type_kernels q3_k_kernels_avx512 = { .act_type = TS_Q8_K, .dot = q3_k_dot_avx512 };
+static inline float q3_k_d(const block_q3_K *b) { return load_f16(b->d); }
+/* sub-block ib = 4 n + j: the 2 low bits at 2 j of qs[32 n + l], the high bit 4 n + j of hmask[l] */
+static ALWAYS_INLINE TARGET_AVX2 void q3_k_sub_avx2(const block_q3_K *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
+    const int n = ib / 4, j = ib % 4;
+    const __m256i low = _mm256_and_si256(_mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(b->qs + 32 * n)), 2 * j),
+                                         _mm256_set1_epi8(3));
+    const __m256i high = _mm256_and_si256(_mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)b->hmask), 4 * n + j),
+                                          _mm256_set1_epi8(1));
+    const __m256i q = _mm256_sub_epi8(_mm256_or_si256(low, _mm256_slli_epi16(high, 2)), _mm256_set1_epi8(4));
+    *mag = _mm256_abs_epi8(q);
+    *sgn = q;
+    const uint8_t *s = b->scales;
+    const int g0 = 2 * ib, g1 = 2 * ib + 1;
+    const int s0 = ((g0 < 8 ? s[g0] & 0xf : s[g0 - 8] >> 4) | ((s[8 + g0 % 4] >> (2 * (g0 / 4))) & 3) << 4) - 32;
+    const int s1 = ((g1 < 8 ? s[g1] & 0xf : s[g1 - 8] >> 4) | ((s[8 + g1 % 4] >> (2 * (g1 / 4))) & 3) << 4) - 32;
+    *sc = _mm256_setr_m128i(_mm_set1_epi16((short)s0), _mm_set1_epi16((short)s1));
+}
 #endif
+
+SUB_KERNELS(q3_k, block_q3_K)

@@ -48,7 +48,9 @@ static const int TYPES[] = { TS_F32, TS_F16, TS_BF16, TS_Q8_0, TS_Q4_0, TS_Q4_1,
 static bool is_lowbit(int type) {
     switch (type) {
     case TS_IQ2_XXS: case TS_IQ2_XS: case TS_IQ2_S: case TS_IQ3_XXS: case TS_IQ3_S: case TS_IQ1_S: case TS_IQ1_M:
-    case TS_TQ1_0: case TS_TQ2_0: case TS_NVFP4: case TS_Q1_0: case TS_Q2_0: return true;
+    case TS_TQ1_0: case TS_TQ2_0: case TS_NVFP4: case TS_Q1_0: case TS_Q2_0:
+    case TS_Q3_K:   /* an unpacking type too (q3_k_dot.c) */
+        return true;
     default: return false;
     }
 }
