@@ -1,29 +1,73 @@
 /* IQ1_S, IQ1_M weights . Q8_K activations: each super-block unpacked (iq1.c) and multiplied in
  * integers, the same bits in every set: UNPACKING_KERNELS (unpacked_dot.h) defines each type's
  * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod; on x86 the
- * row kernel unpacks each sub-block of 32 into registers (SUB_KERNELS): four grid entries of
- * -1 / 0 / +1, times 8 plus the delta's +-1. */
+ * row kernel unpacks each sub-block of 32 into registers: four grid entries of -1 / 0 / +1, times 8
+ * plus the delta's +-1, shifted to unsigned (below). */
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
 
 #if defined(TS_X86)
-/* 8 g + delta for the four groups' entries (g in -1, 0, +1: sign_epi8 of 8 by g), deltas +-1 per
- * group: the signed codes, their magnitudes and the codes themselves as the activations' signs */
-static ALWAYS_INLINE TARGET_AVX2 void iq1_codes(uint64_t g0, uint64_t g1, uint64_t g2, uint64_t g3, __m256i delta,
-                                                __m256i *mag, __m256i *sgn) {
-    const __m256i g = _mm256_setr_epi64x((long long)g0, (long long)g1, (long long)g2, (long long)g3);
-    const __m256i q = _mm256_add_epi8(_mm256_sign_epi8(_mm256_set1_epi8(8), g), delta);
-    *mag = _mm256_abs_epi8(q);
-    *sgn = q;
+/* The x86 row kernels take the codes shifted to unsigned, u = q + 9 = 8 (grid + 1) + (delta + 1)
+ * in 0..18, so maddubs multiplies them with the activations directly (no sign juggling), and take
+ * the shift back once per super-block from the block sums:
+ *   isum = sum_g sc[g] sum_e q a = sum_g sc[g] sum_e u a  -  9 sum_g sc[g] bsum[g],
+ * the same integer as through block_unpacked, so the same bits. */
+
+/* Four grid entries (8 bytes each) as one vector, loaded by address (vmovq / vmovhpd from memory) */
+static ALWAYS_INLINE TARGET_AVX2 __m256i four_grid_entries(int i0, int i1, int i2, int i3) {
+    const __m128i lo = _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)&iq_grid1s[i0])),
+                                                     (const double *)&iq_grid1s[i1]));
+    const __m128i hi = _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)&iq_grid1s[i2])),
+                                                     (const double *)&iq_grid1s[i3]));
+    return _mm256_setr_m128i(lo, hi);
+}
+
+/* u = 8 (grid + 1) + delta1 with delta1 = delta + 1 in {0, 2} per byte (no carries between bytes) */
+static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_shifted_codes(__m256i grid, __m256i delta1) {
+    return _mm256_add_epi8(_mm256_slli_epi16(_mm256_add_epi8(grid, _mm256_set1_epi8(1)), 3), delta1);
+}
+
+/* From the 16 int16 group scales: lanes 0-7 sc[2 ib], lanes 8-15 sc[2 ib + 1] (sub-block ib's groups) */
+static ALWAYS_INLINE TARGET_AVX2 __m256i scales_of_sub_block(__m256i sc16, int ib) {
+    const __m256i pair = _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(ib));
+    return _mm256_shuffle_epi8(pair, _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+                                                      2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
+}
+
+/* The 32 grid indices of a super-block as 16-bit lanes, formed in vectors (entry e of sub-block
+ * ib is lane 4 ib + e): per entry, a byte of qs and a 3-bit field of qh moved to bits 8..10 by a
+ * multiply (the field's bit l lands on 13 + l - shift, then >> 5). Stored to the stack and read
+ * back by the entry loads, which costs less than forming each index in integer registers. */
+static ALWAYS_INLINE TARGET_AVX2 void grid_indices(const uint8_t *qs, __m256i hi0, __m256i hi1, __m256i mult, uint16_t *idx) {
+    const __m256i lo0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)qs));
+    const __m256i lo1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(qs + 16)));
+    const __m256i field = _mm256_set1_epi16(0x0700);
+    _mm256_storeu_si256((__m256i *)idx, _mm256_or_si256(lo0, _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(hi0, mult), 5), field)));
+    _mm256_storeu_si256((__m256i *)(idx + 16), _mm256_or_si256(lo1, _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(hi1, mult), 5), field)));
 }
 
 static inline float iq1_s_d(const block_iq1_s *b) { return load_f16(b->d) * 0.125f; }
-static ALWAYS_INLINE TARGET_AVX2 void iq1_s_sub_avx2(const block_iq1_s *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
-    const uint8_t *lo = b->qs + 4 * ib;
-    const int qh = load_u16(b->qh + 2 * ib);
-    iq1_codes(iq_grid1s[lo[0] | (qh & 7) << 8], iq_grid1s[lo[1] | (qh >> 3 & 7) << 8], iq_grid1s[lo[2] | (qh >> 6 & 7) << 8],
-              iq_grid1s[lo[3] | (qh >> 9 & 7) << 8], _mm256_set1_epi8(qh & 0x8000 ? -1 : 1), mag, sgn);
-    *sc = _mm256_set1_epi16((short)(2 * ((qh >> 12) & 7) + 1));
+/* Per super-block: the indices, the delta signs (bit 15 of each qh word) and 2 s + 1 per group
+ * (s = bits 12..14 of the sub-block's qh word, the same for both of its groups). */
+static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_s_prepare(const block_iq1_s *b, uint16_t *idx, uint16_t *aux) {
+    const __m128i qh = _mm_loadu_si128((const __m128i *)b->qh);
+    /* entry l of sub-block ib reads qh word ib, field at bit 3 l */
+    const __m256i words = _mm256_broadcastsi128_si256(qh);
+    const __m256i hi0 = _mm256_shuffle_epi8(words, _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3,
+                                                                    4, 5, 4, 5, 4, 5, 4, 5, 6, 7, 6, 7, 6, 7, 6, 7));
+    const __m256i hi1 = _mm256_shuffle_epi8(words, _mm256_setr_epi8(8, 9, 8, 9, 8, 9, 8, 9, 10, 11, 10, 11, 10, 11, 10, 11,
+                                                                    12, 13, 12, 13, 12, 13, 12, 13, 14, 15, 14, 15, 14, 15, 14, 15));
+    const __m256i mult = _mm256_setr_epi16(1 << 13, 1 << 10, 1 << 7, 1 << 4, 1 << 13, 1 << 10, 1 << 7, 1 << 4,
+                                           1 << 13, 1 << 10, 1 << 7, 1 << 4, 1 << 13, 1 << 10, 1 << 7, 1 << 4);
+    grid_indices(b->qs, hi0, hi1, mult, idx);
+    _mm_storeu_si128((__m128i *)aux, qh);
+    const __m128i s = _mm_and_si128(_mm_srli_epi16(qh, 12), _mm_set1_epi16(7));
+    const __m128i sc = _mm_or_si128(_mm_slli_epi16(s, 1), _mm_set1_epi16(1));
+    return _mm256_setr_m128i(_mm_unpacklo_epi16(sc, sc), _mm_unpackhi_epi16(sc, sc));
+}
+static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_s_codes(const uint16_t *idx, const uint16_t *aux, int ib) {
+    const uint16_t *e = idx + 4 * ib;
+    return iq1_shifted_codes(four_grid_entries(e[0], e[1], e[2], e[3]), _mm256_set1_epi8(aux[ib] & 0x8000 ? 0 : 2));
 }
 
 static inline float iq1_m_d(const block_iq1_m *b) {
@@ -31,18 +75,68 @@ static inline float iq1_m_d(const block_iq1_m *b) {
     for (int i = 0; i < 4; i++) sc[i] = load_u16(b->sc + 2 * i);
     return half_to_f32((uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000))) * 0.125f;
 }
-static ALWAYS_INLINE TARGET_AVX2 void iq1_m_sub_avx2(const block_iq1_m *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
-    const uint8_t *lo = b->qs + 4 * ib;
-    const int h0 = b->qh[2 * ib], h1 = b->qh[2 * ib + 1];
-    const long long plus = 0x0101010101010101LL, minus = -1LL;
-    const __m256i delta = _mm256_setr_epi64x(h0 & 8 ? minus : plus, h0 & 0x80 ? minus : plus, h1 & 8 ? minus : plus,
-                                             h1 & 0x80 ? minus : plus);
-    iq1_codes(iq_grid1s[lo[0] | (h0 & 7) << 8], iq_grid1s[lo[1] | (h0 >> 4 & 7) << 8], iq_grid1s[lo[2] | (h1 & 7) << 8],
-              iq_grid1s[lo[3] | (h1 >> 4 & 7) << 8], delta, mag, sgn);
-    const int w16 = load_u16(b->sc + 2 * (ib / 2)), sh = 6 * (ib % 2);
-    *sc = _mm256_setr_m128i(_mm_set1_epi16((short)(2 * ((w16 >> sh) & 7) + 1)), _mm_set1_epi16((short)(2 * ((w16 >> (sh + 3)) & 7) + 1)));
+/* Per super-block: the indices (entry e reads nibble e % 2 of qh byte e / 2: index bits in 0..2,
+ * the delta sign in bit 3), each entry's delta sign as a 16-bit lane (bit 11 after the multiply),
+ * and 2 s + 1 per group (s of group g = bits 3 (g % 4) .. +2 of scale word g / 4: each word copied to
+ * four lanes, its field moved to the top 3 bits by a multiply, then shifted down). */
+static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_m_prepare(const block_iq1_m *b, uint16_t *idx, uint16_t *aux) {
+    const __m128i qh = _mm_loadu_si128((const __m128i *)b->qh);
+    const __m256i hi0 = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(qh, qh));
+    const __m256i hi1 = _mm256_cvtepu8_epi16(_mm_unpackhi_epi8(qh, qh));
+    const __m256i mult = _mm256_setr_epi16(1 << 13, 1 << 9, 1 << 13, 1 << 9, 1 << 13, 1 << 9, 1 << 13, 1 << 9,
+                                           1 << 13, 1 << 9, 1 << 13, 1 << 9, 1 << 13, 1 << 9, 1 << 13, 1 << 9);
+    grid_indices(b->qs, hi0, hi1, mult, idx);
+    /* the delta sign: bit 3 of the nibble -> bit 11 of nibble << 8 */
+    const __m256i dmult = _mm256_setr_epi16(1 << 8, 1 << 4, 1 << 8, 1 << 4, 1 << 8, 1 << 4, 1 << 8, 1 << 4,
+                                            1 << 8, 1 << 4, 1 << 8, 1 << 4, 1 << 8, 1 << 4, 1 << 8, 1 << 4);
+    const __m256i bit = _mm256_set1_epi16(0x0800);
+    _mm256_storeu_si256((__m256i *)aux, _mm256_and_si256(_mm256_mullo_epi16(hi0, dmult), bit));
+    _mm256_storeu_si256((__m256i *)(aux + 16), _mm256_and_si256(_mm256_mullo_epi16(hi1, dmult), bit));
+    const __m256i words = _mm256_broadcastsi128_si256(_mm_loadl_epi64((const __m128i *)b->sc));
+    const __m256i spread = _mm256_shuffle_epi8(words, _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 2, 3, 2, 3, 2, 3, 2, 3,
+                                                                      4, 5, 4, 5, 4, 5, 4, 5, 6, 7, 6, 7, 6, 7, 6, 7));
+    const __m256i up = _mm256_mullo_epi16(spread, _mm256_setr_epi16(1 << 13, 1 << 10, 1 << 7, 1 << 4, 1 << 13, 1 << 10, 1 << 7, 1 << 4,
+                                                                     1 << 13, 1 << 10, 1 << 7, 1 << 4, 1 << 13, 1 << 10, 1 << 7, 1 << 4));
+    return _mm256_or_si256(_mm256_slli_epi16(_mm256_srli_epi16(up, 13), 1), _mm256_set1_epi16(1));
 }
-#endif
+static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_m_codes(const uint16_t *idx, const uint16_t *aux, int ib) {
+    const uint16_t *e = idx + 4 * ib;
+    /* delta + 1 = 2 where the sign bit is clear, per entry of 8 bytes */
+    const __m256i sign = _mm256_cvtepu16_epi64(_mm_loadl_epi64((const __m128i *)(aux + 4 * ib)));
+    const __m256i delta1 = _mm256_and_si256(_mm256_cmpeq_epi64(sign, _mm256_setzero_si256()), _mm256_set1_epi8(2));
+    return iq1_shifted_codes(four_grid_entries(e[0], e[1], e[2], e[3]), delta1);
+}
 
-SUB_KERNELS(iq1_s, block_iq1_s)
-SUB_KERNELS(iq1_m, block_iq1_m)
+#define IQ1_AVX2_DOT(T, block)                                                                              \
+    static TARGET_AVX2 float T##_dot_avx2(const void *w, const void *act, int64_t k) {                      \
+        const block *x = w;                                                                                 \
+        const block_q8_K *y = act;                                                                          \
+        float sum = 0.0f;                                                                                   \
+        for (int64_t i = 0; i < k / QK_K; i++) {                                                            \
+            _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);                              \
+            uint16_t idx[32], aux[32];                                                                      \
+            const __m256i sc16 = T##_prepare(&x[i], idx, aux);                                              \
+            __m256i acc = _mm256_setzero_si256();                                                           \
+            UNROLL                                                                                          \
+            for (int ib = 0; ib < 8; ib++) {                                                                \
+                const __m256i av = _mm256_loadu_si256((const __m256i *)(y[i].qs + 32 * ib));                \
+                const __m256i p = _mm256_maddubs_epi16(T##_codes(idx, aux, ib), av);                           \
+                acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, scales_of_sub_block(sc16, ib)));           \
+            }                                                                                               \
+            const __m256i bs = _mm256_loadu_si256((const __m256i *)y[i].bsums);                             \
+            const int32_t isum = hsum_i32x8(acc) - 9 * hsum_i32x8(_mm256_madd_epi16(sc16, bs));            \
+            sum += (T##_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)isum;                          \
+        }                                                                                                   \
+        return sum;                                                                                         \
+    }                                                                                                       \
+    const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack }; \
+    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack };
+
+UNPACKING_KERNELS_GENERIC(iq1_s, block_iq1_s)
+UNPACKING_KERNELS_GENERIC(iq1_m, block_iq1_m)
+IQ1_AVX2_DOT(iq1_s, block_iq1_s)
+IQ1_AVX2_DOT(iq1_m, block_iq1_m)
+#else
+UNPACKING_KERNELS(iq1_s, block_iq1_s)
+UNPACKING_KERNELS(iq1_m, block_iq1_m)
+#endif

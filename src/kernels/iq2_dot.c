@@ -39,15 +39,36 @@ static ALWAYS_INLINE TARGET_AVX2 void iq2_xs_sub_avx2(const block_iq2_xs *b, int
 }
 
 static inline float iq2_s_d(const block_iq2_s *b) { return load_f16(b->d) * 0.125f; }
-static ALWAYS_INLINE TARGET_AVX2 void iq2_s_sub_avx2(const block_iq2_s *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
-    const uint8_t *lo = b->qs + 4 * ib, *s = b->qs + 32 + 4 * ib;
-    const int h = b->qh[ib];
-    *mag = four_entries(&iq_grid2s[lo[0] | (h & 3) << 8], &iq_grid2s[lo[1] | (h >> 2 & 3) << 8], &iq_grid2s[lo[2] | (h >> 4 & 3) << 8], &iq_grid2s[lo[3] | (h >> 6 & 3) << 8]);
-    *sgn = four_entries(&iq_sign_mask8[s[0]], &iq_sign_mask8[s[1]], &iq_sign_mask8[s[2]], &iq_sign_mask8[s[3]]);
+/* Per super-block, in vectors: the 32 10-bit grid indices (entry l of sub-block ib: qs[4 ib + l]
+ * and bits 2l..2l+1 of qh[ib], moved to bits 8..9 by a multiply) and the sign bytes copied to both
+ * halves, for each sub-block's signs by one shuffle (bit j of sign byte l negates weight 8 l + j). */
+typedef struct { uint16_t idx[32]; __m256i signs[2]; } iq2_s_prepared;
+static ALWAYS_INLINE TARGET_AVX2 void iq2_s_prepare_avx2(const block_iq2_s *b, iq2_s_prepared *p) {
+    const __m256i qh = _mm256_broadcastsi128_si256(_mm_loadl_epi64((const __m128i *)b->qh));
+    const __m256i mult = _mm256_setr_epi16(1 << 14, 1 << 12, 1 << 10, 1 << 8, 1 << 14, 1 << 12, 1 << 10, 1 << 8,
+                                           1 << 14, 1 << 12, 1 << 10, 1 << 8, 1 << 14, 1 << 12, 1 << 10, 1 << 8);
+    const char z = (char)0x80;
+    UNROLL
+    for (int v = 0; v < 2; v++) {
+        const char a0 = (char)(4 * v), a1 = (char)(4 * v + 1), a2 = (char)(4 * v + 2), a3 = (char)(4 * v + 3);
+        const __m256i hi = _mm256_shuffle_epi8(qh, _mm256_setr_epi8(a0, z, a0, z, a0, z, a0, z, a1, z, a1, z, a1, z, a1, z,
+                                                                    a2, z, a2, z, a2, z, a2, z, a3, z, a3, z, a3, z, a3, z));
+        const __m256i lo = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(b->qs + 16 * v)));
+        const __m256i bits89 = _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(hi, mult), 6), _mm256_set1_epi16(0x300));
+        _mm256_storeu_si256((__m256i *)(p->idx + 16 * v), _mm256_or_si256(lo, bits89));
+    }
+    p->signs[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(b->qs + 32)));
+    p->signs[1] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(b->qs + 48)));
+}
+static ALWAYS_INLINE TARGET_AVX2 void iq2_s_sub_avx2(const block_iq2_s *b, const iq2_s_prepared *p, int ib, __m256i *mag,
+                                                    __m256i *sgn, __m256i *sc) {
+    const uint16_t *e = p->idx + 4 * ib;
+    *mag = four_entries(&iq_grid2s[e[0]], &iq_grid2s[e[1]], &iq_grid2s[e[2]], &iq_grid2s[e[3]]);
+    *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
     *sc = scales_of_halves(b->scales[ib] & 15, b->scales[ib] >> 4);
 }
 #endif
 
 SUB_KERNELS(iq2_xxs, block_iq2_xxs)
 SUB_KERNELS(iq2_xs, block_iq2_xs)
-SUB_KERNELS(iq2_s, block_iq2_s)
+PREPARED_SUB_KERNELS(iq2_s, block_iq2_s)

@@ -40,13 +40,36 @@ static ALWAYS_INLINE TARGET_AVX2 void iq3_xxs_sub_avx2(const block_iq3_xxs *b, i
 }
 
 static inline float iq3_s_d(const block_iq3_s *b) { return load_f16(b->d); }
-static ALWAYS_INLINE TARGET_AVX2 void iq3_s_sub_avx2(const block_iq3_s *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
-    const uint8_t *s = b->signs + 4 * ib;
-    *mag = eight_u32_9bit(iq_grid3s, b->qs + 8 * ib, b->qh[ib]);
-    *sgn = four_u64(iq_sign_mask8[s[0]], iq_sign_mask8[s[1]], iq_sign_mask8[s[2]], iq_sign_mask8[s[3]]);
+/* Per super-block, in vectors: the 64 9-bit grid indices (entry k of sub-block ib: qs[8 ib + k]
+ * and bit k of qh[ib], moved to bit 8 by a multiply) and the sign bytes copied to both halves, for
+ * each sub-block's signs by one shuffle (bit j of sign byte l negates weight 8 l + j). */
+typedef struct { uint16_t idx[64]; __m256i signs[2]; } iq3_s_prepared;
+static ALWAYS_INLINE TARGET_AVX2 void iq3_s_prepare_avx2(const block_iq3_s *b, iq3_s_prepared *p) {
+    const __m256i qh = _mm256_broadcastsi128_si256(_mm_loadl_epi64((const __m128i *)b->qh));
+    const __m256i mult = _mm256_setr_epi16((short)(1 << 15), 1 << 14, 1 << 13, 1 << 12, 1 << 11, 1 << 10, 1 << 9, 1 << 8,
+                                           (short)(1 << 15), 1 << 14, 1 << 13, 1 << 12, 1 << 11, 1 << 10, 1 << 9, 1 << 8);
+    const char z = (char)0x80;
+    UNROLL
+    for (int v = 0; v < 4; v++) {
+        const char s0 = (char)(2 * v), s1 = (char)(2 * v + 1);
+        const __m256i hi = _mm256_shuffle_epi8(qh, _mm256_setr_epi8(s0, z, s0, z, s0, z, s0, z, s0, z, s0, z, s0, z, s0, z,
+                                                                    s1, z, s1, z, s1, z, s1, z, s1, z, s1, z, s1, z, s1, z));
+        const __m256i lo = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(b->qs + 16 * v)));
+        const __m256i bit8 = _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(hi, mult), 7), _mm256_set1_epi16(0x100));
+        _mm256_storeu_si256((__m256i *)(p->idx + 16 * v), _mm256_or_si256(lo, bit8));
+    }
+    p->signs[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)b->signs));
+    p->signs[1] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(b->signs + 16)));
+}
+static ALWAYS_INLINE TARGET_AVX2 void iq3_s_sub_avx2(const block_iq3_s *b, const iq3_s_prepared *p, int ib, __m256i *mag,
+                                                    __m256i *sgn, __m256i *sc) {
+    const uint16_t *e = p->idx + 8 * ib;
+    *mag = _mm256_setr_epi32((int)iq_grid3s[e[0]], (int)iq_grid3s[e[1]], (int)iq_grid3s[e[2]], (int)iq_grid3s[e[3]],
+                             (int)iq_grid3s[e[4]], (int)iq_grid3s[e[5]], (int)iq_grid3s[e[6]], (int)iq_grid3s[e[7]]);
+    *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
     *sc = _mm256_set1_epi16((short)(1 + 2 * ((b->scales[ib / 2] >> (4 * (ib % 2))) & 15)));
 }
 #endif
 
 SUB_KERNELS(iq3_xxs, block_iq3_xxs)
-SUB_KERNELS(iq3_s, block_iq3_s)
+PREPARED_SUB_KERNELS(iq3_s, block_iq3_s)

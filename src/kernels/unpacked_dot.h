@@ -97,6 +97,17 @@ static ALWAYS_INLINE TARGET_DOTPROD float dot_unpacking_dotprod(unpack_block_fn 
 #endif
 
 #if defined(TS_X86)
+/* +1 / -1 bytes for the 32 weights of a sub-block from its 4 explicit sign bytes (IQ2_S, IQ3_S: bit j of
+ * byte l negates weight 8 l + j): signs16 holds 16 sign bytes in both halves, the sub-block's are
+ * bytes 4 q .. 4 q + 3; each copied to 8 lanes by one shuffle, its bits tested in place. */
+static ALWAYS_INLINE TARGET_AVX2 __m256i signs_of_bytes(__m256i signs16, int q) {
+    const char j = (char)(4 * q), j1 = (char)(j + 1), j2 = (char)(j + 2), j3 = (char)(j + 3);
+    const __m256i bytes = _mm256_shuffle_epi8(signs16, _mm256_setr_epi8(j, j, j, j, j, j, j, j, j1, j1, j1, j1, j1, j1, j1, j1,
+                                                                        j2, j2, j2, j2, j2, j2, j2, j2, j3, j3, j3, j3, j3, j3, j3, j3));
+    const __m256i bits = _mm256_set1_epi64x(0x8040201008040201LL);
+    return _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, bits), bits), _mm256_set1_epi8(1));
+}
+
 /* The AVX2 row kernel of a type that unpacks a sub-block of 32 weights straight into registers:
  *   static ALWAYS_INLINE TARGET_AVX2 void T_sub_avx2(const block *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc)
  * gives the 32 magnitudes |q| (unsigned bytes), bytes whose sign is q's (the activations take it:
@@ -104,18 +115,19 @@ static ALWAYS_INLINE TARGET_DOTPROD float dot_unpacking_dotprod(unpack_block_fn 
  *   static inline float T_d(const block *b)
  * is block_unpacked.d. The integer sums are the same as through block_unpacked, so the same bits,
  * without the round trip through memory that costs most of a packed row's time. */
-#define SUB_AVX2_DOT(T, block)                                                                              \
+#define SUB_AVX2_DOT_BODY(T, block, PREPARE, SUB_ARGS)                                                    \
     static TARGET_AVX2 float T##_dot_avx2(const void *w, const void *act, int64_t k) {                      \
         const block *x = w;                                                                                 \
         const block_q8_K *y = act;                                                                          \
         float sum = 0.0f;                                                                                   \
         for (int64_t i = 0; i < k / QK_K; i++) {                                                            \
             _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);                              \
+            PREPARE                                                                                         \
             __m256i acc = _mm256_setzero_si256();                                                           \
             UNROLL                                                                                          \
             for (int ib = 0; ib < 8; ib++) {                                                                \
                 __m256i mag, sgn, sc;                                                                       \
-                T##_sub_avx2(&x[i], ib, &mag, &sgn, &sc);                                                   \
+                T##_sub_avx2 SUB_ARGS;                                                                      \
                 const __m256i av = _mm256_loadu_si256((const __m256i *)(y[i].qs + 32 * ib));                \
                 acc = _mm256_add_epi32(acc, _mm256_madd_epi16(_mm256_maddubs_epi16(mag, _mm256_sign_epi8(av, sgn)), sc)); \
             }                                                                                               \
@@ -125,9 +137,18 @@ static ALWAYS_INLINE TARGET_DOTPROD float dot_unpacking_dotprod(unpack_block_fn 
     }                                                                                                       \
     const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack }; \
     const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack };
+#define SUB_AVX2_DOT(T, block) SUB_AVX2_DOT_BODY(T, block, , (&x[i], ib, &mag, &sgn, &sc))
+/* The same with a step per super-block first, for what is cheaper formed for all its sub-blocks at
+ * once in vectors (indices, signs):
+ *   static ALWAYS_INLINE TARGET_AVX2 void T_prepare_avx2(const block *b, T_prepared *p)
+ * and T_sub_avx2(const block *b, const T_prepared *p, int ib, mag, sgn, sc). */
+#define PREPARED_SUB_AVX2_DOT(T, block) \
+    SUB_AVX2_DOT_BODY(T, block, T##_prepared prep; T##_prepare_avx2(&x[i], &prep);, (&x[i], &prep, ib, &mag, &sgn, &sc))
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) SUB_AVX2_DOT(T, block)
+#define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block)
 #else
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS(T, block)
+#define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS(T, block)
 #endif
 
 /* A type's kernel tables for every set: T_kernels_generic, _avx2, _avx512 (the AVX2 kernel: the

@@ -50,6 +50,7 @@ static bool is_lowbit(int type) {
     case TS_IQ2_XXS: case TS_IQ2_XS: case TS_IQ2_S: case TS_IQ3_XXS: case TS_IQ3_S: case TS_IQ1_S: case TS_IQ1_M:
     case TS_TQ1_0: case TS_TQ2_0: case TS_NVFP4: case TS_Q1_0: case TS_Q2_0:
     case TS_Q3_K:   /* an unpacking type too (q3_k_dot.c) */
+    case TS_Q2_K:   /* its min term exact in integers too (q2_k_dot.c) */
         return true;
     default: return false;
     }
