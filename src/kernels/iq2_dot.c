@@ -21,20 +21,37 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i scales_of_halves(int s0, int s1) {
 }
 
 static inline float iq2_xxs_d(const block_iq2_xxs *b) { return load_f16(b->d) * 0.125f; }
-static ALWAYS_INLINE TARGET_AVX2 void iq2_xxs_sub_avx2(const block_iq2_xxs *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
+/* Per super-block: the sign bytes of all 32 groups in vectors (the sign words are the odd u32 of qs) */
+typedef struct { __m256i signs[2]; } iq2_xxs_prepared;
+static ALWAYS_INLINE TARGET_AVX2 void iq2_xxs_prepare_avx2(const block_iq2_xxs *b, iq2_xxs_prepared *p) {
+    const __m256 v0 = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)b->qs));
+    const __m256 v1 = _mm256_castsi256_ps(_mm256_loadu_si256((const __m256i *)(b->qs + 32)));
+    /* words of sub-blocks 0 1 4 5 | 2 3 6 7, then in order */
+    const __m256i w = _mm256_permute4x64_epi64(_mm256_castps_si256(_mm256_shuffle_ps(v0, v1, _MM_SHUFFLE(3, 1, 3, 1))), 0xD8);
+    ksign_bytes(ksign_fields(w), p->signs);
+}
+static ALWAYS_INLINE TARGET_AVX2 void iq2_xxs_sub_avx2(const block_iq2_xxs *b, const iq2_xxs_prepared *p, int ib, __m256i *mag,
+                                                      __m256i *sgn, __m256i *sc) {
     const uint8_t *idx = b->qs + 8 * ib;
-    const uint32_t w = load_u32(idx + 4);
     *mag = four_entries(&iq_grid2xxs[idx[0]], &iq_grid2xxs[idx[1]], &iq_grid2xxs[idx[2]], &iq_grid2xxs[idx[3]]);
-    *sgn = four_entries(&iq_ksigns_mask[w & 127], &iq_ksigns_mask[(w >> 7) & 127], &iq_ksigns_mask[(w >> 14) & 127], &iq_ksigns_mask[(w >> 21) & 127]);
-    *sc = _mm256_set1_epi16((short)(2 * (w >> 28) + 1));
+    *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
+    *sc = _mm256_set1_epi16((short)(2 * (idx[7] >> 4) + 1));
 }
 
 static inline float iq2_xs_d(const block_iq2_xs *b) { return load_f16(b->d) * 0.125f; }
-static ALWAYS_INLINE TARGET_AVX2 void iq2_xs_sub_avx2(const block_iq2_xs *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
+/* Per super-block: the sign bytes of all 32 groups (bits 9..15 of each u16 of qs) in vectors */
+typedef struct { __m256i signs[2]; } iq2_xs_prepared;
+static ALWAYS_INLINE TARGET_AVX2 void iq2_xs_prepare_avx2(const block_iq2_xs *b, iq2_xs_prepared *p) {
+    const __m256i a = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)b->qs), 9);
+    const __m256i c = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(b->qs + 32)), 9);
+    ksign_bytes(_mm256_permute4x64_epi64(_mm256_packus_epi16(a, c), 0xD8), p->signs);
+}
+static ALWAYS_INLINE TARGET_AVX2 void iq2_xs_sub_avx2(const block_iq2_xs *b, const iq2_xs_prepared *p, int ib, __m256i *mag,
+                                                     __m256i *sgn, __m256i *sc) {
     uint16_t q[4];
     memcpy(q, b->qs + 8 * ib, 8);   /* little-endian hosts only: x86 */
     *mag = four_entries(&iq_grid2xs[q[0] & 511], &iq_grid2xs[q[1] & 511], &iq_grid2xs[q[2] & 511], &iq_grid2xs[q[3] & 511]);
-    *sgn = four_entries(&iq_ksigns_mask[q[0] >> 9], &iq_ksigns_mask[q[1] >> 9], &iq_ksigns_mask[q[2] >> 9], &iq_ksigns_mask[q[3] >> 9]);
+    *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
     *sc = scales_of_halves(b->scales[ib] & 15, b->scales[ib] >> 4);
 }
 
@@ -69,6 +86,6 @@ static ALWAYS_INLINE TARGET_AVX2 void iq2_s_sub_avx2(const block_iq2_s *b, const
 }
 #endif
 
-SUB_KERNELS(iq2_xxs, block_iq2_xxs)
-SUB_KERNELS(iq2_xs, block_iq2_xs)
+PREPARED_SUB_KERNELS(iq2_xxs, block_iq2_xxs)
+PREPARED_SUB_KERNELS(iq2_xs, block_iq2_xs)
 PREPARED_SUB_KERNELS(iq2_s, block_iq2_s)

@@ -31,12 +31,16 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i four_u64(uint64_t a, uint64_t b, uint64
 }
 
 static inline float iq3_xxs_d(const block_iq3_xxs *b) { return load_f16(b->d) * 0.25f; }
-static ALWAYS_INLINE TARGET_AVX2 void iq3_xxs_sub_avx2(const block_iq3_xxs *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc) {
-    const uint32_t w = load_u32(b->qs + QK_K / 4 + 4 * ib);
+/* Per super-block: the sign bytes of all 32 groups (the words after the indices) in vectors */
+typedef struct { __m256i signs[2]; } iq3_xxs_prepared;
+static ALWAYS_INLINE TARGET_AVX2 void iq3_xxs_prepare_avx2(const block_iq3_xxs *b, iq3_xxs_prepared *p) {
+    ksign_bytes(ksign_fields(_mm256_loadu_si256((const __m256i *)(b->qs + QK_K / 4))), p->signs);
+}
+static ALWAYS_INLINE TARGET_AVX2 void iq3_xxs_sub_avx2(const block_iq3_xxs *b, const iq3_xxs_prepared *p, int ib, __m256i *mag,
+                                                      __m256i *sgn, __m256i *sc) {
     *mag = eight_u32(iq_grid3xxs, b->qs + 8 * ib);
-    *sgn = four_u64(iq_ksigns_mask[w & 127], iq_ksigns_mask[(w >> 7) & 127], iq_ksigns_mask[(w >> 14) & 127],
-                    iq_ksigns_mask[(w >> 21) & 127]);
-    *sc = _mm256_set1_epi16((short)(2 * (w >> 28) + 1));
+    *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
+    *sc = _mm256_set1_epi16((short)(2 * (b->qs[QK_K / 4 + 4 * ib + 3] >> 4) + 1));
 }
 
 static inline float iq3_s_d(const block_iq3_s *b) { return load_f16(b->d); }
@@ -71,5 +75,5 @@ static ALWAYS_INLINE TARGET_AVX2 void iq3_s_sub_avx2(const block_iq3_s *b, const
 }
 #endif
 
-SUB_KERNELS(iq3_xxs, block_iq3_xxs)
+PREPARED_SUB_KERNELS(iq3_xxs, block_iq3_xxs)
 PREPARED_SUB_KERNELS(iq3_s, block_iq3_s)

@@ -108,6 +108,30 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i signs_of_bytes(__m256i signs16, int q) 
     return _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, bits), bits), _mm256_set1_epi8(1));
 }
 
+/* The sign bytes of 32 groups of 8 from their 7-bit ksigns indices, one per byte (IQ2_XXS, IQ2_XS,
+ * IQ3_XXS: the eighth bit keeps the count of negatives even, iq_ksigns), formed in a vector: the
+ * parity from a nibble popcount table. Returned as the two halves' 16 bytes each in both lanes,
+ * as signs_of_bytes reads them. */
+static ALWAYS_INLINE TARGET_AVX2 void ksign_bytes(__m256i s7, __m256i halves[2]) {
+    const __m256i popcount4 = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
+                                               0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
+    const __m256i m4 = _mm256_set1_epi8(0x0f);
+    const __m256i pc = _mm256_add_epi8(_mm256_shuffle_epi8(popcount4, _mm256_and_si256(s7, m4)),
+                                       _mm256_shuffle_epi8(popcount4, _mm256_and_si256(_mm256_srli_epi16(s7, 4), m4)));
+    const __m256i s8 = _mm256_or_si256(s7, _mm256_slli_epi16(_mm256_and_si256(pc, _mm256_set1_epi8(1)), 7));
+    halves[0] = _mm256_permute2x128_si256(s8, s8, 0x00);
+    halves[1] = _mm256_permute2x128_si256(s8, s8, 0x11);
+}
+
+/* The four 7-bit fields at bits 0, 7, 14, 21 of each of 8 u32 words (IQ2_XXS, IQ3_XXS: one word per
+ * sub-block), as bytes 4 ib + l. */
+static ALWAYS_INLINE TARGET_AVX2 __m256i ksign_fields(__m256i w) {
+    return _mm256_or_si256(_mm256_or_si256(_mm256_and_si256(w, _mm256_set1_epi32(0x7f)),
+                                           _mm256_and_si256(_mm256_slli_epi32(w, 1), _mm256_set1_epi32(0x7f00))),
+                           _mm256_or_si256(_mm256_and_si256(_mm256_slli_epi32(w, 2), _mm256_set1_epi32(0x7f0000)),
+                                           _mm256_and_si256(_mm256_slli_epi32(w, 3), _mm256_set1_epi32(0x7f000000))));
+}
+
 /* The AVX2 row kernel of a type that unpacks a sub-block of 32 weights straight into registers:
  *   static ALWAYS_INLINE TARGET_AVX2 void T_sub_avx2(const block *b, int ib, __m256i *mag, __m256i *sgn, __m256i *sc)
  * gives the 32 magnitudes |q| (unsigned bytes), bytes whose sign is q's (the activations take it:
