@@ -27,25 +27,6 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_shifted_codes(__m256i grid, __m256i
     return _mm256_add_epi8(_mm256_slli_epi16(_mm256_add_epi8(grid, _mm256_set1_epi8(1)), 3), delta1);
 }
 
-/* From the 16 int16 group scales: lanes 0-7 sc[2 ib], lanes 8-15 sc[2 ib + 1] (sub-block ib's groups) */
-static ALWAYS_INLINE TARGET_AVX2 __m256i scales_of_sub_block(__m256i sc16, int ib) {
-    const __m256i pair = _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(ib));
-    return _mm256_shuffle_epi8(pair, _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
-                                                      2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
-}
-
-/* The 32 grid indices of a super-block as 16-bit lanes, formed in vectors (entry e of sub-block
- * ib is lane 4 ib + e): per entry, a byte of qs and a 3-bit field of qh moved to bits 8..10 by a
- * multiply (the field's bit l lands on 13 + l - shift, then >> 5). Stored to the stack and read
- * back by the entry loads, which costs less than forming each index in integer registers. */
-static ALWAYS_INLINE TARGET_AVX2 void grid_indices(const uint8_t *qs, __m256i hi0, __m256i hi1, __m256i mult, uint16_t *idx) {
-    const __m256i lo0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)qs));
-    const __m256i lo1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(qs + 16)));
-    const __m256i field = _mm256_set1_epi16(0x0700);
-    _mm256_storeu_si256((__m256i *)idx, _mm256_or_si256(lo0, _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(hi0, mult), 5), field)));
-    _mm256_storeu_si256((__m256i *)(idx + 16), _mm256_or_si256(lo1, _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(hi1, mult), 5), field)));
-}
-
 static inline float iq1_s_d(const block_iq1_s *b) { return load_f16(b->d) * 0.125f; }
 /* Per super-block: the indices, the delta signs (bit 15 of each qh word) and 2 s + 1 per group
  * (s = bits 12..14 of the sub-block's qh word, the same for both of its groups). */

@@ -16,10 +16,6 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i four_entries(const uint64_t *a, const u
     return _mm256_setr_m128i(two_entries(a, b), two_entries(c, d));
 }
 
-static ALWAYS_INLINE TARGET_AVX2 __m256i scales_of_halves(int s0, int s1) {
-    return _mm256_setr_m128i(_mm_set1_epi16((short)(2 * s0 + 1)), _mm_set1_epi16((short)(2 * s1 + 1)));
-}
-
 static inline float iq2_xxs_d(const block_iq2_xxs *b) { return load_f16(b->d) * 0.125f; }
 /* Per super-block: the sign bytes of all 32 groups in vectors (the sign words are the odd u32 of qs) */
 typedef struct { __m256i signs[2]; } iq2_xxs_prepared;
@@ -35,16 +31,17 @@ static ALWAYS_INLINE TARGET_AVX2 void iq2_xxs_sub_avx2(const block_iq2_xxs *b, c
     const uint8_t *idx = b->qs + 8 * ib;
     *mag = four_entries(&iq_grid2xxs[idx[0]], &iq_grid2xxs[idx[1]], &iq_grid2xxs[idx[2]], &iq_grid2xxs[idx[3]]);
     *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
-    *sc = _mm256_set1_epi16((short)(2 * (idx[7] >> 4) + 1));
+    *sc = _mm256_set1_epi16((short)(2 * (idx[7] >> 4) + 1));   /* a byte load: cheaper than a vector per super-block */
 }
 
 static inline float iq2_xs_d(const block_iq2_xs *b) { return load_f16(b->d) * 0.125f; }
 /* Per super-block: the sign bytes of all 32 groups (bits 9..15 of each u16 of qs) in vectors */
-typedef struct { __m256i signs[2]; } iq2_xs_prepared;
+typedef struct { __m256i signs[2], sc16; } iq2_xs_prepared;
 static ALWAYS_INLINE TARGET_AVX2 void iq2_xs_prepare_avx2(const block_iq2_xs *b, iq2_xs_prepared *p) {
     const __m256i a = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)b->qs), 9);
     const __m256i c = _mm256_srli_epi16(_mm256_loadu_si256((const __m256i *)(b->qs + 32)), 9);
     ksign_bytes(_mm256_permute4x64_epi64(_mm256_packus_epi16(a, c), 0xD8), p->signs);
+    p->sc16 = scales16_of_nibbles(b->scales);
 }
 static ALWAYS_INLINE TARGET_AVX2 void iq2_xs_sub_avx2(const block_iq2_xs *b, const iq2_xs_prepared *p, int ib, __m256i *mag,
                                                      __m256i *sgn, __m256i *sc) {
@@ -52,14 +49,14 @@ static ALWAYS_INLINE TARGET_AVX2 void iq2_xs_sub_avx2(const block_iq2_xs *b, con
     memcpy(q, b->qs + 8 * ib, 8);   /* little-endian hosts only: x86 */
     *mag = four_entries(&iq_grid2xs[q[0] & 511], &iq_grid2xs[q[1] & 511], &iq_grid2xs[q[2] & 511], &iq_grid2xs[q[3] & 511]);
     *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
-    *sc = scales_of_halves(b->scales[ib] & 15, b->scales[ib] >> 4);
+    *sc = scales_of_sub_block(p->sc16, ib);
 }
 
 static inline float iq2_s_d(const block_iq2_s *b) { return load_f16(b->d) * 0.125f; }
 /* Per super-block, in vectors: the 32 10-bit grid indices (entry l of sub-block ib: qs[4 ib + l]
  * and bits 2l..2l+1 of qh[ib], moved to bits 8..9 by a multiply) and the sign bytes copied to both
  * halves, for each sub-block's signs by one shuffle (bit j of sign byte l negates weight 8 l + j). */
-typedef struct { uint16_t idx[32]; __m256i signs[2]; } iq2_s_prepared;
+typedef struct { uint16_t idx[32]; __m256i signs[2], sc16; } iq2_s_prepared;
 static ALWAYS_INLINE TARGET_AVX2 void iq2_s_prepare_avx2(const block_iq2_s *b, iq2_s_prepared *p) {
     const __m256i qh = _mm256_broadcastsi128_si256(_mm_loadl_epi64((const __m128i *)b->qh));
     const __m256i mult = _mm256_setr_epi16(1 << 14, 1 << 12, 1 << 10, 1 << 8, 1 << 14, 1 << 12, 1 << 10, 1 << 8,
@@ -76,13 +73,14 @@ static ALWAYS_INLINE TARGET_AVX2 void iq2_s_prepare_avx2(const block_iq2_s *b, i
     }
     p->signs[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(b->qs + 32)));
     p->signs[1] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(b->qs + 48)));
+    p->sc16 = scales16_of_nibbles(b->scales);
 }
 static ALWAYS_INLINE TARGET_AVX2 void iq2_s_sub_avx2(const block_iq2_s *b, const iq2_s_prepared *p, int ib, __m256i *mag,
                                                     __m256i *sgn, __m256i *sc) {
     const uint16_t *e = p->idx + 4 * ib;
     *mag = four_entries(&iq_grid2s[e[0]], &iq_grid2s[e[1]], &iq_grid2s[e[2]], &iq_grid2s[e[3]]);
     *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
-    *sc = scales_of_halves(b->scales[ib] & 15, b->scales[ib] >> 4);
+    *sc = scales_of_sub_block(p->sc16, ib);
 }
 #endif
 

@@ -47,7 +47,7 @@ static inline float iq3_s_d(const block_iq3_s *b) { return load_f16(b->d); }
 /* Per super-block, in vectors: the 64 9-bit grid indices (entry k of sub-block ib: qs[8 ib + k]
  * and bit k of qh[ib], moved to bit 8 by a multiply) and the sign bytes copied to both halves, for
  * each sub-block's signs by one shuffle (bit j of sign byte l negates weight 8 l + j). */
-typedef struct { uint16_t idx[64]; __m256i signs[2]; } iq3_s_prepared;
+typedef struct { uint16_t idx[64]; __m256i signs[2], sc16; } iq3_s_prepared;
 static ALWAYS_INLINE TARGET_AVX2 void iq3_s_prepare_avx2(const block_iq3_s *b, iq3_s_prepared *p) {
     const __m256i qh = _mm256_broadcastsi128_si256(_mm_loadl_epi64((const __m128i *)b->qh));
     const __m256i mult = _mm256_setr_epi16((short)(1 << 15), 1 << 14, 1 << 13, 1 << 12, 1 << 11, 1 << 10, 1 << 9, 1 << 8,
@@ -64,6 +64,10 @@ static ALWAYS_INLINE TARGET_AVX2 void iq3_s_prepare_avx2(const block_iq3_s *b, i
     }
     p->signs[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)b->signs));
     p->signs[1] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(b->signs + 16)));
+    /* nibble ib of the 4 scale bytes, per sub-block */
+    const __m128i x = _mm_cvtsi32_si128((int)load_u32(b->scales)), m4 = _mm_set1_epi8(0x0f);
+    const __m128i nib = _mm_unpacklo_epi8(_mm_and_si128(x, m4), _mm_and_si128(_mm_srli_epi16(x, 4), m4));
+    p->sc16 = scales16_of_sub_blocks(_mm256_cvtepu8_epi32(nib));
 }
 static ALWAYS_INLINE TARGET_AVX2 void iq3_s_sub_avx2(const block_iq3_s *b, const iq3_s_prepared *p, int ib, __m256i *mag,
                                                     __m256i *sgn, __m256i *sc) {
@@ -71,7 +75,7 @@ static ALWAYS_INLINE TARGET_AVX2 void iq3_s_sub_avx2(const block_iq3_s *b, const
     *mag = _mm256_setr_epi32((int)iq_grid3s[e[0]], (int)iq_grid3s[e[1]], (int)iq_grid3s[e[2]], (int)iq_grid3s[e[3]],
                              (int)iq_grid3s[e[4]], (int)iq_grid3s[e[5]], (int)iq_grid3s[e[6]], (int)iq_grid3s[e[7]]);
     *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
-    *sc = _mm256_set1_epi16((short)(1 + 2 * ((b->scales[ib / 2] >> (4 * (ib % 2))) & 15)));
+    *sc = scales_of_sub_block(p->sc16, ib);
 }
 #endif
 

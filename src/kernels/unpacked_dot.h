@@ -97,6 +97,38 @@ static ALWAYS_INLINE TARGET_DOTPROD float dot_unpacking_dotprod(unpack_block_fn 
 #endif
 
 #if defined(TS_X86)
+/* From the 16 int16 group scales: lanes 0-7 sc[2 ib], lanes 8-15 sc[2 ib + 1] (sub-block ib's groups) */
+static ALWAYS_INLINE TARGET_AVX2 __m256i scales_of_sub_block(__m256i sc16, int ib) {
+    const __m256i pair = _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(ib));
+    return _mm256_shuffle_epi8(pair, _mm256_setr_epi8(0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1,
+                                                      2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3, 2, 3));
+}
+
+/* The 32 grid indices of a super-block as 16-bit lanes, formed in vectors (entry e of sub-block
+ * ib is lane 4 ib + e): per entry, a byte of qs and a 3-bit field of qh moved to bits 8..10 by a
+ * multiply (the field's bit l lands on 13 + l - shift, then >> 5). Stored to the stack and read
+ * back by the entry loads, which costs less than forming each index in integer registers. */
+static ALWAYS_INLINE TARGET_AVX2 void grid_indices(const uint8_t *qs, __m256i hi0, __m256i hi1, __m256i mult, uint16_t *idx) {
+    const __m256i lo0 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)qs));
+    const __m256i lo1 = _mm256_cvtepu8_epi16(_mm_loadu_si128((const __m128i *)(qs + 16)));
+    const __m256i field = _mm256_set1_epi16(0x0700);
+    _mm256_storeu_si256((__m256i *)idx, _mm256_or_si256(lo0, _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(hi0, mult), 5), field)));
+    _mm256_storeu_si256((__m256i *)(idx + 16), _mm256_or_si256(lo1, _mm256_and_si256(_mm256_srli_epi16(_mm256_mullo_epi16(hi1, mult), 5), field)));
+}
+
+/* 2 s + 1 for 16 groups from 16 4-bit fields, low nibble first in each of 8 bytes (IQ2_XS, IQ2_S:
+ * a byte per sub-block), as 16 int16 lanes in group order */
+static ALWAYS_INLINE TARGET_AVX2 __m256i scales16_of_nibbles(const uint8_t *b8) {
+    const __m128i x = _mm_loadl_epi64((const __m128i *)b8), m4 = _mm_set1_epi8(0x0f);
+    const __m256i s = _mm256_cvtepu8_epi16(_mm_unpacklo_epi8(_mm_and_si128(x, m4), _mm_and_si128(_mm_srli_epi16(x, 4), m4)));
+    return _mm256_or_si256(_mm256_slli_epi16(s, 1), _mm256_set1_epi16(1));
+}
+/* The same scale for both groups of each sub-block: 8 values 2 s + 1 as int32 lanes -> 16 int16 lanes */
+static ALWAYS_INLINE TARGET_AVX2 __m256i scales16_of_sub_blocks(__m256i s32) {
+    const __m256i sc = _mm256_or_si256(_mm256_slli_epi32(s32, 1), _mm256_set1_epi32(1));
+    return _mm256_or_si256(sc, _mm256_slli_epi32(sc, 16));
+}
+
 /* +1 / -1 bytes for the 32 weights of a sub-block from its 4 explicit sign bytes (IQ2_S, IQ3_S: bit j of
  * byte l negates weight 8 l + j): signs16 holds 16 sign bytes in both halves, the sub-block's are
  * bytes 4 q .. 4 q + 3; each copied to 8 lanes by one shuffle, its bits tested in place. */
