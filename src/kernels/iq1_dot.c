@@ -110,8 +110,18 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_m_codes(const uint16_t *idx, const 
         }                                                                                                   \
         return sum;                                                                                         \
     }                                                                                                       \
-    const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack }; \
-    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack };
+    /* a batch's unpacking through the same registers: q = u - 9 */                                        \
+    static TARGET_AVX2 void T##_unpack_avx2(const uint8_t *wb, block_unpacked *ub) {                        \
+        const block *x = (const block *)wb;                                                                 \
+        uint16_t idx[32], aux[32];                                                                          \
+        _mm256_storeu_si256((__m256i *)ub->sc, T##_prepare(x, idx, aux));                                   \
+        ub->d = T##_d(x);                                                                                   \
+        UNROLL                                                                                              \
+        for (int ib = 0; ib < 8; ib++)                                                                      \
+            _mm256_storeu_si256((__m256i *)(ub->q + 32 * ib), _mm256_sub_epi8(T##_codes(idx, aux, ib), _mm256_set1_epi8(9))); \
+    }                                                                                                       \
+    const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 }; \
+    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 };
 
 UNPACKING_KERNELS_GENERIC(iq1_s, block_iq1_s)
 UNPACKING_KERNELS_GENERIC(iq1_m, block_iq1_m)

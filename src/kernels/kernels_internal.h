@@ -96,7 +96,9 @@ typedef struct { uint8_t d[2]; uint8_t qs[16]; } block_q2_0;
 
 /* A 256-weight super-block of a grid or ternary type unpacked into integers (for the integer dot
  * products and the prefill's repacked rows): value = d * sc[e / 16] * q[e], exactly the integer
- * form ggml's dot kernels use (e.g. IQ2_XXS: d = f16 d / 8, sc = 2s + 1, q = signed grid value). */
+ * form ggml's dot kernels use (e.g. IQ2_XXS: d = f16 d / 8, sc = 2s + 1, q = signed grid value).
+ * Every type's |q| <= 62 (IQ3_XXS's largest grid value; test_kernels checks each unpacking), which
+ * the x86 tiles rely on to take q + 64 as an unsigned byte; |sc| <= 64. */
 typedef struct { float d; int16_t sc[16]; int8_t q[QK_K]; } block_unpacked;
 typedef void (*unpack_block_fn)(const uint8_t *block, block_unpacked *u);
 void iq2_xxs_unpack(const uint8_t *block, block_unpacked *u);

@@ -191,8 +191,23 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i ksign_fields(__m256i w) {
         }                                                                                                   \
         return sum;                                                                                         \
     }                                                                                                       \
-    const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack }; \
-    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack };
+    /* a batch's unpacking through the same registers: q = sign(|q|, sign), the pair of scales */          \
+    static TARGET_AVX2 void T##_unpack_avx2(const uint8_t *wb, block_unpacked *ub) {                        \
+        const block *x = (const block *)wb;                                                                 \
+        const int64_t i = 0;                                                                                \
+        PREPARE                                                                                             \
+        ub->d = T##_d(&x[i]);                                                                               \
+        UNROLL                                                                                              \
+        for (int ib = 0; ib < 8; ib++) {                                                                    \
+            __m256i mag, sgn, sc;                                                                           \
+            T##_sub_avx2 SUB_ARGS;                                                                          \
+            _mm256_storeu_si256((__m256i *)(ub->q + 32 * ib), _mm256_sign_epi8(mag, sgn));                  \
+            ub->sc[2 * ib] = (int16_t)_mm256_extract_epi16(sc, 0);                                          \
+            ub->sc[2 * ib + 1] = (int16_t)_mm256_extract_epi16(sc, 8);                                      \
+        }                                                                                                   \
+    }                                                                                                       \
+    const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 }; \
+    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 };
 #define SUB_AVX2_DOT(T, block) SUB_AVX2_DOT_BODY(T, block, , (&x[i], ib, &mag, &sgn, &sc))
 /* The same with a step per super-block first, for what is cheaper formed for all its sub-blocks at
  * once in vectors (indices, signs):

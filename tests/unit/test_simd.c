@@ -554,6 +554,33 @@ static void check_delta_rule(int level, rng *r) {
     }
 }
 
+/* A set's unpacking (a batch's rows in block_unpacked, read by the tiles) gives the portable
+ * unpacking's bytes, and every code fits the tiles' unsigned offset (|q| <= 62, |sc| <= 64). */
+static void check_unpack(const kernel_set *ks, int type, rng *r) {
+    const type_kernels *tk = ks->types[type], *ref = portable.types[type];
+    if (!tk || !tk->unpack || !ref || !ref->unpack) return;
+    const int rows = 16;
+    const int64_t k = 256 * 3;
+    size_t rb;
+    uint8_t *w = random_weights(r, type, rows, k, &rb);
+    const size_t bb = type_block_bytes(type);
+    int differ = 0, out_of_range = 0, blocks = 0;
+    for (int i = 0; i < rows; i++)
+        for (int64_t b = 0; b < k / QK_K; b++, blocks++) {
+            block_unpacked u1, u2;
+            memset(&u1, 0, sizeof u1);
+            memset(&u2, 0, sizeof u2);
+            tk->unpack(w + (size_t)i * rb + b * bb, &u1);
+            ref->unpack(w + (size_t)i * rb + b * bb, &u2);
+            differ += memcmp(&u1, &u2, sizeof u1) != 0;
+            for (int j = 0; j < QK_K; j++) out_of_range += abs(u2.q[j]) > 62;
+            for (int g = 0; g < 16; g++) out_of_range += abs(u2.sc[g]) > 64;
+        }
+    CHECK(differ == 0 && out_of_range == 0, "%s: %s unpacking equals the portable one (%d of %d blocks differ), codes within the tiles' range (%d outside)",
+          ISA_NAMES[ks->level], type_name(type), differ, blocks, out_of_range);
+    free(w);
+}
+
 int main(void) {
     rng r = { 0x9e3779b97f4a7c15ULL };
     for (int level = 0; level < SIMD_COUNT; level++) {
@@ -561,7 +588,7 @@ int main(void) {
         if (!ks || !cpu_has_simd(level)) { printf("# %s: not available here, skipped\n", ISA_NAMES[level]); continue; }
         if (level != SIMD_SCALAR) {
             check_quantizers(ks, &r);
-            for (int i = 0; i < N_TYPES; i++) check_type(ks, TYPES[i], &r);
+            for (int i = 0; i < N_TYPES; i++) { check_type(ks, TYPES[i], &r); check_unpack(ks, TYPES[i], &r); }
         }
         for (int i = 0; i < N_TYPES; i++) { check_matmul(level, TYPES[i], 23, &r); check_matmul(level, TYPES[i], 600, &r); }
         check_attention(level, &r);
