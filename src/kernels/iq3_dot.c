@@ -77,6 +77,13 @@ static ALWAYS_INLINE TARGET_AVX2 void iq3_s_sub_avx2(const block_iq3_s *b, const
     *sgn = signs_of_bytes(p->signs[ib / 4], ib % 4);
     *sc = scales_of_sub_block(p->sc16, ib);
 }
+/* The AVX-512 kernels' negation masks: bit 8 l + j of sub-block ib is bit j of its sign byte l */
+static ALWAYS_INLINE TARGET_AVX512 __mmask32 iq3_xxs_negative(const block_iq3_xxs *b, const iq3_xxs_prepared *p, int ib) {
+    return negative_of_bytes(p->signs[ib / 4], ib % 4);
+}
+static ALWAYS_INLINE TARGET_AVX512 __mmask32 iq3_s_negative(const block_iq3_s *b, const iq3_s_prepared *p, int ib) {
+    return _cvtu32_mask32(load_u32(b->signs + 4 * ib));
+}
 #endif
 
 PREPARED_SUB_KERNELS(iq3_xxs, block_iq3_xxs)

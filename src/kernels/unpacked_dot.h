@@ -139,6 +139,13 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i signs_of_bytes(__m256i signs16, int q) 
     const __m256i bits = _mm256_set1_epi64x(0x8040201008040201LL);
     return _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, bits), bits), _mm256_set1_epi8(1));
 }
+/* The same as a mask of the negated weights (AVX-512VL: one test instead of and, compare, or, sign) */
+static ALWAYS_INLINE TARGET_AVX512 __mmask32 negative_of_bytes(__m256i signs16, int q) {
+    const char j = (char)(4 * q), j1 = (char)(j + 1), j2 = (char)(j + 2), j3 = (char)(j + 3);
+    const __m256i bytes = _mm256_shuffle_epi8(signs16, _mm256_setr_epi8(j, j, j, j, j, j, j, j, j1, j1, j1, j1, j1, j1, j1, j1,
+                                                                        j2, j2, j2, j2, j2, j2, j2, j2, j3, j3, j3, j3, j3, j3, j3, j3));
+    return _mm256_test_epi8_mask(bytes, _mm256_set1_epi64x(0x8040201008040201LL));
+}
 
 /* The sign bytes of 32 groups of 8 from their 7-bit ksigns indices, one per byte (IQ2_XXS, IQ2_XS,
  * IQ3_XXS: the eighth bit keeps the count of negatives even, iq_ksigns), formed in a vector: the
@@ -206,17 +213,44 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i ksign_fields(__m256i w) {
             ub->sc[2 * ib + 1] = (int16_t)_mm256_extract_epi16(sc, 8);                                      \
         }                                                                                                   \
     }                                                                                                       \
-    const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 }; \
+    const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 };
+#define SUB_AVX2_DOT(T, block) SUB_AVX2_DOT_BODY(T, block, , (&x[i], ib, &mag, &sgn, &sc)) \
     const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 };
-#define SUB_AVX2_DOT(T, block) SUB_AVX2_DOT_BODY(T, block, , (&x[i], ib, &mag, &sgn, &sc))
 /* The same with a step per super-block first, for what is cheaper formed for all its sub-blocks at
  * once in vectors (indices, signs):
  *   static ALWAYS_INLINE TARGET_AVX2 void T_prepare_avx2(const block *b, T_prepared *p)
  * and T_sub_avx2(const block *b, const T_prepared *p, int ib, mag, sgn, sc). */
 #define PREPARED_SUB_AVX2_DOT(T, block) \
     SUB_AVX2_DOT_BODY(T, block, T##_prepared prep; T##_prepare_avx2(&x[i], &prep);, (&x[i], &prep, ib, &mag, &sgn, &sc))
+/* The AVX-512 row kernel of such a type: the negated weights' bits as a mask register,
+ *   static ALWAYS_INLINE TARGET_AVX512 __mmask32 T_negative(const block *b, const T_prepared *p, int ib),
+ * negate the activations in one masked subtraction, and VNNI's dpwssd scales and adds the pairs (the
+ * 256-bit forms of AVX512VL: fewer operations per sub-block, same integers, same bits). */
+#define PREPARED_SUB_AVX512_DOT(T, block)                                                                   \
+    static TARGET_AVX512 float T##_dot_avx512(const void *w, const void *act, int64_t k) {                  \
+        const block *x = w;                                                                                 \
+        const block_q8_K *y = act;                                                                          \
+        float sum = 0.0f;                                                                                   \
+        for (int64_t i = 0; i < k / QK_K; i++) {                                                            \
+            _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);                              \
+            T##_prepared prep;                                                                              \
+            T##_prepare_avx2(&x[i], &prep);                                                                 \
+            __m256i acc = _mm256_setzero_si256();                                                           \
+            UNROLL                                                                                          \
+            for (int ib = 0; ib < 8; ib++) {                                                                \
+                __m256i mag, sgn, sc;   /* sgn: unused here, its work dropped by the compiler */            \
+                T##_sub_avx2(&x[i], &prep, ib, &mag, &sgn, &sc);                                            \
+                const __m256i av = _mm256_loadu_si256((const __m256i *)(y[i].qs + 32 * ib));                \
+                const __m256i sa = _mm256_mask_sub_epi8(av, T##_negative(&x[i], &prep, ib), _mm256_setzero_si256(), av); \
+                acc = _mm256_dpwssd_epi32(acc, _mm256_maddubs_epi16(mag, sa), sc);                          \
+            }                                                                                               \
+            sum += (T##_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)hsum_i32x8(acc);               \
+        }                                                                                                   \
+        return sum;                                                                                         \
+    }                                                                                                       \
+    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx512, .unpack = T##_unpack_avx2 };
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) SUB_AVX2_DOT(T, block)
-#define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block)
+#define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block) PREPARED_SUB_AVX512_DOT(T, block)
 #else
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS(T, block)
 #define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS(T, block)
