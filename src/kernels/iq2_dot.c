@@ -1,8 +1,9 @@
 /* IQ2_XXS, IQ2_XS, IQ2_S weights . Q8_K activations: each super-block unpacked (iq2.c) and multiplied in
  * integers, the same bits in every set: UNPACKING_KERNELS (unpacked_dot.h) defines each type's
  * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod; on x86 the
- * row kernel unpacks each sub-block of 32 into registers (SUB_KERNELS): four 8-byte grid entries and
- * their four sign masks, the signs applied to the activations. */
+ * row kernel unpacks each sub-block of 32 into registers (PREPARED_SUB_KERNELS): four 8-byte grid entries
+ * loaded by address, the super-block's indices, sign bytes and scales formed first in vectors; the
+ * signs go to the activations (AVX2: sign; AVX-512: a masked negation). */
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
 
