@@ -13,23 +13,14 @@
  *   isum = sum_g sc[g] sum_e q a = sum_g sc[g] sum_e u a  -  9 sum_g sc[g] bsum[g],
  * the same integer as through block_unpacked, so the same bits. */
 
-/* Four grid entries (8 bytes each) as one vector, loaded by address (vmovq / vmovhpd from memory) */
-static ALWAYS_INLINE TARGET_AVX2 __m256i four_grid_entries(int i0, int i1, int i2, int i3) {
-    const __m128i lo = _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)&iq_grid1s[i0])),
-                                                     (const double *)&iq_grid1s[i1]));
-    const __m128i hi = _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)&iq_grid1s[i2])),
-                                                     (const double *)&iq_grid1s[i3]));
-    return _mm256_setr_m128i(lo, hi);
-}
-
 /* u = 8 (grid + 1) + delta1 with delta1 = delta + 1 in {0, 2} per byte (no carries between bytes) */
 static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_shifted_codes(__m256i grid, __m256i delta1) {
     return _mm256_add_epi8(_mm256_slli_epi16(_mm256_add_epi8(grid, _mm256_set1_epi8(1)), 3), delta1);
 }
 
 static inline float iq1_s_d(const block_iq1_s *b) { return load_f16(b->d) * 0.125f; }
-/* Per super-block: the indices, the delta signs (bit 15 of each qh word) and 2 s + 1 per group
- * (s = bits 12..14 of the sub-block's qh word, the same for both of its groups). */
+/* Per super-block: the indices and 2 s + 1 per group (s = bits 12..14 of the sub-block's qh word, the
+ * same for both of its groups); the delta's sign, bit 15 of that word, is read per sub-block (aux unused). */
 static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_s_prepare(const block_iq1_s *b, uint16_t *idx, uint16_t *aux) {
     const __m128i qh = _mm_loadu_si128((const __m128i *)b->qh);
     /* entry l of sub-block ib reads qh word ib, field at bit 3 l */
@@ -41,14 +32,13 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_s_prepare(const block_iq1_s *b, uin
     const __m256i mult = _mm256_setr_epi16(1 << 13, 1 << 10, 1 << 7, 1 << 4, 1 << 13, 1 << 10, 1 << 7, 1 << 4,
                                            1 << 13, 1 << 10, 1 << 7, 1 << 4, 1 << 13, 1 << 10, 1 << 7, 1 << 4);
     grid_indices(b->qs, hi0, hi1, mult, idx);
-    _mm_storeu_si128((__m128i *)aux, qh);
     const __m128i s = _mm_and_si128(_mm_srli_epi16(qh, 12), _mm_set1_epi16(7));
     const __m128i sc = _mm_or_si128(_mm_slli_epi16(s, 1), _mm_set1_epi16(1));
     return _mm256_setr_m128i(_mm_unpacklo_epi16(sc, sc), _mm_unpackhi_epi16(sc, sc));
 }
-static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_s_codes(const uint16_t *idx, const uint16_t *aux, int ib) {
+static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_s_codes(const block_iq1_s *b, const uint16_t *idx, const uint16_t *aux, int ib) {
     const uint16_t *e = idx + 4 * ib;
-    return iq1_shifted_codes(four_grid_entries(e[0], e[1], e[2], e[3]), _mm256_set1_epi8(aux[ib] & 0x8000 ? 0 : 2));
+    return iq1_shifted_codes(four_entries(&iq_grid1s[e[0]], &iq_grid1s[e[1]], &iq_grid1s[e[2]], &iq_grid1s[e[3]]), _mm256_set1_epi8(load_u16(b->qh + 2 * ib) & 0x8000 ? 0 : 2));
 }
 
 static inline float iq1_m_d(const block_iq1_m *b) {
@@ -80,12 +70,12 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_m_prepare(const block_iq1_m *b, uin
                                                                      1 << 13, 1 << 10, 1 << 7, 1 << 4, 1 << 13, 1 << 10, 1 << 7, 1 << 4));
     return _mm256_or_si256(_mm256_slli_epi16(_mm256_srli_epi16(up, 13), 1), _mm256_set1_epi16(1));
 }
-static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_m_codes(const uint16_t *idx, const uint16_t *aux, int ib) {
+static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_m_codes(const block_iq1_m *b, const uint16_t *idx, const uint16_t *aux, int ib) {
     const uint16_t *e = idx + 4 * ib;
     /* delta + 1 = 2 where the sign bit is clear, per entry of 8 bytes */
     const __m256i sign = _mm256_cvtepu16_epi64(_mm_loadl_epi64((const __m128i *)(aux + 4 * ib)));
     const __m256i delta1 = _mm256_and_si256(_mm256_cmpeq_epi64(sign, _mm256_setzero_si256()), _mm256_set1_epi8(2));
-    return iq1_shifted_codes(four_grid_entries(e[0], e[1], e[2], e[3]), delta1);
+    return iq1_shifted_codes(four_entries(&iq_grid1s[e[0]], &iq_grid1s[e[1]], &iq_grid1s[e[2]], &iq_grid1s[e[3]]), delta1);
 }
 
 #define IQ1_AVX2_DOT(T, block)                                                                              \
@@ -101,7 +91,7 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_m_codes(const uint16_t *idx, const 
             UNROLL                                                                                          \
             for (int ib = 0; ib < 8; ib++) {                                                                \
                 const __m256i av = _mm256_loadu_si256((const __m256i *)(y[i].qs + 32 * ib));                \
-                const __m256i p = _mm256_maddubs_epi16(T##_codes(idx, aux, ib), av);                           \
+                const __m256i p = _mm256_maddubs_epi16(T##_codes(&x[i], idx, aux, ib), av);                           \
                 acc = _mm256_add_epi32(acc, _mm256_madd_epi16(p, scales_of_sub_block(sc16, ib)));           \
             }                                                                                               \
             const __m256i bs = _mm256_loadu_si256((const __m256i *)y[i].bsums);                             \
@@ -118,7 +108,7 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i iq1_m_codes(const uint16_t *idx, const 
         ub->d = T##_d(x);                                                                                   \
         UNROLL                                                                                              \
         for (int ib = 0; ib < 8; ib++)                                                                      \
-            _mm256_storeu_si256((__m256i *)(ub->q + 32 * ib), _mm256_sub_epi8(T##_codes(idx, aux, ib), _mm256_set1_epi8(9))); \
+            _mm256_storeu_si256((__m256i *)(ub->q + 32 * ib), _mm256_sub_epi8(T##_codes(x, idx, aux, ib), _mm256_set1_epi8(9))); \
     }                                                                                                       \
     const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 }; \
     const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 };

@@ -8,15 +8,6 @@
 #include "kernels/iq_grids.h"
 
 #if defined(TS_X86)
-/* Four table entries (8 bytes each) as one vector, loaded by address: vmovq / vmovhpd take their
- * operand from memory, where building from integer registers costs two operations per entry. */
-static ALWAYS_INLINE TARGET_AVX2 __m128i two_entries(const uint64_t *a, const uint64_t *b) {
-    return _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)a)), (const double *)b));
-}
-static ALWAYS_INLINE TARGET_AVX2 __m256i four_entries(const uint64_t *a, const uint64_t *b, const uint64_t *c, const uint64_t *d) {
-    return _mm256_setr_m128i(two_entries(a, b), two_entries(c, d));
-}
-
 static inline float iq2_xxs_d(const block_iq2_xxs *b) { return load_f16(b->d) * 0.125f; }
 /* Per super-block: the sign bytes of all 32 groups in vectors (the sign words are the odd u32 of qs) */
 typedef struct { __m256i signs[2]; } iq2_xxs_prepared;

@@ -37,6 +37,10 @@ typedef struct { uint8_t scales[QK_K / 16]; uint8_t qs[QK_K / 4]; uint8_t d[2]; 
  * value: low 4 bits in scales[g % 8] (low nibble for g < 8, high nibble otherwise), high 2 bits
  * in scales[8 + g % 4] at bit 2 * (g / 4). */
 typedef struct { uint8_t hmask[QK_K / 8]; uint8_t qs[QK_K / 4]; uint8_t scales[12]; uint8_t d[2]; } block_q3_K;
+/* Q3_K's 6-bit s[g] from its 12 scale bytes (the packing above) */
+static inline int q3_k_scale6(const uint8_t *s, int g) {
+    return (g < 8 ? s[g] & 0xf : s[g - 8] >> 4) | ((s[8 + g % 4] >> (2 * (g / 4))) & 3) << 4;
+}
 /* 8 groups of 32: value = d * sc[g] * q - dmin * m[g], q in 0..15, sc/m 6-bit (see q4_k.c for the
  * packing). Element e = 64c + l (l < 32): low nibble of qs[32c + l]; e = 64c + 32 + l: high nibble. */
 typedef struct { uint8_t d[2]; uint8_t dmin[2]; uint8_t scales[12]; uint8_t qs[QK_K / 2]; } block_q4_K;

@@ -3,13 +3,6 @@
  * Q2_K; the high bit of element 128n + 32j + l is bit 4n + j of hmask[l]. */
 #include "kernels/kernels_internal.h"
 
-/* s[g]: low 4 bits in scales[g % 8] (low nibble for g < 8, high nibble for g >= 8), high 2 bits
- * at bit 2*(g/4) of scales[8 + g % 4]. */
-static int scale6(const uint8_t *s, int g) {
-    int low = g < 8 ? s[g] & 0xf : s[g - 8] >> 4;
-    int high = (s[8 + g % 4] >> (2 * (g / 4))) & 3;
-    return low | high << 4;
-}
 
 static void dequant_block(const uint8_t *p, float *y) {
     const block_q3_K *b = (const block_q3_K *)p;
@@ -17,7 +10,7 @@ static void dequant_block(const uint8_t *p, float *y) {
     for (int n = 0; n < 2; n++)
         for (int j = 0; j < 4; j++)
             for (int half = 0; half < 2; half++) {
-                float dl = d * (scale6(b->scales, 8 * n + 2 * j + half) - 32);
+                float dl = d * (q3_k_scale6(b->scales, 8 * n + 2 * j + half) - 32);
                 const uint8_t *q = b->qs + 32 * n + 16 * half;
                 const uint8_t *hm = b->hmask + 16 * half;
                 int bit = 4 * n + j;
@@ -31,7 +24,7 @@ static void dequant_block(const uint8_t *p, float *y) {
 void q3_k_unpack(const uint8_t *p, block_unpacked *u) {
     const block_q3_K *b = (const block_q3_K *)p;
     u->d = load_f16(b->d);
-    for (int g = 0; g < 16; g++) u->sc[g] = (int16_t)(scale6(b->scales, g) - 32);
+    for (int g = 0; g < 16; g++) u->sc[g] = (int16_t)(q3_k_scale6(b->scales, g) - 32);
     for (int n = 0; n < 2; n++)
         for (int j = 0; j < 4; j++)
             for (int l = 0; l < 32; l++)

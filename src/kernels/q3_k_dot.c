@@ -17,11 +17,8 @@ static ALWAYS_INLINE TARGET_AVX2 void q3_k_sub_avx2(const block_q3_K *b, int ib,
     const __m256i q = _mm256_sub_epi8(_mm256_or_si256(low, _mm256_slli_epi16(high, 2)), _mm256_set1_epi8(4));
     *mag = _mm256_abs_epi8(q);
     *sgn = q;
-    const uint8_t *s = b->scales;
-    const int g0 = 2 * ib, g1 = 2 * ib + 1;
-    const int s0 = ((g0 < 8 ? s[g0] & 0xf : s[g0 - 8] >> 4) | ((s[8 + g0 % 4] >> (2 * (g0 / 4))) & 3) << 4) - 32;
-    const int s1 = ((g1 < 8 ? s[g1] & 0xf : s[g1 - 8] >> 4) | ((s[8 + g1 % 4] >> (2 * (g1 / 4))) & 3) << 4) - 32;
-    *sc = _mm256_setr_m128i(_mm_set1_epi16((short)s0), _mm_set1_epi16((short)s1));
+    *sc = _mm256_setr_m128i(_mm_set1_epi16((short)(q3_k_scale6(b->scales, 2 * ib) - 32)),
+                          _mm_set1_epi16((short)(q3_k_scale6(b->scales, 2 * ib + 1) - 32)));
 }
 #endif
 

@@ -97,6 +97,15 @@ static ALWAYS_INLINE TARGET_DOTPROD float dot_unpacking_dotprod(unpack_block_fn 
 #endif
 
 #if defined(TS_X86)
+/* Four table entries (8 bytes each) as one vector, loaded by address: vmovq / vmovhpd take their
+ * operand from memory, where building from integer registers costs two operations per entry. */
+static ALWAYS_INLINE TARGET_AVX2 __m128i two_entries(const uint64_t *a, const uint64_t *b) {
+    return _mm_castpd_si128(_mm_loadh_pd(_mm_castsi128_pd(_mm_loadl_epi64((const __m128i *)a)), (const double *)b));
+}
+static ALWAYS_INLINE TARGET_AVX2 __m256i four_entries(const uint64_t *a, const uint64_t *b, const uint64_t *c, const uint64_t *d) {
+    return _mm256_setr_m128i(two_entries(a, b), two_entries(c, d));
+}
+
 /* From the 16 int16 group scales: lanes 0-7 sc[2 ib], lanes 8-15 sc[2 ib + 1] (sub-block ib's groups) */
 static ALWAYS_INLINE TARGET_AVX2 __m256i scales_of_sub_block(__m256i sc16, int ib) {
     const __m256i pair = _mm256_permutevar8x32_epi32(sc16, _mm256_set1_epi32(ib));
@@ -132,19 +141,18 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i scales16_of_sub_blocks(__m256i s32) {
 /* +1 / -1 bytes for the 32 weights of a sub-block from its 4 explicit sign bytes (IQ2_S, IQ3_S: bit j of
  * byte l negates weight 8 l + j): signs16 holds 16 sign bytes in both halves, the sub-block's are
  * bytes 4 q .. 4 q + 3; each copied to 8 lanes by one shuffle, its bits tested in place. */
-static ALWAYS_INLINE TARGET_AVX2 __m256i signs_of_bytes(__m256i signs16, int q) {
+static ALWAYS_INLINE TARGET_AVX2 __m256i sign_bytes_spread(__m256i signs16, int q) {
     const char j = (char)(4 * q), j1 = (char)(j + 1), j2 = (char)(j + 2), j3 = (char)(j + 3);
-    const __m256i bytes = _mm256_shuffle_epi8(signs16, _mm256_setr_epi8(j, j, j, j, j, j, j, j, j1, j1, j1, j1, j1, j1, j1, j1,
-                                                                        j2, j2, j2, j2, j2, j2, j2, j2, j3, j3, j3, j3, j3, j3, j3, j3));
-    const __m256i bits = _mm256_set1_epi64x(0x8040201008040201LL);
+    return _mm256_shuffle_epi8(signs16, _mm256_setr_epi8(j, j, j, j, j, j, j, j, j1, j1, j1, j1, j1, j1, j1, j1,
+                                                         j2, j2, j2, j2, j2, j2, j2, j2, j3, j3, j3, j3, j3, j3, j3, j3));
+}
+static ALWAYS_INLINE TARGET_AVX2 __m256i signs_of_bytes(__m256i signs16, int q) {
+    const __m256i bytes = sign_bytes_spread(signs16, q), bits = _mm256_set1_epi64x(0x8040201008040201LL);
     return _mm256_or_si256(_mm256_cmpeq_epi8(_mm256_and_si256(bytes, bits), bits), _mm256_set1_epi8(1));
 }
 /* The same as a mask of the negated weights (AVX-512VL: one test instead of and, compare, or, sign) */
 static ALWAYS_INLINE TARGET_AVX512 __mmask32 negative_of_bytes(__m256i signs16, int q) {
-    const char j = (char)(4 * q), j1 = (char)(j + 1), j2 = (char)(j + 2), j3 = (char)(j + 3);
-    const __m256i bytes = _mm256_shuffle_epi8(signs16, _mm256_setr_epi8(j, j, j, j, j, j, j, j, j1, j1, j1, j1, j1, j1, j1, j1,
-                                                                        j2, j2, j2, j2, j2, j2, j2, j2, j3, j3, j3, j3, j3, j3, j3, j3));
-    return _mm256_test_epi8_mask(bytes, _mm256_set1_epi64x(0x8040201008040201LL));
+    return _mm256_test_epi8_mask(sign_bytes_spread(signs16, q), _mm256_set1_epi64x(0x8040201008040201LL));
 }
 
 /* The sign bytes of 32 groups of 8 from their 7-bit ksigns indices, one per byte (IQ2_XXS, IQ2_XS,
