@@ -68,4 +68,24 @@ parts.append(emit("iq_sign_mask8", "uint64_t", 4, 16, [mask_of(b) for b in range
 parts.append("")
 parts.append(emit("iq_ksigns_mask", "uint64_t", 4, 16, [mask_of(ksigns[i]) for i in range(128)],
                   "iq_ksigns_mask[i] = iq_sign_mask8[iq_ksigns[i]]: a 7-bit sign index's 8 signs"))
+
+# Byte planes of the 4-byte grids for table lookups in vectors (AVX-512 VBMI vpermi2b: 64 entries of
+# one byte per register): plane j, entry i = value j of entry i.
+def emit_planes(cname, values):
+    n = len(values)
+    out = ["/* %s as 4 byte planes: %s_planes[j][i] = value j of entry i */" % (cname, cname),
+           "_Alignas(64) const uint8_t %s_planes[4][%d] = {" % (cname, n)]
+    for j in range(4):
+        out.append("    {")
+        plane = [(v >> (8 * j)) & 0xff for v in values]
+        for i in range(0, n, 16):
+            out.append("        " + ", ".join("%d" % b for b in plane[i:i + 16]) + ",")
+        out.append("    },")
+    out.append("};")
+    return "\n".join(out)
+
+
+for name, cname in (("iq3xxs_grid", "iq_grid3xxs"), ("iq3s_grid", "iq_grid3s")):
+    parts.append("")
+    parts.append(emit_planes(cname, [as_int(v) for v in tables[name]["values"]]))
 print("\n".join(parts))

@@ -109,6 +109,17 @@ bool cpu_has_neon_dotprod(void) {
 #endif
 }
 
+bool cpu_has_avx512_vbmi(void) {
+#if defined(__x86_64__)
+    unsigned int a, b, c, d;
+    if (!x86_has(SIMD_AVX512)) return false;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (c & (1u << 1)) && (c & (1u << 12));          /* AVX512_VBMI, AVX512_BITALG */
+#else
+    return false;
+#endif
+}
+
 /* The last set this CPU runs: within an architecture, the enum lists them from plain to best. */
 int cpu_best_simd(void) {
     for (int level = SIMD_COUNT - 1; level > SIMD_SCALAR; level--)

@@ -32,5 +32,8 @@ const char *simd_names(char *buf, size_t cap);
 /* aarch64: the CPU has the ARMv8.2 dot product instructions (SDOT), which the NEON set's
  * integer kernels use where present; false elsewhere. */
 bool cpu_has_neon_dotprod(void);
+/* x86-64: the CPU runs the avx512 set and has AVX512_VBMI and AVX512_BITALG (Ice Lake, Zen 4 and
+ * later), which that set's 4-byte grid kernels use where present; false elsewhere. */
+bool cpu_has_avx512_vbmi(void);
 
 #endif

@@ -49,6 +49,12 @@ static inline float iq3_s_d(const block_iq3_s *b) { return load_f16(b->d); }
  * and bit k of qh[ib], moved to bit 8 by a multiply) and the sign bytes copied to both halves, for
  * each sub-block's signs by one shuffle (bit j of sign byte l negates weight 8 l + j). */
 typedef struct { uint16_t idx[64]; __m256i signs[2], sc16; } iq3_s_prepared;
+/* the scales of the 16 groups: nibble ib of the 4 scale bytes for sub-block ib's two */
+static ALWAYS_INLINE TARGET_AVX2 __m256i iq3_s_scales16(const block_iq3_s *b) {
+    const __m128i x = _mm_cvtsi32_si128((int)load_u32(b->scales)), m4 = _mm_set1_epi8(0x0f);
+    const __m128i nib = _mm_unpacklo_epi8(_mm_and_si128(x, m4), _mm_and_si128(_mm_srli_epi16(x, 4), m4));
+    return scales16_of_sub_blocks(_mm256_cvtepu8_epi32(nib));
+}
 static ALWAYS_INLINE TARGET_AVX2 void iq3_s_prepare_avx2(const block_iq3_s *b, iq3_s_prepared *p) {
     const __m256i qh = _mm256_broadcastsi128_si256(_mm_loadl_epi64((const __m128i *)b->qh));
     const __m256i mult = _mm256_setr_epi16((short)(1 << 15), 1 << 14, 1 << 13, 1 << 12, 1 << 11, 1 << 10, 1 << 9, 1 << 8,
@@ -65,10 +71,7 @@ static ALWAYS_INLINE TARGET_AVX2 void iq3_s_prepare_avx2(const block_iq3_s *b, i
     }
     p->signs[0] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)b->signs));
     p->signs[1] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(b->signs + 16)));
-    /* nibble ib of the 4 scale bytes, per sub-block */
-    const __m128i x = _mm_cvtsi32_si128((int)load_u32(b->scales)), m4 = _mm_set1_epi8(0x0f);
-    const __m128i nib = _mm_unpacklo_epi8(_mm_and_si128(x, m4), _mm_and_si128(_mm_srli_epi16(x, 4), m4));
-    p->sc16 = scales16_of_sub_blocks(_mm256_cvtepu8_epi32(nib));
+    p->sc16 = iq3_s_scales16(b);
 }
 static ALWAYS_INLINE TARGET_AVX2 void iq3_s_sub_avx2(const block_iq3_s *b, const iq3_s_prepared *p, int ib, __m256i *mag,
                                                     __m256i *sgn, __m256i *sc) {
@@ -85,7 +88,52 @@ static ALWAYS_INLINE TARGET_AVX512 __mmask32 iq3_xxs_negative(const block_iq3_xx
 static ALWAYS_INLINE TARGET_AVX512 __mmask32 iq3_s_negative(const block_iq3_s *b, const iq3_s_prepared *p, int ib) {
     return _cvtu32_mask32(load_u32(b->signs + 4 * ib));
 }
+
+/* ---- AVX-512 with VBMI and BITALG: a super-block's 64 grid entries looked up at once (unpacked_dot.h) ---- */
+
+/* IQ3_XXS: the 64 index bytes, the sign bytes from the ksigns, 2 s + 1 from the top 4 bits of each word */
+static TARGET_AVX512_VBMI float iq3_xxs_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {
+    const block_iq3_xxs *x = w;
+    const block_q8_K *y = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);
+        const __m512i idx = _mm512_loadu_si512(x[i].qs);
+        const __mmask64 bit7 = _mm512_movepi8_mask(idx);
+        __m512i codes[4];
+        UNROLL
+        for (int j = 0; j < 4; j++) codes[j] = plane_lookup_256(iq_grid3xxs_planes[j], idx, bit7);
+        const __m256i words = _mm256_loadu_si256((const __m256i *)(x[i].qs + QK_K / 4));
+        const __m256i sc16 = scales16_of_sub_blocks(_mm256_srli_epi32(words, 28));
+        const int32_t isum = planes_isum(codes, ksign_bytes8(ksign_fields(words)), sc16, y[i].qs);
+        sum += (iq3_xxs_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)isum;
+    }
+    return sum;
+}
+
+/* IQ3_S: bit 8 of index e is bit e of the 8 qh bytes; the sign bytes as stored; the scales' nibbles */
+static TARGET_AVX512_VBMI float iq3_s_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {
+    const block_iq3_s *x = w;
+    const block_q8_K *y = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);
+        const __m512i idx = _mm512_loadu_si512(x[i].qs);
+        const __mmask64 bit7 = _mm512_movepi8_mask(idx), bit8 = _cvtu64_mask64(load_u64(x[i].qh));
+        __m512i codes[4];
+        UNROLL
+        for (int j = 0; j < 4; j++) codes[j] = plane_lookup_512(iq_grid3s_planes[j], idx, bit7, bit8);
+        const int32_t isum = planes_isum(codes, _mm256_loadu_si256((const __m256i *)x[i].signs), iq3_s_scales16(&x[i]), y[i].qs);
+        sum += (iq3_s_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)isum;
+    }
+    return sum;
+}
 #endif
 
 PREPARED_SUB_KERNELS(iq3_xxs, block_iq3_xxs)
 PREPARED_SUB_KERNELS(iq3_s, block_iq3_s)
+
+#if defined(TS_X86)
+const type_kernels iq3_xxs_kernels_avx512_vbmi = { .act_type = ACT_Q8_K_PLANES, .dot = iq3_xxs_dot_avx512_vbmi, .unpack = iq3_xxs_unpack_avx2 };
+const type_kernels iq3_s_kernels_avx512_vbmi = { .act_type = ACT_Q8_K_PLANES, .dot = iq3_s_dot_avx512_vbmi, .unpack = iq3_s_unpack_avx2 };
+#endif

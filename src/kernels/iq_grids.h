@@ -11,6 +11,8 @@
 extern const uint8_t iq_ksigns[128];
 extern const uint64_t iq_grid2xxs[256], iq_grid2xs[512], iq_grid2s[1024], iq_grid1s[2048];
 extern const uint32_t iq_grid3xxs[256], iq_grid3s[512];
+/* The same as byte planes, for lookups in vectors: _planes[j][i] = value j of entry i */
+extern const uint8_t iq_grid3xxs_planes[4][256], iq_grid3s_planes[4][512];
 /* The signs of a sign byte b as 8 bytes, 0xff (-1) where bit j is set, else 0x01 (+1) */
 extern const uint64_t iq_sign_mask8[256];
 /* iq_sign_mask8[iq_ksigns[i]] */

@@ -204,6 +204,7 @@ static inline uint16_t load_u16(const uint8_t *p) { return (uint16_t)(p[0] | p[1
 static inline uint32_t load_u32(const uint8_t *p) {
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
+static inline uint64_t load_u64(const uint8_t *p) { return load_u32(p) | (uint64_t)load_u32(p + 4) << 32; }
 static inline void store_u32(uint8_t *p, uint32_t v) {
     p[0] = (uint8_t)v; p[1] = (uint8_t)(v >> 8); p[2] = (uint8_t)(v >> 16); p[3] = (uint8_t)(v >> 24);
 }

@@ -14,7 +14,8 @@ int matmul_kernels_level(const struct kernel_set *ks) { return ks ? ks->level : 
 size_t matmul_scratch_bytes(int max_n, int64_t max_k) {
     int64_t k0 = (max_k + QK - 1) / QK * QK, kk = (max_k + QK_K - 1) / QK_K * QK_K;
     return (size_t)max_n * (act_row_bytes(TS_Q8_0, k0) + act_row_bytes(ACT_Q8_0X2, k0) +
-                            act_row_bytes(TS_Q8_K, kk) + act_row_bytes(ACT_Q8_K_NIBBLES, kk)) + 64;
+                            act_row_bytes(TS_Q8_K, kk) + act_row_bytes(ACT_Q8_K_NIBBLES, kk) +
+                            act_row_bytes(ACT_Q8_K_PLANES, kk)) + 64;
 }
 
 /* ---- the product ---- */
@@ -40,6 +41,11 @@ typedef struct matmul_job {
     const matmul_input *in[MATMUL_MAX_MULTI]; /* the input each weight reads */
     int n;
 } matmul_job;
+
+/* Whether a batch of n positions on a type's rows goes through its unpacked rows (below). */
+static bool unpacked_batch(const kernel_set *ks, const type_kernels *tk, int n) {
+    return tk && tk->unpack && ks->unpacked && ks->unpacked->tile && n >= ks->unpacked->tile_cols;
+}
 
 /* A batch on a grid or ternary type (type_kernels.unpack): rows [lo, hi) unpacked once into
  * block_unpacked rows, then multiplied with every position by the set's tiles over that format.
@@ -87,7 +93,7 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
         }
         return;
     }
-    if (tk->unpack && j->ks->unpacked && j->ks->unpacked->tile && n >= j->ks->unpacked->tile_cols && product_rows_unpacked(j, wi, lo, hi)) return;
+    if (unpacked_batch(j->ks, tk, n) && product_rows_unpacked(j, wi, lo, hi)) return;
     const uint8_t *act = in->act[tk->act_type];
     const size_t as = in->act_stride[tk->act_type], wsz = w->row_bytes;
     const int64_t k = w->cols;
@@ -145,7 +151,7 @@ static void matmul_chunk(void *ctx, long i) {
 #define MATVEC_CHUNK_BYTES (64 * 1024)
 static long chunk_rows_of(const kernel_set *ks, const weight *w, int n) {
     const type_kernels *tk = ks->types[w->type];
-    if (tk && tk->unpack && ks->unpacked && ks->unpacked->tile && n >= ks->unpacked->tile_cols) {
+    if (unpacked_batch(ks, tk, n)) {
         /* a cache block of the unpacked rows */
         long block = (long)(TILE_BLOCK_BYTES / ((size_t)(w->cols / QK_K) * sizeof(block_unpacked))) / 4 * 4;
         return block < 4 ? 4 : block;
@@ -161,7 +167,7 @@ static long chunk_rows_of(const kernel_set *ks, const weight *w, int n) {
 typedef struct quantize_fmt { quantize_act_fn quant; const float *x; long x_stride; uint8_t *dst; size_t stride; int64_t k; } quantize_fmt;
 typedef struct quantize_job {
     int n, n_fmt;
-    quantize_fmt fmt[3 * MATMUL_MAX_MULTI];   /* per input: Q8_0, paired Q8_0 and/or Q8_K */
+    quantize_fmt fmt[2 * MATMUL_MAX_MULTI];   /* per weight: its row kernels' and its unpacked rows' format */
 } quantize_job;
 
 static void quantize_task(void *ctx, int ith, int nth) {
@@ -197,14 +203,19 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
         in->act[TS_F32] = (const uint8_t *)in->x;
         in->act_stride[TS_F32] = (size_t)in->x_stride * sizeof(float);
         const type_kernels *tk = ks->types[ws[i]->type];
-        if (!tk || tk->act_type == TS_F32 || in->act[tk->act_type]) continue;
-        int at = tk->act_type;
-        size_t stride = act_row_bytes(at, ws[i]->cols);
-        quantize_act_fn quant = act_quantizer(ks, at);
-        q.fmt[q.n_fmt++] = (quantize_fmt){ quant, in->x, in->x_stride, scratch, stride, ws[i]->cols };
-        in->act[at] = scratch;
-        in->act_stride[at] = stride;
-        scratch += (size_t)n * stride;
+        if (!tk) continue;
+        /* the row kernels' format, and the unpacked rows' where a batch goes through them (the row
+         * kernels stay the fallback there, should unpacking find no memory) */
+        const int formats[2] = { tk->act_type, unpacked_batch(ks, tk, n) ? ks->unpacked->act_type : TS_F32 };
+        for (int f = 0; f < 2; f++) {
+            const int at = formats[f];
+            if (at == TS_F32 || in->act[at]) continue;
+            size_t stride = act_row_bytes(at, ws[i]->cols);
+            q.fmt[q.n_fmt++] = (quantize_fmt){ act_quantizer(ks, at), in->x, in->x_stride, scratch, stride, ws[i]->cols };
+            in->act[at] = scratch;
+            in->act_stride[at] = stride;
+            scratch += (size_t)n * stride;
+        }
     }
     if (j.count == 0) return;
     if (q.n_fmt > 0) {

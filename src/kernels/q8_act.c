@@ -13,7 +13,7 @@
 size_t act_row_bytes(int act_type, int64_t k) {
     if (act_type == TS_F32) return (size_t)k * sizeof(float);
     if (act_type == ACT_Q8_0X2) return (size_t)((k / QK + 1) / 2) * sizeof(block_q8_0x2);
-    if (act_type == ACT_Q8_K_NIBBLES) return type_row_bytes(TS_Q8_K, k);
+    if (act_type == ACT_Q8_K_NIBBLES || act_type == ACT_Q8_K_PLANES) return type_row_bytes(TS_Q8_K, k);
     return type_row_bytes(act_type, k);
 }
 
@@ -23,6 +23,7 @@ quantize_act_fn act_quantizer(const kernel_set *ks, int act_type) {
     case TS_Q8_K: return ks->quantize_q8_k;
     case ACT_Q8_0X2: return ks->quantize_q8_0x2;
     case ACT_Q8_K_NIBBLES: return ks->quantize_q8_k_nibbles;
+    case ACT_Q8_K_PLANES: return ks->quantize_q8_k_planes;
     default: return NULL;
     }
 }
@@ -117,15 +118,32 @@ TARGET_AVX512 void act_quantize_q8_0x2_avx512(const float *x, void *act, int64_t
     }
 }
 
-/* nibble_order (a constant): each group of 32 codes at q8_k_nibble_slot (ACT_Q8_K_NIBBLES) */
-static ALWAYS_INLINE TARGET_AVX2 void q8_k_avx2(const float *x, void *act, int64_t k, const int nibble_order) {
+enum q8_k_order { ELEMENT_ORDER, NIBBLE_ORDER, PLANE_ORDER };
+
+/* 32 codes of elements j .. j + 31 (j % 32 == 0) at their q8_k_plane_slot: 8 in each plane */
+static ALWAYS_INLINE TARGET_AVX2 void store_planes(int8_t *qs, int j, __m256i q) {
+    /* per 128-bit lane, the codes of elements 4 e + p grouped by p; then plane p's two dwords side by side */
+    const __m256i by_plane = _mm256_shuffle_epi8(q, _mm256_setr_epi8(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15,
+                                                                     0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15));
+    const __m256i pairs = _mm256_permutevar8x32_epi32(by_plane, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+    for (int p = 0; p < 4; p++) {
+        const __m128i half = p < 2 ? _mm256_castsi256_si128(pairs) : _mm256_extracti128_si256(pairs, 1);
+        const int64_t v = p % 2 ? _mm_extract_epi64(half, 1) : _mm_cvtsi128_si64(half);
+        memcpy(qs + q8_k_plane_slot(j + p), &v, 8);
+    }
+}
+
+/* order (a constant): element order, each group of 32 codes at q8_k_nibble_slot (ACT_Q8_K_NIBBLES), or
+ * each code at q8_k_plane_slot (ACT_Q8_K_PLANES) */
+static ALWAYS_INLINE TARGET_AVX2 void q8_k_avx2(const float *x, void *act, int64_t k, const enum q8_k_order order) {
     block_q8_K *b = act;
     for (int64_t i = 0; i < k / QK_K; i++, b++, x += QK_K) {
         float d = max_abs_f32(x, QK_K) / 127.0f, id = d != 0.0f ? 1.0f / d : 0.0f;
         memcpy(b->d, &d, 4);
         for (int j = 0; j < QK_K; j += 32) {
             __m256i q = round_pack32(x + j, id);
-            _mm256_storeu_si256((__m256i *)(b->qs + (nibble_order ? 32 * q8_k_nibble_slot(j / 32) : j)), q);
+            if (order == PLANE_ORDER) store_planes(b->qs, j, q);
+            else _mm256_storeu_si256((__m256i *)(b->qs + (order == NIBBLE_ORDER ? 32 * q8_k_nibble_slot(j / 32) : j)), q);
             /* the sums of each 16 codes: widen to int16 and add horizontally */
             __m256i w = _mm256_madd_epi16(_mm256_maddubs_epi16(_mm256_set1_epi8(1), q), _mm256_set1_epi16(1));
             /* w: 8 int32 lanes, lanes 0-3 cover codes 0-15, lanes 4-7 codes 16-31 */
@@ -140,8 +158,9 @@ static ALWAYS_INLINE TARGET_AVX2 void q8_k_avx2(const float *x, void *act, int64
     }
 }
 
-TARGET_AVX2 void act_quantize_q8_k_avx2(const float *x, void *act, int64_t k) { q8_k_avx2(x, act, k, 0); }
-TARGET_AVX2 void act_quantize_q8_k_nibbles_avx2(const float *x, void *act, int64_t k) { q8_k_avx2(x, act, k, 1); }
+TARGET_AVX2 void act_quantize_q8_k_avx2(const float *x, void *act, int64_t k) { q8_k_avx2(x, act, k, ELEMENT_ORDER); }
+TARGET_AVX2 void act_quantize_q8_k_nibbles_avx2(const float *x, void *act, int64_t k) { q8_k_avx2(x, act, k, NIBBLE_ORDER); }
+TARGET_AVX2 void act_quantize_q8_k_planes_avx2(const float *x, void *act, int64_t k) { q8_k_avx2(x, act, k, PLANE_ORDER); }
 #endif
 
 void act_dequant(int act_type, const void *act, float *y, int64_t k) {
@@ -160,6 +179,12 @@ void act_dequant(int act_type, const void *act, float *y, int64_t k) {
             const block_q8_K *sb = b + e / QK_K;
             int j = (int)(e % QK_K);
             y[e] = f32_from_bits(load_u32(sb->d)) * sb->qs[32 * q8_k_nibble_slot(j / 32) + j % 32];
+        }
+    } else if (act_type == ACT_Q8_K_PLANES) {
+        const block_q8_K *b = act;
+        for (int64_t e = 0; e < k; e++) {
+            const block_q8_K *sb = b + e / QK_K;
+            y[e] = f32_from_bits(load_u32(sb->d)) * sb->qs[q8_k_plane_slot((int)(e % QK_K))];
         }
     } else {
         type_get(act_type)->dequant_row(act, y, k);

@@ -26,6 +26,11 @@
 #define TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define TARGET_AVX512 \
     __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+/* AVX-512 with VBMI and BITALG (byte permutes across the register: 64 table lookups at once; bit
+ * gathers into masks), for the kernels the avx512 set takes where the CPU has them (Ice Lake, Zen 4
+ * and later: cpu_has_avx512_vbmi) */
+#define TARGET_AVX512_VBMI \
+    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx512vbmi,avx512bitalg")))
 #endif
 #if defined(__aarch64__)
 #define TARGET_NEON   /* none: Advanced SIMD is part of ARMv8-A */
@@ -103,9 +108,14 @@ typedef void (*quantize_act_fn)(const float *x, void *act, int64_t k);
 #define ACT_Q8_0X2 (TS_TYPE_COUNT - 1)
 #define ACT_Q8_K_NIBBLES (TS_TYPE_COUNT - 2)
 static inline int q8_k_nibble_slot(int group) { return 4 * (group / 4) + (int[]){ 0, 2, 1, 3 }[group % 4]; }
+/* Q8_K super-blocks with their codes in 4 planes, the order of a 4-byte grid's values looked up 64
+ * entries at a time (byte j of entry e, weight 4 e + j, in plane j): code e of plane j at 64 j + e
+ * (q8_k_plane_slot). d and bsums as Q8_K, bsums in element order. */
+#define ACT_Q8_K_PLANES (TS_TYPE_COUNT - 3)
+static inline int q8_k_plane_slot(int element) { return 64 * (element % 4) + element / 4; }
 
 typedef struct type_kernels {
-    int act_type;      /* TS_F32 (the activations as they are), TS_Q8_0, TS_Q8_K, ACT_Q8_0X2 or ACT_Q8_K_NIBBLES */
+    int act_type;      /* TS_F32 (the activations as they are), TS_Q8_0, TS_Q8_K or one of the ACT_ formats above */
     vec_dot_fn dot;
     tile_fn tile;      /* NULL: the matmul calls dot for every output */
     int tile_rows, tile_cols;
@@ -119,7 +129,7 @@ typedef struct type_kernels {
 
 typedef struct kernel_set {
     int level;                       /* enum simd_level */
-    quantize_act_fn quantize_q8_0, quantize_q8_k, quantize_q8_0x2, quantize_q8_k_nibbles;
+    quantize_act_fn quantize_q8_0, quantize_q8_k, quantize_q8_0x2, quantize_q8_k_nibbles, quantize_q8_k_planes;
     /* NULL: the scalar reference type_traits.dot_f32 on f32 activations */
     const type_kernels *types[TS_TYPE_COUNT];
     /* Rows of block_unpacked (the grid types' rows unpacked for a batch): Q8_K activations, a tile */
@@ -127,9 +137,11 @@ typedef struct kernel_set {
 } kernel_set;
 
 /* The set of a level, NULL when it is not compiled into this binary. Does not check that the CPU
- * runs the level (cpu_has_simd); within NEON it picks the SDOT kernels where the CPU has them
- * (kernel_sets.c). */
+ * runs the level (cpu_has_simd); within a level it picks the kernels of the CPU's extensions where it
+ * has them (NEON: SDOT; AVX-512: VBMI and BITALG). kernel_set_base: the level's set without them (the
+ * tests hold both to the portable kernels). */
 const kernel_set *kernel_set_for(int level);
+const kernel_set *kernel_set_base(int level);
 
 /* Bytes of one activation row of k values in format act_type (k a multiple of its block; q8_act.c). */
 size_t act_row_bytes(int act_type, int64_t k);
@@ -159,6 +171,8 @@ LOWBIT_KERNELS(generic)
 #if defined(TS_X86)
 LOWBIT_KERNELS(avx2)
 LOWBIT_KERNELS(avx512)
+/* the avx512 set's kernels of the 4-byte grids where the CPU has VBMI and BITALG (ACT_Q8_K_PLANES) */
+extern const type_kernels iq3_xxs_kernels_avx512_vbmi, iq3_s_kernels_avx512_vbmi;
 #endif
 #if defined(__aarch64__)
 LOWBIT_KERNELS(neon_dotprod)
@@ -195,8 +209,9 @@ void act_quantize_q8_0_avx2(const float *x, void *act, int64_t k);
 void act_quantize_q8_k_avx2(const float *x, void *act, int64_t k);
 /* The paired format: the same scales and codes as act_quantize_q8_0_avx2, laid out as block_q8_0x2. */
 void act_quantize_q8_0x2_avx512(const float *x, void *act, int64_t k);
-/* ACT_Q8_K_NIBBLES: the same scales, codes and sums as act_quantize_q8_k_avx2, codes reordered. */
+/* ACT_Q8_K_NIBBLES, ACT_Q8_K_PLANES: the same scales, codes and sums as act_quantize_q8_k_avx2, codes reordered. */
 void act_quantize_q8_k_nibbles_avx2(const float *x, void *act, int64_t k);
+void act_quantize_q8_k_planes_avx2(const float *x, void *act, int64_t k);
 #endif
 /* Back to floats in element order (for tests), from any quantized activation format. */
 void act_dequant(int act_type, const void *act, float *y, int64_t k);

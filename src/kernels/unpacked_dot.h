@@ -157,15 +157,18 @@ static ALWAYS_INLINE TARGET_AVX512 __mmask32 negative_of_bytes(__m256i signs16, 
 
 /* The sign bytes of 32 groups of 8 from their 7-bit ksigns indices, one per byte (IQ2_XXS, IQ2_XS,
  * IQ3_XXS: the eighth bit keeps the count of negatives even, iq_ksigns), formed in a vector: the
- * parity from a nibble popcount table. Returned as the two halves' 16 bytes each in both lanes,
- * as signs_of_bytes reads them. */
-static ALWAYS_INLINE TARGET_AVX2 void ksign_bytes(__m256i s7, __m256i halves[2]) {
+ * parity from a nibble popcount table. ksign_bytes8: in group order; ksign_bytes: the two halves'
+ * 16 bytes each in both lanes, as signs_of_bytes reads them. */
+static ALWAYS_INLINE TARGET_AVX2 __m256i ksign_bytes8(__m256i s7) {
     const __m256i popcount4 = _mm256_setr_epi8(0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4,
                                                0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4);
     const __m256i m4 = _mm256_set1_epi8(0x0f);
     const __m256i pc = _mm256_add_epi8(_mm256_shuffle_epi8(popcount4, _mm256_and_si256(s7, m4)),
                                        _mm256_shuffle_epi8(popcount4, _mm256_and_si256(_mm256_srli_epi16(s7, 4), m4)));
-    const __m256i s8 = _mm256_or_si256(s7, _mm256_slli_epi16(_mm256_and_si256(pc, _mm256_set1_epi8(1)), 7));
+    return _mm256_or_si256(s7, _mm256_slli_epi16(_mm256_and_si256(pc, _mm256_set1_epi8(1)), 7));
+}
+static ALWAYS_INLINE TARGET_AVX2 void ksign_bytes(__m256i s7, __m256i halves[2]) {
+    const __m256i s8 = ksign_bytes8(s7);
     halves[0] = _mm256_permute2x128_si256(s8, s8, 0x00);
     halves[1] = _mm256_permute2x128_si256(s8, s8, 0x11);
 }
@@ -257,6 +260,51 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i ksign_fields(__m256i w) {
         return sum;                                                                                         \
     }                                                                                                       \
     const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx512, .unpack = T##_unpack_avx2 };
+/* ---- AVX-512 with VBMI and BITALG: a super-block as 64 entries of 4 grid values, looked up at once ----
+ * (IQ3_XXS, IQ3_S.) Byte j of the 64 entries comes from
+ * the grid's byte plane j (iq_grids.h: T_planes) by vpermi2b, 128 table bytes per lookup; the
+ * activations come in the same planes (ACT_Q8_K_PLANES), so plane j of the codes meets plane j of the
+ * activations with no reordering. The integer sums per group are those of block_unpacked: the same bits. */
+
+/* Byte j of the 64 entries idx from a 256-byte plane: vpermi2b takes the low 7 bits, bit 7 the half. */
+static ALWAYS_INLINE TARGET_AVX512_VBMI __m512i plane_lookup_256(const uint8_t *plane, __m512i idx, __mmask64 bit7) {
+    const __m512i lo = _mm512_permutex2var_epi8(_mm512_load_si512(plane), idx, _mm512_load_si512(plane + 64));
+    const __m512i hi = _mm512_permutex2var_epi8(_mm512_load_si512(plane + 128), idx, _mm512_load_si512(plane + 192));
+    return _mm512_mask_blend_epi8(bit7, lo, hi);
+}
+/* The same from a 512-byte plane, bit 8 of each index in bit8 */
+static ALWAYS_INLINE TARGET_AVX512_VBMI __m512i plane_lookup_512(const uint8_t *plane, __m512i idx, __mmask64 bit7, __mmask64 bit8) {
+    return _mm512_mask_blend_epi8(bit8, plane_lookup_256(plane, idx, bit7), plane_lookup_256(plane + 256, idx, bit7));
+}
+/* The integer sum of a super-block: codes[j] its plane j (magnitudes), signs its 256 sign bits in
+ * element order (32 bytes: bit b of byte g negates element 8 g + b), sc16 its 16 groups' scales
+ * (int16 lanes), a the activations' planes. The negated elements of plane j are picked from the sign
+ * bits by vpshufbitqmb: entry e's element 4 e + j is bit 4 (e % 8) + j of sub-block e / 8's 32 bits
+ * (one 64-bit lane per sub-block); entry pair (2 t, 2 t + 1), an int16 lane of maddubs, holds elements
+ * 8 t + j and 8 t + 4 + j, of group t / 2. */
+static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t planes_isum(const __m512i codes[4], __m256i signs, __m256i sc16, const int8_t *a) {
+    static const _Alignas(64) uint8_t bit_of_entry[4][64] = {
+#define BITS(j) { 0 + j, 4 + j, 8 + j, 12 + j, 16 + j, 20 + j, 24 + j, 28 + j, 0 + j, 4 + j, 8 + j, 12 + j, 16 + j, 20 + j, 24 + j, 28 + j, \
+                  0 + j, 4 + j, 8 + j, 12 + j, 16 + j, 20 + j, 24 + j, 28 + j, 0 + j, 4 + j, 8 + j, 12 + j, 16 + j, 20 + j, 24 + j, 28 + j, \
+                  0 + j, 4 + j, 8 + j, 12 + j, 16 + j, 20 + j, 24 + j, 28 + j, 0 + j, 4 + j, 8 + j, 12 + j, 16 + j, 20 + j, 24 + j, 28 + j, \
+                  0 + j, 4 + j, 8 + j, 12 + j, 16 + j, 20 + j, 24 + j, 28 + j, 0 + j, 4 + j, 8 + j, 12 + j, 16 + j, 20 + j, 24 + j, 28 + j }
+        BITS(0), BITS(1), BITS(2), BITS(3)
+#undef BITS
+    };
+    static const _Alignas(64) uint16_t group_of_pair[32] = { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7,
+                                                             8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13, 14, 14, 15, 15 };
+    const __m512i bits = _mm512_cvtepu32_epi64(signs);
+    const __m512i sc = _mm512_permutexvar_epi16(_mm512_load_si512(group_of_pair), _mm512_zextsi256_si512(sc16));
+    __m512i acc = _mm512_setzero_si512();
+    UNROLL
+    for (int j = 0; j < 4; j++) {
+        const __m512i av = _mm512_loadu_si512(a + 64 * j);
+        const __mmask64 neg = _mm512_bitshuffle_epi64_mask(bits, _mm512_load_si512(bit_of_entry[j]));
+        acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(codes[j], _mm512_mask_sub_epi8(av, neg, _mm512_setzero_si512(), av)), sc);
+    }
+    return _mm512_reduce_add_epi32(acc);
+}
+
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) SUB_AVX2_DOT(T, block)
 #define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block) PREPARED_SUB_AVX512_DOT(T, block)
 #else

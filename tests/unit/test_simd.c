@@ -193,6 +193,24 @@ static void check_quantizers(const kernel_set *ks, rng *r) {
         CHECK(memcmp(v1, v2, sizeof v1) == 0 && same_sums && moved == 16 && act_row_bytes(ACT_Q8_K_NIBBLES, k) == 2 * 292,
               "%s: Q8_K activations in Q4_K code order hold the Q8_K quantizer's values, scales and sums exactly", isa);
     }
+    if (ks->quantize_q8_k_planes) {
+        /* the 4-byte grids' plane order: element 4 e + j at 64 j + e (written out here, not through
+         * q8_k_plane_slot), same scales and sums */
+        uint8_t q[2 * 292], pl[2 * 292];
+        float v1[512], v2[512];
+        ks->quantize_q8_k(x, q, k);
+        ks->quantize_q8_k_planes(x, pl, k);
+        type_get(TS_Q8_K)->dequant_row(q, v1, k);
+        act_dequant(ACT_Q8_K_PLANES, pl, v2, k);
+        int same_sums = 1, moved = 0;
+        for (int b = 0; b < 2; b++) {
+            same_sums &= memcmp(q + b * 292, pl + b * 292, 4) == 0 && memcmp(q + b * 292 + 260, pl + b * 292 + 260, 32) == 0;
+            for (int e = 0; e < 64; e++)
+                for (int j = 0; j < 4; j++) moved += q[b * 292 + 4 + 4 * e + j] == pl[b * 292 + 4 + 64 * j + e];
+        }
+        CHECK(memcmp(v1, v2, sizeof v1) == 0 && same_sums && moved == 512 && act_row_bytes(ACT_Q8_K_PLANES, k) == 2 * 292,
+              "%s: Q8_K activations in grid-plane order hold the Q8_K quantizer's values, scales and sums exactly", isa);
+    }
 }
 
 /* The portable kernels (the reference for every ISA; the NEON kernels give their bits) on this machine. */
@@ -584,11 +602,16 @@ static void check_unpack(const kernel_set *ks, int type, rng *r) {
 int main(void) {
     rng r = { 0x9e3779b97f4a7c15ULL };
     for (int level = 0; level < SIMD_COUNT; level++) {
-        const kernel_set *ks = kernel_set_for(level);
+        const kernel_set *ks = kernel_set_for(level), *base = kernel_set_base(level);
         if (!ks || !cpu_has_simd(level)) { printf("# %s: not available here, skipped\n", ISA_NAMES[level]); continue; }
         if (level != SIMD_SCALAR) {
             check_quantizers(ks, &r);
             for (int i = 0; i < N_TYPES; i++) { check_type(ks, TYPES[i], &r); check_unpack(ks, TYPES[i], &r); }
+            /* the level's kernels for CPUs without this one's extensions (AVX-512 without VBMI) */
+            if (base != ks) {
+                printf("# %s without this CPU's extensions:\n", ISA_NAMES[level]);
+                for (int i = 0; i < N_TYPES; i++) check_type(base, TYPES[i], &r);
+            }
         }
         for (int i = 0; i < N_TYPES; i++) { check_matmul(level, TYPES[i], 23, &r); check_matmul(level, TYPES[i], 600, &r); }
         check_attention(level, &r);
