@@ -32,7 +32,7 @@ static bool x86_has(int level) {
     bool avx2 = b & (1u << 5);
     if (level == SIMD_AVX2) return avx2;
     bool avx512 = (b & (1u << 16)) && (b & (1u << 17)) && (b & (1u << 30)) && (b & (1u << 31)) &&
-                  (c & (1u << 11));                        /* F, DQ, BW, VL, VNNI */
+                  (c & (1u << 11)) && (b & (1u << 8));     /* F, DQ, BW, VL, VNNI; BMI2 (every such CPU has it) */
     return level == SIMD_AVX512 && avx2 && avx512 && (xcr0 & 0xe6) == 0xe6;   /* + opmask, ZMM */
 }
 #endif

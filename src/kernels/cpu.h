@@ -18,7 +18,7 @@
 enum simd_level {
     SIMD_SCALAR = 0,   /* the reference kernels: f32 activations, dequantize-and-multiply */
     SIMD_AVX2,         /* AVX2 + FMA + F16C, 8-bit quantized activations */
-    SIMD_AVX512,       /* AVX-512 F/BW/VL/DQ + VNNI on top of AVX2 */
+    SIMD_AVX512,       /* AVX-512 F/BW/VL/DQ + VNNI on top of AVX2 (and BMI2) */
     SIMD_NEON,         /* aarch64 Advanced SIMD */
     SIMD_COUNT
 };

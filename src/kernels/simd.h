@@ -25,12 +25,12 @@
 #define TS_X86 1
 #define TARGET_AVX2 __attribute__((target("avx2,fma,f16c")))
 #define TARGET_AVX512 \
-    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+    __attribute__((target("avx2,fma,f16c,bmi2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
 /* AVX-512 with VBMI and BITALG (byte permutes across the register: 64 table lookups at once; bit
  * gathers into masks), for the kernels the avx512 set takes where the CPU has them (Ice Lake, Zen 4
  * and later: cpu_has_avx512_vbmi) */
 #define TARGET_AVX512_VBMI \
-    __attribute__((target("avx2,fma,f16c,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx512vbmi,avx512bitalg")))
+    __attribute__((target("avx2,fma,f16c,bmi2,avx512f,avx512bw,avx512vl,avx512dq,avx512vnni,avx512vbmi,avx512bitalg")))
 #endif
 #if defined(__aarch64__)
 #define TARGET_NEON   /* none: Advanced SIMD is part of ARMv8-A */
