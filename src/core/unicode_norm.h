@@ -1,0 +1,29 @@
+/* Unicode normalization (UAX #15): NFC, NFD, NFKC and NFKD of a code point array, for the
+ * normalizers of tokenizer.json files (src/text). The data (canonical combining classes, full
+ * decompositions, primary composites) is generated into src/core/unicode_norm_tables.c by
+ * tools/gen_unicode_norm.py from the Unicode Character Database, the same version as unicode.h's. */
+#ifndef TS_CORE_UNICODE_NORM_H
+#define TS_CORE_UNICODE_NORM_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum unicode_form { UNICODE_NFC, UNICODE_NFD, UNICODE_NFKC, UNICODE_NFKD } unicode_form;
+
+/* cps[0..n) in normal form `form` into a new array *out (malloc'd, *out_n code points; a valid
+ * pointer even when n is 0). -1 only when out of memory. Text that is already in the form (all of
+ * it below U+0300 for NFC) costs one pass and a copy. */
+int unicode_normalize(unicode_form form, const uint32_t *cps, size_t n, uint32_t **out, size_t *out_n);
+
+/* The canonical combining class of a code point (0 for starters and for anything past U+10FFFF). */
+uint8_t unicode_ccc(uint32_t cp);
+
+/* The generated tables (unicode_norm_tables.c) */
+extern const uint8_t unicode_ccc_stage1[0x110000 / 128];
+extern const uint8_t unicode_ccc_blocks[][128];
+extern const int unicode_decomp_count, unicode_compose_count;
+extern const uint32_t unicode_decomp_cp[], unicode_decomp_pool[], unicode_compose_value[];
+extern const uint16_t unicode_decomp_start[];
+extern const uint8_t unicode_decomp_canon_len[], unicode_decomp_compat_len[];
+extern const uint64_t unicode_compose_key[];
+
+#endif
