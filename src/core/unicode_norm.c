@@ -3,6 +3,7 @@
  * non-starters in canonical order (a stable sort by combining class), then for NFC / NFKC compose
  * each unblocked pair that has a primary composite. */
 #include "core/unicode_norm.h"
+#include "core/unicode_norm_tables.h"
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,13 +17,4 @@ int unicode_normalize(unicode_form form, const uint32_t *cps, size_t n, uint32_t
 /* The canonical combining class of a code point (0 for starters and for anything past U+10FFFF). */
 uint8_t unicode_ccc(uint32_t cp);
 
-/* The generated tables (unicode_norm_tables.c) */
-extern const uint8_t unicode_ccc_stage1[0x110000 / 128];
-extern const uint8_t unicode_ccc_blocks[][128];
-extern const int unicode_decomp_count, unicode_compose_count;
-extern const uint32_t unicode_decomp_cp[], unicode_decomp_pool[], unicode_compose_value[];
-extern const uint16_t unicode_decomp_start[];
-extern const uint8_t unicode_decomp_canon_len[], unicode_decomp_compat_len[];
-extern const uint64_t unicode_compose_key[];
-
 #endif

@@ -120,6 +120,12 @@ bool cpu_has_avx512_vbmi(void) {
 #endif
 }
 
+const char *simd_extensions(int level) {
+    if (level == SIMD_NEON && cpu_has_neon_dotprod()) return " (with SDOT)";
+    if (level == SIMD_AVX512 && cpu_has_avx512_vbmi()) return " (with VBMI)";
+    return "";
+}
+
 /* The last set this CPU runs: within an architecture, the enum lists them from plain to best. */
 int cpu_best_simd(void) {
     for (int level = SIMD_COUNT - 1; level > SIMD_SCALAR; level--)

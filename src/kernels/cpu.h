@@ -35,5 +35,7 @@ bool cpu_has_neon_dotprod(void);
 /* x86-64: the CPU runs the avx512 set and has AVX512_VBMI and AVX512_BITALG (Ice Lake, Zen 4 and
  * later), which that set's 4-byte grid kernels use where present; false elsewhere. */
 bool cpu_has_avx512_vbmi(void);
+/* What --info adds to a set's name: the extensions its kernels use on this CPU (" (with SDOT)"), or "". */
+const char *simd_extensions(int level);
 
 #endif

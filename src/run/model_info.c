@@ -138,10 +138,7 @@ static void print_tensor_types(FILE *f, const tensor_dir *d) {
 void ts_model_print_info(const ts_model *m, FILE *f) {
     const model_geometry *g = &m->g;
     fprintf(f, "model: %s\n", m->path);
-    fprintf(f, "kernels: %s%s\n", simd_name(m->simd),
-            m->simd == SIMD_NEON && cpu_has_neon_dotprod()    ? " (with SDOT)"
-            : m->simd == SIMD_AVX512 && cpu_has_avx512_vbmi() ? " (with VBMI)"
-                                                              : "");
+    fprintf(f, "kernels: %s%s\n", simd_name(m->simd), simd_extensions(m->simd));
     if (g->n_layers > 0) {
         fprintf(f, "arch: %s  hidden %d  layers %d  vocab %d  context %d  norm eps %g\n", g->arch,
                 g->hidden, g->n_layers, g->n_vocab, g->n_ctx_train, (double)g->norm_eps);
