@@ -143,3 +143,26 @@ int unicode_normalize(unicode_form form, const uint32_t *cps, size_t n, uint32_t
     *out_n = m;
     return 0;
 }
+
+int unicode_lowercase(const uint32_t *cps, size_t n, uint32_t **out, size_t *out_n) {
+    uint32_t *s = malloc((2 * n + 1) * sizeof *s);
+    if (!s) return -1;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        const uint32_t cp = cps[i];
+        int lo = 0, hi = unicode_lower_count - 1, at = -1;
+        if (cp >= 'A' && cp <= 'Z') { s[m++] = cp + 32; continue; }
+        while (cp >= 0x80 && lo <= hi) {
+            int mid = (lo + hi) / 2;
+            if (unicode_lower_cp[mid] == cp) { at = mid; break; }
+            if (unicode_lower_cp[mid] < cp) lo = mid + 1;
+            else hi = mid - 1;
+        }
+        if (at < 0) { s[m++] = cp; continue; }
+        s[m++] = unicode_lower_first[at];
+        if (unicode_lower_second[at]) s[m++] = unicode_lower_second[at];
+    }
+    *out = s;
+    *out_n = m;
+    return 0;
+}

@@ -14,6 +14,10 @@ typedef enum unicode_form { UNICODE_NFC, UNICODE_NFD, UNICODE_NFKC, UNICODE_NFKD
  * it below U+0300 for NFC) costs one pass and a copy. */
 int unicode_normalize(unicode_form form, const uint32_t *cps, size_t n, uint32_t **out, size_t *out_n);
 
+/* cps[0..n) lowercased code point by code point with the full mappings (as Rust's char::to_lowercase:
+ * U+0130 becomes i + U+0307; no final-sigma context), into *out as unicode_normalize. */
+int unicode_lowercase(const uint32_t *cps, size_t n, uint32_t **out, size_t *out_n);
+
 /* The canonical combining class of a code point (0 for starters and for anything past U+10FFFF). */
 uint8_t unicode_ccc(uint32_t cp);
 

@@ -16,5 +16,8 @@ extern const uint8_t unicode_decomp_canon_len[], unicode_decomp_compat_len[];
 extern const int unicode_compose_count;
 extern const uint64_t unicode_compose_key[];
 extern const uint32_t unicode_compose_value[];
+/* full lowercase mappings: code points ascending, the first and the second (or 0) code point */
+extern const int unicode_lower_count;
+extern const uint32_t unicode_lower_cp[], unicode_lower_first[], unicode_lower_second[];
 
 #endif
