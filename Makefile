@@ -72,6 +72,10 @@ build/opt/bench_attention: tools/bench_attention.c build/opt/libtessera.a $(HDR)
 build/opt/bench_mixers: tools/bench_mixers.c build/opt/libtessera.a $(HDR)
 	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
 
+# `build/opt/bench_regex [MB]`: the regex engine against the hand-written pre-tokenizers (tools/bench_regex.c)
+build/opt/bench_regex: tools/bench_regex.c build/opt/libtessera.a $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
+
 .PHONY: bench
 bench: run build/opt/bench_gen
 	@bash tools/bench

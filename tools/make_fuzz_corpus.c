@@ -460,17 +460,36 @@ static int json_seeds(const char *out) {
 
 /* ------------------------------------------------------------------ tokenizers */
 
-/* Pre-tokenizers of byte-level tokenizer.json seeds: GPT-2's ByteLevel, Qwen2's Split + ByteLevel. */
+/* Normalizer and pre-tokenizer of byte-level tokenizer.json seeds: GPT-2's ByteLevel, Qwen2's Split +
+ * ByteLevel, then the pipeline's other steps (pipeline.h): NFC, Strip, Replace by regex, Prepend;
+ * DeepSeek V3's three Splits, every Split behavior, invert, Digits, Punctuation, Whitespace. */
+static const char *byte_level_norm[] = {
+    "null", "null",
+    "{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"NFC\"},{\"type\":\"Strip\",\"strip_left\":true,\"strip_right\":false},"
+    "{\"type\":\"Replace\",\"pattern\":{\"Regex\":\"\\\\s{2,}\"},\"content\":\" \"},{\"type\":\"Prepend\",\"prepend\":\"_\"}]}",
+    "{\"type\":\"Sequence\",\"normalizers\":[]}",
+    "{\"type\":\"NFKD\"}",
+};
 static const char *byte_level_pre[] = {
     "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":true}",
     "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\","
     "\"pattern\":{\"Regex\":\"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"},"
     "\"behavior\":\"Isolated\",\"invert\":false},{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":false,\"use_regex\":false}]}",
+    "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"Regex\":\"\\\\p{N}{1,3}\"},\"behavior\":\"Isolated\",\"invert\":false},"
+    "{\"type\":\"Split\",\"pattern\":{\"Regex\":\"[\u4e00-\u9fa5\u3040-\u309f\u30a0-\u30ff]+\"},\"behavior\":\"Isolated\",\"invert\":false},"
+    "{\"type\":\"Split\",\"pattern\":{\"Regex\":\"[^\\r\\n\\\\p{L}\\\\p{P}\\\\p{S}]?[\\\\p{L}\\\\p{M}]+| ?[\\\\p{P}\\\\p{S}]+[\\r\\n]*|\\\\s*[\\r\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"},"
+    "\"behavior\":\"Isolated\",\"invert\":false},{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"use_regex\":false}]}",
+    "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Split\",\"pattern\":{\"String\":\" \"},\"behavior\":\"MergedWithNext\",\"invert\":false},"
+    "{\"type\":\"Split\",\"pattern\":{\"String\":\"-\"},\"behavior\":\"MergedWithPrevious\",\"invert\":true},"
+    "{\"type\":\"Split\",\"pattern\":{\"Regex\":\"o+\"},\"behavior\":\"Contiguous\",\"invert\":false},"
+    "{\"type\":\"Split\",\"pattern\":{\"Regex\":\"x\"},\"behavior\":\"Removed\",\"invert\":false},{\"type\":\"ByteLevel\",\"use_regex\":true}]}",
+    "{\"type\":\"Sequence\",\"pretokenizers\":[{\"type\":\"Digits\",\"individual_digits\":true},{\"type\":\"Punctuation\",\"behavior\":\"Contiguous\"},"
+    "{\"type\":\"Whitespace\"},{\"type\":\"WhitespaceSplit\"},{\"type\":\"ByteLevel\",\"use_regex\":false}]}",
 };
 
 /* A byte-level BPE tokenizer.json over the BPE_N tokens of make_bpe_tokens (merges as "a b"
  * strings or as pairs). */
-static bytes byte_level_tokenizer_json(const char *pre, bool pair_merges) {
+static bytes byte_level_tokenizer_json(const char *norm, const char *pre, bool pair_merges) {
     json_buf j = { 0 };
     char num[32];
     json_buf_put(&j, "{\"added_tokens\":[", strlen("{\"added_tokens\":["));
@@ -480,7 +499,9 @@ static bytes byte_level_tokenizer_json(const char *pre, bool pair_merges) {
         json_buf_put_string(&j, bpe_tokens[i], strlen(bpe_tokens[i]));
         json_buf_put(&j, ",\"special\":true}", strlen(",\"special\":true}"));
     }
-    json_buf_put(&j, "],\"normalizer\":null,\"pre_tokenizer\":", strlen("],\"normalizer\":null,\"pre_tokenizer\":"));
+    json_buf_put(&j, "],\"normalizer\":", strlen("],\"normalizer\":"));
+    json_buf_put(&j, norm, strlen(norm));
+    json_buf_put(&j, ",\"pre_tokenizer\":", strlen(",\"pre_tokenizer\":"));
     json_buf_put(&j, pre, strlen(pre));
     json_buf_put(&j, ",\"model\":{\"type\":\"BPE\",\"vocab\":{", strlen(",\"model\":{\"type\":\"BPE\",\"vocab\":{"));
     for (int i = 0; i < 256 + BPE_MERGED; i++) {
@@ -577,17 +598,18 @@ static bytes spm_model(int n_pieces, bool with_specs) {
 static int tokenizer_seeds(const char *out) {
     char d[1100], name[64];
     snprintf(d, sizeof d, "%s/tokenizer_json", out);
-    for (size_t i = 0; i < 2 + sizeof tokenizer_jsons / sizeof tokenizer_jsons[0]; i++) {
+    const size_t n_byte_level = sizeof byte_level_pre / sizeof byte_level_pre[0];
+    for (size_t i = 0; i < n_byte_level + sizeof tokenizer_jsons / sizeof tokenizer_jsons[0]; i++) {
         bytes t = { 0 };
-        if (i < 2) t = byte_level_tokenizer_json(byte_level_pre[i], i == 1);
-        else put_s(&t, tokenizer_jsons[i - 2]);
+        if (i < n_byte_level) t = byte_level_tokenizer_json(byte_level_norm[i], byte_level_pre[i], i == 1);
+        else put_s(&t, tokenizer_jsons[i - n_byte_level]);
         snprintf(name, sizeof name, "tokenizer%zu.json", i);
         save_b(d, name, &t);
-        if (i == 0 || i == 2) {
+        if (i == 0 || i == n_byte_level) {
             bytes s = { 0 };
             put(&s, t.p, t.len);
             put_s(&s, PART_MARK);
-            put_s(&s, tokenizer_configs[i / 2]);
+            put_s(&s, tokenizer_configs[i ? 1 : 0]);
             snprintf(name, sizeof name, "with-config%zu.bin", i);
             save_b(d, name, &s);
             free(s.p);
@@ -712,6 +734,48 @@ static int q4nx_seeds(const char *out) {
     return 0;
 }
 
+/* ------------------------------------------------------------------ regexes */
+
+/* fuzz_regex: the pattern's length (2 bytes, little-endian), the pattern, the text. The real
+ * pre-tokenizer patterns (tokenizer.json Split regexes; DeepSeek V3's third also with the raw CR/LF
+ * its JSON decodes to) and hostile ones, each against a mixed-script text and a run of a's. */
+static int regex_seeds(const char *out) {
+    char d[1100], name[64];
+    snprintf(d, sizeof d, "%s/regex", out);
+    static const char *patterns[] = {
+        "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+",
+        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+        "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
+        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
+        "\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+        "\\p{N}{1,3}",
+        "[\xe4\xb8\x80-\xe9\xbe\xa5\xe3\x81\x80-\xe3\x82\x9f\xe3\x82\xa0-\xe3\x83\xbf]+",
+        "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\r\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\r\n]*|\\s*[\r\n]+|\\s+(?!\\S)|\\s+",
+        "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+",
+        "\\s+$", "^\\s*\\w+|\\d+?\\z|\\A.", "(?i)[\\p{Lu}k\\x{17F}]+|(?-i:S)", "\\x{1F600}|\\u00e9|\\xC3\\xA9|[\\h\\W]{2,}?",
+        "(a|a)*b", "(a*)*b", "(?:a+)+b", "((a*)*)*b", "(a|aa)*?c", "\\s*[\\r\\n]+x|\\s", "(?:(?:a|b|c){5}){5}",
+        "a{0,1000}", "(?=a)*", "(?<=a)b", "[z-a]", "(?:(?=(?!a)b)|c)*d", "x*", "|a|(?=b)", "(?#c)a{2}?{3}",
+    };
+    static const char *texts[] = {
+        "It's 2024: I'M sure they'll PANIC!  \n\n\t x\xc2\xa0y \xe4\xb8\xad\xe6\x96\x87\xe3\x81\xae "
+        "\xe0\xa4\xa8\xe0\xa4\xae\xe0\xa4\xb8\xe0\xa5\x8d\xe0\xa4\xa4\xe0\xa5\x87 caf\xc3\xa9 \xf0\x9f\x98\x80 1234567\r\n",
+        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab",
+    };
+    for (size_t p = 0; p < sizeof patterns / sizeof patterns[0]; p++)
+        for (size_t t = 0; t < 2; t++) {
+            bytes b = { 0 };
+            uint16_t len = (uint16_t)strlen(patterns[p]);
+            put(&b, &len, 2);
+            put_s(&b, patterns[p]);
+            put_s(&b, texts[t]);
+            snprintf(name, sizeof name, "pattern%02zu-text%zu.bin", p, t);
+            save_b(d, name, &b);
+            free(b.p);
+        }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ hand-made GGUF regressions */
 
 /* A GGUF header: magic, version 3, counts. */
@@ -796,7 +860,7 @@ int main(int argc, char **argv) {
         const char *out = argv[2];
         make_bpe_tokens();
         int rc = gguf_seeds(out) | safetensors_seeds(out) | json_seeds(out) | tokenizer_seeds(out) |
-                 chat_seeds(out, argv[3]) | q4nx_seeds(out);
+                 chat_seeds(out, argv[3]) | q4nx_seeds(out) | regex_seeds(out);
         return rc ? 1 : 0;
     }
     if (argc == 3 && !strcmp(argv[1], "regress")) return regress_cases(argv[2]);
