@@ -1,7 +1,8 @@
 /* Byte-level BPE (GPT-2 style) and rank-merged SentencePiece-style BPE (tokenizer.json models with
  * byte_fallback, e.g. Gemma 3).
  *
- * Byte-level: the text is pre-tokenized (pretokenize.c, per tokenizer.ggml.pre), each piece's bytes
+ * Byte-level: the text is normalized and pre-tokenized (the vocabulary's pipeline.c steps, or the
+ * hand-written pretokenize.c of a tokenizer.ggml.pre name), each piece's bytes
  * become GPT-2's printable stand-in characters (bytes_to_unicode), and adjacent symbols are merged
  * by merge rank, lowest first, until no listed pair is left.
  *
@@ -12,6 +13,7 @@
 #include "text/bpe.h"
 #include "text/spm.h"
 #include "text/pretokenize.h"
+#include "text/pipeline.h"
 #include "core/utf8.h"
 #include "core/error.h"
 #include <limits.h>
@@ -254,10 +256,43 @@ static void emit_symbols(const bpe_work *w, int32_t *out, int max_out, int *coun
 
 /* ---- byte-level encoding -------------------------------------------------------------------- */
 
+/* The text's code points and each one's byte offset (offs[n] = len); -1 on invalid UTF-8. */
+static int decode_text(const char *text, size_t len, uint32_t *cps, size_t *offs, size_t *n, ts_error *err) {
+    size_t m = 0;
+    for (size_t i = 0; i < len;) {
+        int k = utf8_decode(text + i, len - i, &cps[m]);
+        if (k == 0) return ts_fail(err, "invalid UTF-8 at byte %zu", i);
+        offs[m++] = i;
+        i += (size_t)k;
+    }
+    offs[m] = len;
+    *n = m;
+    return 0;
+}
+
+/* The pieces of cps[0..n) as spans: through the vocabulary's pipeline, or its hand-written
+ * pre-tokenizer (contiguous pieces). */
+static int split_pieces(const vocab *v, const pretok_info *pre, const uint32_t *cps, size_t n, regex_matches *spans, ts_error *err) {
+    if (v->pipeline) return pipeline_split(v->pipeline, cps, n, spans, err);
+    pretok_pieces pieces = { 0 };
+    int rc = pretokenize(pre->kind, cps, n, &pieces, err);
+    spans->n = 0;
+    if (!rc && pieces.n > (spans->cap)) {
+        regex_match *m = realloc(spans->m, pieces.n * sizeof *m);
+        if (m) { spans->m = m; spans->cap = pieces.n; }
+        else rc = ts_fail(err, "out of memory tokenizing");
+    }
+    for (size_t p = 0, start = 0; !rc && p < pieces.n; start = pieces.ends[p++])
+        spans->m[spans->n++] = (regex_match){ start, pieces.ends[p] };
+    pretokenize_pieces_free(&pieces);
+    return rc;
+}
+
 static int encode_bytes_level(const vocab *v, const bpe_merge_table *t, const char *text, size_t len,
                               int32_t *out, int max_out, ts_error *err) {
-    pretok_info pre;
-    if (pretokenize_lookup(v->pre, &pre, err)) return -1;
+    pretok_info pre = { 0 };
+    if (!v->pipeline && pretokenize_lookup(v->pre, &pre, err)) return -1;
+    const bool ignore_merges = v->pipeline ? v->ignore_merges : pre.ignore_merges;
 
     /* Each byte's stand-in character and its token. */
     char byte_char[256][2];
@@ -270,27 +305,38 @@ static int encode_bytes_level(const vocab *v, const bpe_merge_table *t, const ch
 
     uint32_t *cps = malloc((len + 1) * sizeof *cps);
     size_t *offs = malloc((len + 1) * sizeof *offs);
-    char *mapped = malloc(2 * len + 1);
-    pretok_pieces pieces = { 0 };
+    char *mapped = NULL, *normalized = NULL;
+    regex_matches pieces = { 0 };
     bpe_work w = { 0 };
     int count = 0, rc = 0;
-    if (!cps || !offs || !mapped) { rc = ts_fail(err, "out of memory tokenizing %zu bytes", len); goto done; }
-
     size_t n_cps = 0;
-    for (size_t i = 0; i < len;) {
-        int k = utf8_decode(text + i, len - i, &cps[n_cps]);
-        if (k == 0) { rc = ts_fail(err, "invalid UTF-8 at byte %zu", i); goto done; }
-        offs[n_cps++] = i;
-        i += (size_t)k;
+    if (!cps || !offs) { rc = ts_fail(err, "out of memory tokenizing %zu bytes", len); goto done; }
+    if (decode_text(text, len, cps, offs, &n_cps, err)) { rc = -1; goto done; }
+    if (pipeline_normalizes(v->pipeline)) {
+        /* the normalized text replaces the input: its code points, bytes and offsets */
+        uint32_t *ncps;
+        size_t nn;
+        if (pipeline_normalize(v->pipeline, cps, n_cps, &ncps, &nn, err)) { rc = -1; goto done; }
+        free(cps);
+        cps = ncps;
+        size_t *noffs = realloc(offs, (nn + 1) * sizeof *offs);
+        if (!noffs || !(normalized = malloc(4 * nn + 1))) { if (noffs) offs = noffs; rc = ts_fail(err, "out of memory tokenizing"); goto done; }
+        offs = noffs;
+        len = 0;
+        for (size_t i = 0; i < nn; i++) {
+            offs[i] = len;
+            len += (size_t)utf8_encode(cps[i], normalized + len);
+        }
+        offs[nn] = len;
+        n_cps = nn;
+        text = normalized;
     }
-    offs[n_cps] = len;
-    if (pretokenize(pre.kind, cps, n_cps, &pieces, err)) { rc = -1; goto done; }
+    if (!(mapped = malloc(2 * len + 1))) { rc = ts_fail(err, "out of memory tokenizing %zu bytes", len); goto done; }
+    if (split_pieces(v, &pre, cps, n_cps, &pieces, err)) { rc = -1; goto done; }
 
-    size_t piece_start = 0;
     for (size_t p = 0; p < pieces.n; p++) {
-        size_t b0 = offs[piece_start], b1 = offs[pieces.ends[p]];
-        piece_start = pieces.ends[p];
-        if (pre.ignore_merges) {        /* the whole piece may be a token as it is */
+        size_t b0 = offs[pieces.m[p].start], b1 = offs[pieces.m[p].end];
+        if (ignore_merges) {            /* the whole piece may be a token as it is */
             size_t m = 0;
             for (size_t i = b0; i < b1; i++) {
                 unsigned char b = (unsigned char)text[i];
@@ -317,7 +363,8 @@ done:
     free(cps);
     free(offs);
     free(mapped);
-    pretokenize_pieces_free(&pieces);
+    free(normalized);
+    regex_matches_free(&pieces);
     free(w.sym);
     free(w.heap);
     return rc ? rc : count;

@@ -96,9 +96,9 @@ static size_t llama3_like(const uint32_t *c, size_t pos, size_t end, size_t max_
     uint32_t c0 = c[pos], c1 = at(c, pos + 1, end);
     if (is_L(c0)) return run(c, pos, end, is_L) - pos;
     if (!is_nl(c0) && !is_N(c0) && is_L(c1)) return run(c, pos + 1, end, is_L) - pos;
-    if (is_N(c0)) {
-        n = run(c, pos, end, is_N) - pos;
-        return n < max_digits ? n : max_digits;
+    if (is_N(c0)) {   /* at most max_digits looked at: a long run is otherwise quadratic */
+        while (n < max_digits && pos + n < end && is_N(c[pos + n])) n++;
+        return n;
     }
     size_t p = pos + (c0 == ' ' && is_other(c1));
     if (is_other(at(c, p, end))) {
@@ -130,10 +130,12 @@ static size_t m_one_number(const uint32_t *c, size_t pos, size_t end, size_t *sk
 static size_t m_numbers(const uint32_t *c, size_t pos, size_t end, size_t *skip) {
     return run(c, pos, end, is_N) - pos;
 }
-/* \p{N}{1,3} */
+/* \p{N}{1,3} (looking at 3 code points at most: a scan of the whole run per piece made a long run of
+ * digits quadratic, 400k digits in 21 s) */
 static size_t m_numbers_upto3(const uint32_t *c, size_t pos, size_t end, size_t *skip) {
-    size_t n = run(c, pos, end, is_N) - pos;
-    return n < 3 ? n : 3;
+    size_t n = 0;
+    while (n < 3 && pos + n < end && is_N(c[pos + n])) n++;
+    return n;
 }
 /* [0-9][0-9][0-9] */
 static size_t m_three_digits(const uint32_t *c, size_t pos, size_t end, size_t *skip) {
@@ -325,10 +327,10 @@ static bool is_nl_or_slash(uint32_t x) { return is_nl(x) || x == '/'; }
 static size_t tekken_like(const uint32_t *c, size_t pos, size_t end, bool gpt4o) {
     size_t n = cased_word(c, pos, end, gpt4o);
     if (n) return n;
-    if (is_N(c[pos])) {
-        n = run(c, pos, end, is_N) - pos;
-        size_t max = gpt4o ? 3 : 1;
-        return n < max ? n : max;
+    if (is_N(c[pos])) {   /* at most max looked at, as in llama3_like */
+        const size_t max = gpt4o ? 3 : 1;
+        while (n < max && pos + n < end && is_N(c[pos + n])) n++;
+        return n;
     }
     size_t p = pos + (c[pos] == ' ' && is_other(at(c, pos + 1, end)));
     if (is_other(at(c, p, end))) return run(c, run(c, p, end, is_other), end, is_nl_or_slash) - pos;
@@ -406,6 +408,26 @@ static const pretok_alias aliases[] = {
     { "gpt-4o", PRETOK_GPT4O, false }, { "llama4", PRETOK_GPT4O, false },
     { "minimax-m2", PRETOK_GPT4O, false },
 };
+
+/* tokenizer.ggml.pre names with no hand-written matcher: the regexes llama.cpp lists for them, run by
+ * the regex engine (pipeline.h) with Hugging Face's semantics, each isolating its matches in turn. */
+static const char *const qwen35_regexes[] = {
+    "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?[\\p{L}\\p{M}]+|\\p{N}| ?[^\\s\\p{L}\\p{M}\\p{N}]+[\\r\\n]*|"
+    "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+" };
+static const struct { const char *name; const char *const *regexes; int n; bool ignore_merges; } regex_names[] = {
+    { "qwen35", qwen35_regexes, 1, false },   /* Qwen3.5 / 3.6: marks (\p{M}) inside words */
+};
+
+bool pretokenize_regexes(const char *name, const char *const **regexes, int *n, bool *ignore_merges) {
+    for (size_t i = 0; name && i < N_OF(regex_names); i++)
+        if (strcmp(regex_names[i].name, name) == 0) {
+            *regexes = regex_names[i].regexes;
+            *n = regex_names[i].n;
+            *ignore_merges = regex_names[i].ignore_merges;
+            return true;
+        }
+    return false;
+}
 
 int pretokenize_lookup(const char *name, pretok_info *out, ts_error *err) {
     if (!name || !*name) name = "default";    /* llama.cpp's choice for a missing name */

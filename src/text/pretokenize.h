@@ -39,6 +39,10 @@ typedef struct pretok_info {
 /* Looks up a pre-tokenizer name; NULL or "" or "default" give PRETOK_DEFAULT. Unknown names are an
  * error naming them. */
 int pretokenize_lookup(const char *name, pretok_info *out, ts_error *err);
+/* Whether a tokenizer.ggml.pre name is a list of regexes for the regex engine (pipeline.h) rather than
+ * a hand-written kind: then its regexes, their count and whether whole pieces that are tokens skip
+ * the merges. */
+bool pretokenize_regexes(const char *name, const char *const **regexes, int *n, bool *ignore_merges);
 /* A canonical name for a kind (one pretokenize_lookup accepts). */
 const char *pretokenize_name(pretok_kind kind);
 

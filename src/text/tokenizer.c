@@ -39,6 +39,10 @@ static bool splits_text(const vocab *v, int32_t id, bool parse_special) {
 
 typedef struct special_ref { uint32_t len; int32_t id; } special_ref;
 
+/* The whitespace an added token's lstrip / rstrip takes (ASCII: what precedes and follows tokens in
+ * practice) */
+static bool is_space_byte(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'; }
+
 static int by_length_desc(const void *a, const void *b) {
     const special_ref *x = a, *y = b;
     if (x->len != y->len) return x->len < y->len ? 1 : -1;
@@ -74,13 +78,19 @@ static int split_special(const vocab *v, const char *text, size_t len, bool pars
                 continue;
             }
             size_t pos = fr.off, end = fr.off + fr.len;
+            const uint8_t strip = v->strip ? v->strip[specials[s].id] : 0;
             for (;;) {
                 const char *hit = memmem(text + pos, end - pos, tok, tok_len);
                 if (!hit) break;
-                size_t at = (size_t)(hit - text);
+                size_t at = (size_t)(hit - text), after = at + tok_len;
+                /* an added token's lstrip / rstrip: the whitespace beside it goes with it */
+                if (strip & VOCAB_LSTRIP)
+                    while (at > pos && is_space_byte(text[at - 1])) at--;
+                if (strip & VOCAB_RSTRIP)
+                    while (after < end && is_space_byte(text[after])) after++;
                 if (at > pos && fragments_add(&next, -1, pos, at - pos)) goto oom;
-                if (fragments_add(&next, specials[s].id, at, tok_len)) goto oom;
-                pos = at + tok_len;
+                if (fragments_add(&next, specials[s].id, at, after - at)) goto oom;
+                pos = after;
             }
             if (end > pos && fragments_add(&next, -1, pos, end - pos)) goto oom;
         }

@@ -1,10 +1,10 @@
 /* Loading a vocabulary from a Hugging Face tokenizer.json (+ tokenizer_config.json next to it).
  *
  * Two families of "BPE" models are understood:
- *  - byte-level BPE (GPT-2, Llama 3, Qwen): a ByteLevel pre-tokenizer/decoder, with the split regex
- *    recognised as one of the pre-tokenizers of pretokenize.c (unknown regexes are refused: a
- *    guessed split would tokenize subtly wrong). The NFC normalizer Qwen declares is not applied:
- *    input is taken as already NFC, which it nearly always is.
+ *  - byte-level BPE (GPT-2, Llama 3, Qwen, gpt-oss, DeepSeek V3): a ByteLevel pre-tokenizer/decoder;
+ *    the normalizer and pre-tokenizer steps become the vocabulary's pipeline (pipeline.h: the split
+ *    regexes run by the regex engine with Hugging Face's semantics; a step it does not know is
+ *    refused by name, as a guessed split would tokenize subtly wrong).
  *  - SentencePiece-style BPE (Gemma 3, Llama 2 in HF form): spaces replaced by U+2581 by the
  *    normalizer (optionally with one prepended), <0xNN> byte fallback, no pre-tokenizer splitting.
  *    Loaded as VOCAB_SPM with the merges kept (bpe_encode merges them by rank, exactly as the
@@ -14,7 +14,7 @@
 #include "text/tokenizer_json.h"
 #include "text/bpe.h"
 #include "text/spm.h"
-#include "text/pretokenize.h"
+#include "text/pipeline.h"
 #include "io/json.h"
 #include "io/file.h"
 #include "text/tokenizer_config.h"
@@ -25,22 +25,6 @@
 #include <string.h>
 
 #define MAX_VOCAB (1 << 24)
-
-/* Split regexes as tokenizer.json files spell them, and the pre-tokenizer each one is. */
-static const struct { const char *regex; const char *pre; } known_splits[] = {
-    { "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
-      "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", "qwen2" },
-    { "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
-      "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", "llama3" },
-    { "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|"
-      "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}|"
-      " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", "tekken" },
-    { "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
-      "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
-      "\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+", "gpt-4o" },
-    { "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+", "gpt-2" },
-    { "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)", "gpt-2" },
-};
 
 typedef struct loader {
     const char *path;
@@ -125,6 +109,9 @@ static int load_tokens(loader *L, const json_value *model, const json_value *add
             memcmp(v->text[id], content->str, content->len) == 0 && strstr(content->str, SPM_SPACE_MARK))
             continue;
         if (set_token(L, v, id, content->str, content->len, attr)) return -1;
+        const uint8_t strip = (json_get_bool(a, "lstrip", false) ? VOCAB_LSTRIP : 0) | (json_get_bool(a, "rstrip", false) ? VOCAB_RSTRIP : 0);
+        if (strip && !v->strip && !(v->strip = calloc((size_t)v->n, 1))) return ts_fail(L->err, "%s: out of memory", L->path);
+        if (strip) v->strip[id] = strip;
     }
     /* Ids nobody named: empty, unused placeholders. */
     for (int id = 0; id < v->n; id++)
@@ -172,12 +159,6 @@ static int load_merges(loader *L, const json_value *model, vocab *v) {
 
 /* ---- pre-tokenizer / normalizer -------------------------------------------------------------- */
 
-static const char *pre_of_regex(const char *regex) {
-    for (size_t i = 0; i < sizeof known_splits / sizeof known_splits[0]; i++)
-        if (strcmp(known_splits[i].regex, regex) == 0) return known_splits[i].pre;
-    return NULL;
-}
-
 static bool contains_type(const json_value *node, const char *type, const char *list_key) {
     if (!node || node->type != JSON_OBJECT) return false;
     if (strcmp(type_of(node), type) == 0) return true;
@@ -186,47 +167,6 @@ static bool contains_type(const json_value *node, const char *type, const char *
         for (size_t i = 0; i < list->n; i++)
             if (contains_type(&list->items[i], type, list_key)) return true;
     return false;
-}
-
-/* The pre-tokenizer name for a byte-level model's pre_tokenizer section. */
-static int byte_level_pre(loader *L, const json_value *pt, const char **pre) {
-    *pre = NULL;
-    if (!pt || pt->type != JSON_OBJECT) return ts_fail(L->err, "%s: byte-level BPE without a pre_tokenizer", L->path);
-    const json_value *steps = pt;
-    size_t n_steps = 1;
-    if (strcmp(type_of(pt), "Sequence") == 0) {
-        const json_value *list = json_get(pt, "pretokenizers");
-        if (!list || list->type != JSON_ARRAY || list->n == 0)
-            return ts_fail(L->err, "%s: pre_tokenizer Sequence without pretokenizers", L->path);
-        steps = list->items;
-        n_steps = list->n;
-    }
-    const json_value *last = &steps[n_steps - 1];
-    if (strcmp(type_of(last), "ByteLevel") != 0)
-        return ts_fail(L->err, "%s: byte-level BPE whose pre_tokenizer does not end in ByteLevel", L->path);
-    if (json_get_bool(last, "add_prefix_space", false))
-        return ts_fail(L->err, "%s: ByteLevel add_prefix_space is not supported", L->path);
-    bool byte_level_regex = json_get_bool(last, "use_regex", true);
-
-    if (n_steps == 1 && byte_level_regex) { *pre = "gpt-2"; return 0; }
-    if (n_steps == 2 && byte_level_regex && strcmp(type_of(&steps[0]), "Digits") == 0 &&
-        json_get_bool(&steps[0], "individual_digits", false)) {
-        *pre = "smollm";      /* single digits, then GPT-2's regex */
-        return 0;
-    }
-    if (n_steps == 2 && !byte_level_regex && strcmp(type_of(&steps[0]), "Split") == 0) {
-        const json_value *pattern = json_get(&steps[0], "pattern");
-        const char *regex = json_get_str(pattern, "Regex");
-        const char *behavior = json_get_str(&steps[0], "behavior");
-        if (regex && behavior && strcmp(behavior, "Isolated") == 0 && !json_get_bool(&steps[0], "invert", false)) {
-            *pre = pre_of_regex(regex);
-            if (*pre) return 0;
-            return ts_fail(L->err, "%s: unsupported pre-tokenizer regex \"%.80s%s\"", L->path, regex,
-                           strlen(regex) > 80 ? "..." : "");
-        }
-    }
-    return ts_fail(L->err, "%s: unsupported byte-level pre_tokenizer (%s with %zu steps)", L->path,
-                   type_of(pt), n_steps);
 }
 
 /* SentencePiece-style: the normalizer must turn ' ' into U+2581 (optionally prepending one), or a
@@ -342,13 +282,10 @@ static int load(loader *L, const json_value *root, vocab *v) {
     if (unk && (v->unk = vocab_find(v, unk, strlen(unk))) >= 0) v->attr[v->unk] = TOKEN_UNKNOWN;
 
     if (byte_level) {
-        const char *pre;
-        if (norm && norm->type == JSON_OBJECT && strcmp(type_of(norm), "NFC") != 0)
-            return ts_fail(L->err, "%s: unsupported normalizer \"%s\" for a byte-level model", L->path,
-                           type_of(norm));
-        if (byte_level_pre(L, pt, &pre)) return -1;
+        if (!pt || pt->type != JSON_OBJECT) return ts_fail(L->err, "%s: byte-level BPE without a pre_tokenizer", L->path);
+        if (pipeline_from_json(norm, pt, L->path, &v->pipeline, L->err)) return -1;
         v->kind = VOCAB_BPE_BYTES;
-        if (!(v->pre = str_copy(pre, strlen(pre)))) return ts_fail(L->err, "%s: out of memory", L->path);
+        v->ignore_merges = json_get_bool(model, "ignore_merges", false);
         v->add_space_prefix = false;
     } else {
         v->kind = VOCAB_SPM;

@@ -1,6 +1,7 @@
 /* The shared vocabulary: a string -> id hash, its lifetime, and the end-of-turn lookup every loader
  * does. */
 #include "text/vocab.h"
+#include "text/pipeline.h"
 #include "core/error.h"
 #include "core/utf8.h"
 #include <limits.h>
@@ -60,10 +61,12 @@ void vocab_free(vocab *v) {
     free(v->len);
     free(v->score);
     free(v->attr);
+    free(v->strip);
     free(v->hash_ids);
     if (v->merges) for (int i = 0; i < v->n_merges; i++) free(v->merges[i]);
     free(v->merges);
     free(v->pre);
+    pipeline_free(v->pipeline);
     if (v->merge_table_free) v->merge_table_free(v->merge_table);
     memset(v, 0, sizeof *v);
     v->bos = v->eos = v->eot = v->unk = v->pad = -1;

@@ -19,6 +19,8 @@ enum vocab_kind {
     VOCAB_BPE_BYTES   /* byte-level BPE (gpt2): pre-tokenizer split, bytes->unicode map, merge by rank */
 };
 
+enum { VOCAB_LSTRIP = 1, VOCAB_RSTRIP = 2 };
+
 typedef struct vocab {
     int kind;                 /* enum vocab_kind */
     int n;                    /* number of tokens */
@@ -26,6 +28,9 @@ typedef struct vocab {
     uint32_t *len;            /* their byte lengths */
     float *score;             /* SPM merge scores (0 when absent) */
     uint8_t *attr;            /* enum token_attr */
+    /* tokenizer.json added tokens: VOCAB_LSTRIP / VOCAB_RSTRIP per token (the whitespace beside a
+     * match goes with it); NULL when no token has them */
+    uint8_t *strip;
     /* open-addressing hash: text -> id */
     int32_t *hash_ids;
     uint32_t hash_cap;        /* power of two */
@@ -33,6 +38,10 @@ typedef struct vocab {
     char **merges;
     int n_merges;
     char *pre;                /* pre-tokenizer name (tokenizer.ggml.pre), owned, may be NULL */
+    /* byte-level: the normalizer and pre-tokenizer as steps (pipeline.h: a tokenizer.json's, or a
+     * GGUF name's regex list), owned; NULL: the hand-written pre-tokenizer of `pre` */
+    struct pipeline *pipeline;
+    bool ignore_merges;       /* with a pipeline: a piece that is itself a token is emitted whole */
     int32_t bos, eos, eot, unk, pad;   /* -1 when absent */
     bool add_bos, add_eos;
     bool add_space_prefix;    /* SPM: prepend U+2581 to the text */

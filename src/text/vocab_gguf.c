@@ -1,6 +1,8 @@
 /* Loading a vocabulary from GGUF tokenizer.ggml.* metadata. */
 #include "text/vocab_gguf.h"
 #include "text/bpe.h"
+#include "text/pipeline.h"
+#include "text/pretokenize.h"
 #include "core/error.h"
 #include "core/str.h"
 #include <stdlib.h>
@@ -119,6 +121,11 @@ static int load_merges(const gguf_file *g, vocab *v, ts_error *err) {
         size_t len;
         if (!gguf_get_str(g, key, &s, &len)) return ts_fail(err, "%s: %s is not a string", path, key);
         if (!(v->pre = str_copy(s, len))) return ts_fail(err, "%s: out of memory", path);
+        const char *const *regexes;
+        int n_regexes;
+        if (pretokenize_regexes(v->pre, &regexes, &n_regexes, &v->ignore_merges) &&
+            pipeline_from_regexes(regexes, n_regexes, &v->pipeline, err))
+            return -1;
     }
     return 0;
 }

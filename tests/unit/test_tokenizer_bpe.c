@@ -10,8 +10,10 @@
 #include "text/tokenizer_json.h"
 #include "text/pretokenize.h"
 #include "core/utf8.h"
+#include "core/unicode_norm.h"
 #include "io/gguf.h"
 #include "io/json.h"
+#include "io/gguf_write.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -324,19 +326,19 @@ static void test_json_forms(void) {
                      " \"added_tokens\": [{\"id\": 4, \"content\": \"<s>\", \"special\": true}]}");
     if (tokenizer_json_read(path, &v, &err) == 0) {
         int n = tokenizer_encode(&v, "ab a", 4, false, false, ids, 16, &err);
-        CHECK(v.kind == VOCAB_BPE_BYTES && strcmp(v.pre, "gpt-2") == 0 && n == 3 && ids[0] == 2 && ids[1] == 3 &&
-              ids[2] == 0, "\"a b\" merges, plain ByteLevel = gpt-2: \"ab a\" -> 2 3 0 (n %d)", n);
+        CHECK(v.kind == VOCAB_BPE_BYTES && v.pipeline && n == 3 && ids[0] == 2 && ids[1] == 3 &&
+              ids[2] == 0, "\"a b\" merges, plain ByteLevel (GPT-2's split): \"ab a\" -> 2 3 0 (n %d)", n);
         CHECK(v.n == 5 && v.attr[4] == TOKEN_CONTROL && v.bos == -1, "added special token is control; no BOS named");
         vocab_free(&v);
     } else {
         CHECK(0, "small tokenizer.json: %s", err.msg);
     }
 
-    /* A word that is a token: Llama 3 emits it whole (ignore_merges), Qwen2 merges (none here). */
-    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"abc\": 3}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}}");
+    /* A word that is a token: Llama 3 emits it whole (model.ignore_merges), Qwen2 merges (none here). */
+    write_text(path, "{\"model\": {\"type\": \"BPE\", \"ignore_merges\": true, \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"abc\": 3}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}{1,3}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}}");
     if (tokenizer_json_read(path, &v, &err) == 0) {
         int n = bpe_encode(&v, "abc", 3, ids, 16, &err);
-        CHECK(strcmp(v.pre, "llama3") == 0 && n == 1 && ids[0] == 3, "llama3 regex: whole-word token without merges (n %d)", n);
+        CHECK(v.ignore_merges && n == 1 && ids[0] == 3, "llama3 regex, ignore_merges: whole-word token without merges (n %d)", n);
         vocab_free(&v);
     } else {
         CHECK(0, "llama3 tokenizer.json: %s", err.msg);
@@ -344,18 +346,61 @@ static void test_json_forms(void) {
     write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"abc\": 3}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\\\r\\\\n\\\\p{L}\\\\p{N}]?\\\\p{L}+|\\\\p{N}| ?[^\\\\s\\\\p{L}\\\\p{N}]+[\\\\r\\\\n]*|\\\\s*[\\\\r\\\\n]+|\\\\s+(?!\\\\S)|\\\\s+\"}, \"behavior\": \"Isolated\", \"invert\": false}, {\"type\": \"ByteLevel\", \"add_prefix_space\": false, \"trim_offsets\": true, \"use_regex\": false}]}}");
     if (tokenizer_json_read(path, &v, &err) == 0) {
         int n = bpe_encode(&v, "abc", 3, ids, 16, &err);
-        CHECK(strcmp(v.pre, "qwen2") == 0 && n == 3 && ids[0] == 0 && ids[2] == 2, "qwen2 regex: no merges, three byte tokens (n %d)", n);
+        CHECK(!v.ignore_merges && n == 3 && ids[0] == 0 && ids[2] == 2, "qwen2 regex: no merges, three byte tokens (n %d)", n);
         vocab_free(&v);
     } else {
         CHECK(0, "qwen2 tokenizer.json: %s", err.msg);
     }
 
-    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []},"
+    /* Any split regex is run (no table of known ones); what the engine or the pipeline does not know
+     * is refused by name */
+    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"\\u0120\": 2, \"ab\": 3}, \"merges\": [\"a b\"]},"
                      " \"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\","
-                     " \"pattern\": {\"Regex\": \"[a-z]+\"}, \"behavior\": \"Isolated\", \"invert\": false},"
+                     " \"pattern\": {\"Regex\": \"[a-z]\"}, \"behavior\": \"Isolated\", \"invert\": false},"
                      " {\"type\": \"ByteLevel\", \"use_regex\": false}]}}");
-    CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, path) && strstr(err.msg, "[a-z]+"),
-          "an unknown split regex is refused, naming file and regex: %s", err.msg);
+    if (tokenizer_json_read(path, &v, &err) == 0) {
+        int n = bpe_encode(&v, "ab ba", 5, ids, 16, &err);
+        CHECK(n == 5 && ids[0] == 0 && ids[1] == 1 && ids[2] == 2, "a new split regex [a-z] isolates every letter: no merge across pieces (n %d)", n);
+        vocab_free(&v);
+    } else {
+        CHECK(0, "[a-z] split: %s", err.msg);
+    }
+    /* added tokens' lstrip / rstrip: the whitespace beside a match goes with the token */
+    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"\\u0120\": 2, \"\\u0120b\": 3},"
+                     " \"merges\": [\"\\u0120 b\"]}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"}, \"added_tokens\": ["
+                     "{\"id\": 4, \"content\": \"<m>\", \"special\": true, \"lstrip\": true},"
+                     "{\"id\": 5, \"content\": \"<r>\", \"special\": true, \"rstrip\": true},"
+                     "{\"id\": 6, \"content\": \"<p>\", \"special\": true}]}");
+    if (tokenizer_json_read(path, &v, &err) == 0) {
+        int32_t want[3][5] = { { 0, 4, 3 }, { 0, 2, 5, 1 }, { 0, 2, 6, 3 } };
+        const int want_n[3] = { 3, 4, 4 };
+        const char *texts[3] = { "a <m> b", "a <r> b", "a <p> b" };
+        int good = 0;
+        for (int i = 0; i < 3; i++) {
+            int n = tokenizer_encode(&v, texts[i], strlen(texts[i]), false, true, ids, 16, &err);
+            good += n == want_n[i] && memcmp(ids, want[i], (size_t)n * sizeof *ids) == 0;
+        }
+        CHECK(good == 3, "added tokens: lstrip takes the space before (a <m> b -> a <m> \u0120b), rstrip the one after, neither keeps both (%d/3)", good);
+        vocab_free(&v);
+    } else {
+        CHECK(0, "lstrip/rstrip tokenizer.json: %s", err.msg);
+    }
+    static const struct { const char *json, *names; } refused[] = {
+        { "\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"(?<=a)b\"},"
+          " \"behavior\": \"Isolated\"}, {\"type\": \"ByteLevel\", \"use_regex\": false}]}", "lookbehind" },
+        { "\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"BertPreTokenizer\"}, {\"type\": \"ByteLevel\"}]}",
+          "BertPreTokenizer" },
+        { "\"normalizer\": {\"type\": \"BertNormalizer\"}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"}", "BertNormalizer" },
+        { "\"pre_tokenizer\": {\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Split\", \"pattern\": {\"Regex\": \"a\"},"
+          " \"behavior\": \"Sideways\"}, {\"type\": \"ByteLevel\"}]}", "Sideways" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char json[1024];
+        snprintf(json, sizeof json, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}, %s}", refused[i].json);
+        write_text(path, json);
+        CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, path) && strstr(err.msg, refused[i].names),
+              "refused by name (%s): %s", refused[i].names, err.msg);
+    }
 
     write_text(path, "{\"model\": {\"type\": \"Unigram\", \"vocab\": []}}");
     CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, "Unigram"),
@@ -365,6 +410,180 @@ static void test_json_forms(void) {
     CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, path), "truncated JSON: %s", err.msg);
     unlink(path);
     rmdir(dir);
+}
+
+/* fixtures/tokenizers/hf/NAME/encode.jsonl: {"text", "ids"} per line (Hugging Face's ids, no BOS) as
+ * vectors; -1 when unreadable. */
+static int load_jsonl(const char *name, vectors *t) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/tokenizers/hf/%s/encode.jsonl", fixtures_dir(), name);
+    size_t len;
+    char *text = read_all(path, &len);
+    if (!text) return -1;
+    memset(t, 0, sizeof *t);
+    int cap = 128;
+    t->text = calloc((size_t)cap, sizeof *t->text); t->len = calloc((size_t)cap, sizeof *t->len);
+    t->ids = calloc((size_t)cap, sizeof *t->ids); t->n_ids = calloc((size_t)cap, sizeof *t->n_ids);
+    int rc = 0;
+    for (char *line = text; *line && t->n < cap;) {
+        char *eol = strchr(line, '\n');
+        size_t n = eol ? (size_t)(eol - line) : strlen(line);
+        json_value *root;
+        ts_error err;
+        if (n && json_parse(line, n, &root, &err) == 0) {
+            const json_value *s = json_get(root, "text"), *ids = json_get(root, "ids");
+            if (s && s->type == JSON_STRING && ids && ids->type == JSON_ARRAY) {
+                int i = t->n++;
+                t->text[i] = malloc(s->len + 1);
+                memcpy(t->text[i], s->str, s->len);
+                t->text[i][s->len] = '\0';
+                t->len[i] = s->len;
+                t->ids[i] = malloc((ids->n + 1) * sizeof *t->ids[i]);
+                t->n_ids[i] = (int)ids->n;
+                for (size_t k = 0; k < ids->n; k++) t->ids[i][k] = (int32_t)ids->items[k].integer;
+            } else {
+                rc = -1;
+            }
+            json_free(root);
+        } else if (n) {
+            rc = -1;
+        }
+        line = eol ? eol + 1 : line + n;
+    }
+    free(text);
+    return rc;
+}
+
+/* text[0..*len) in NFC (malloc'd, *len updated), NULL on invalid UTF-8 */
+static char *nfc_of(const char *text, size_t *len) {
+    uint32_t *cps = malloc((*len + 1) * sizeof *cps), *norm = NULL;
+    size_t n = 0, m = 0;
+    for (size_t i = 0; i < *len;) {
+        int k = utf8_decode(text + i, *len - i, &cps[n++]);
+        if (!k) { free(cps); return NULL; }
+        i += (size_t)k;
+    }
+    char *out = NULL;
+    if (unicode_normalize(UNICODE_NFC, cps, n, &norm, &m) == 0 && (out = malloc(4 * m + 1))) {
+        size_t w = 0;
+        for (size_t i = 0; i < m; i++) w += (size_t)utf8_encode(norm[i], out + w);
+        *len = w;
+    }
+    free(cps);
+    free(norm);
+    return out;
+}
+
+/* How many of the vectors v encodes (no BOS; added tokens in the text recognised, as Hugging Face
+ * always does) to exactly their ids, the text first in NFC when nfc; the first mismatch is printed. */
+static int matching(const char *name, const vocab *v, const vectors *t, bool nfc) {
+    int ok = 0;
+    int32_t ids[8192];
+    for (int i = 0; i < t->n; i++) {
+        ts_error err;
+        char *text = t->text[i];
+        size_t len = t->len[i];
+        if (nfc) text = nfc_of(t->text[i], &len);
+        int n = text ? tokenizer_encode(v, text, len, false, true, ids, 8192, &err) : -1;
+        if (nfc) free(text);
+        bool same = n == t->n_ids[i] && memcmp(ids, t->ids[i], (size_t)n * sizeof *ids) == 0;
+        if (!same && ok == i) printf("# %s: string %d (%.60s) -> %d ids, expected %d\n", name, i, t->text[i], n, t->n_ids[i]);
+        ok += same;
+    }
+    return ok;
+}
+
+/* The real tokenizers of the next families (Hugging Face's ids): llama3, gpt-oss (o200k: marks inside
+ * words), DeepSeek V3 (an empty normalizer Sequence, three Split steps before ByteLevel). */
+static void test_hf_jsonl(const char *name) {
+    char dir[256], path[300];
+    vectors t;
+    if (load_jsonl(name, &t)) { CHECK(0, "%s: encode.jsonl readable", name); return; }
+    if (stage_hf(name, dir, sizeof dir)) { CHECK(0, "%s: staging the tokenizer", name); vectors_free(&t); return; }
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    vocab v;
+    ts_error err;
+    if (tokenizer_json_read(path, &v, &err) == 0) {
+        int ok = matching(name, &v, &t, false);
+        CHECK(t.n >= 60 && ok == t.n, "%s tokenizer.json: %d/%d encode.jsonl strings give Hugging Face's ids", name, ok, t.n);
+        check_speed(name, &v, &t);
+        vocab_free(&v);
+    } else {
+        CHECK(0, "%s: tokenizer_json_read: %s", name, err.msg);
+    }
+    unstage(dir);
+    vectors_free(&t);
+}
+
+/* Qwen3.5's split: qwen3's tokenizer.json with its Split regex replaced by split-regex.txt (as the
+ * fixture README says), against qwen35-split/encode.jsonl; then the same vocabulary written as a GGUF
+ * with tokenizer.ggml.pre = "qwen35" gives the same ids. */
+static void test_qwen35(void) {
+    char dir[256], path[300], rpath[600];
+    vectors t;
+    if (load_jsonl("qwen35-split", &t)) { CHECK(0, "qwen35-split: encode.jsonl readable"); return; }
+    if (stage_hf("qwen3", dir, sizeof dir)) { CHECK(0, "qwen35: staging qwen3's tokenizer"); vectors_free(&t); return; }
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    snprintf(rpath, sizeof rpath, "%s/tokenizers/hf/qwen35-split/split-regex.txt", fixtures_dir());
+    size_t jlen, rlen;
+    char *json = read_all(path, &jlen), *re = read_all(rpath, &rlen);
+    char *at = json ? strstr(json, "\"Regex\":") : NULL;
+    if (!json || !re || !at) { CHECK(0, "qwen35: qwen3's tokenizer.json has a Split regex"); goto done; }
+    while (rlen && (re[rlen - 1] == '\n' || re[rlen - 1] == '\r')) rlen--;
+    /* the old regex string: from the quote after "Regex": to its closing quote */
+    char *q0 = strchr(at + 8, '"'), *q1 = q0 + 1;
+    while (*q1 && *q1 != '"') q1 += *q1 == '\\' ? 2 : 1;
+    FILE *f = fopen(path, "wb");
+    fwrite(json, 1, (size_t)(q0 + 1 - json), f);
+    for (size_t i = 0; i < rlen; i++) {   /* JSON-escaped */
+        if (re[i] == '\\' || re[i] == '"') fputc('\\', f);
+        fputc(re[i], f);
+    }
+    fputs(q1, f);
+    fclose(f);
+
+    vocab v, g;
+    ts_error err;
+    if (tokenizer_json_read(path, &v, &err)) { CHECK(0, "qwen35-split tokenizer.json: %s", err.msg); goto done; }
+    int ok = matching("qwen35-split", &v, &t, false);
+    CHECK(t.n >= 60 && ok == t.n, "qwen35-split tokenizer.json: %d/%d encode.jsonl strings give Hugging Face's ids", ok, t.n);
+
+    /* the same tokens and merges as a GGUF vocabulary named "qwen35" */
+    gguf_writer *w = gguf_writer_new();
+    gguf_writer_add_str(w, "general.architecture", "qwen2");
+    gguf_writer_add_str(w, "tokenizer.ggml.model", "gpt2");
+    gguf_writer_add_str(w, "tokenizer.ggml.pre", "qwen35");
+    size_t *lens = malloc((size_t)v.n * sizeof *lens);
+    int32_t *types = malloc((size_t)v.n * sizeof *types);
+    for (int i = 0; i < v.n; i++) { lens[i] = v.len[i]; types[i] = v.attr[i]; }
+    gguf_writer_add_str_array(w, "tokenizer.ggml.tokens", (const char *const *)v.text, lens, (uint64_t)v.n);
+    gguf_writer_add_array(w, "tokenizer.ggml.token_type", GGUF_I32, types, (uint64_t)v.n);
+    gguf_writer_add_str_array(w, "tokenizer.ggml.merges", (const char *const *)v.merges, NULL, (uint64_t)v.n_merges);
+    char gpath[320];
+    snprintf(gpath, sizeof gpath, "%s/qwen35.gguf", dir);
+    int wrc = gguf_writer_write(w, gpath, &err);
+    gguf_writer_free(w);
+    free(lens);
+    free(types);
+    gguf_file *gf = NULL;
+    if (wrc == 0 && gguf_open(gpath, &gf, &err) == 0 && vocab_from_gguf(gf, &g, &err) == 0) {
+        /* a GGUF vocabulary has no normalizer (llama.cpp applies none): given the text in NFC, as
+         * qwen3's tokenizer.json normalizes it, it must give the same ids */
+        int gok = matching("qwen35 GGUF", &g, &t, true);
+        CHECK(g.pipeline && gok == t.n, "GGUF tokenizer.ggml.pre = \"qwen35\" (the regex engine) on the NFC text: %d/%d strings give the tokenizer.json's ids",
+              gok, t.n);
+        vocab_free(&g);
+    } else {
+        CHECK(0, "qwen35 GGUF vocabulary: %s", err.msg);
+    }
+    if (gf) gguf_close(gf);
+    unlink(gpath);
+    vocab_free(&v);
+done:
+    free(json);
+    free(re);
+    unstage(dir);
+    vectors_free(&t);
 }
 
 int main(void) {
@@ -377,5 +596,9 @@ int main(void) {
     test_json_forms();
     test_hf("qwen3", VOCAB_BPE_BYTES);
     test_hf("gemma3", VOCAB_SPM);
+    test_hf_jsonl("llama3");
+    test_hf_jsonl("gptoss");
+    test_hf_jsonl("deepseek_v3");
+    test_qwen35();
     CHECK_EXIT();
 }
