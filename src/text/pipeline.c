@@ -250,10 +250,11 @@ int pipeline_from_regexes(const char *const *regexes, int n, pipeline **out, ts_
 
 bool pipeline_normalizes(const pipeline *p) { return p && p->n_norm > 0; }
 
-/* A growing array of code points */
+/* A growing array of code points (allocated by its first put, even of nothing: the steps take its
+ * array as a pointer they offset) */
 typedef struct cp_buf { uint32_t *v; size_t n, cap; } cp_buf;
 static int cp_put(cp_buf *b, const uint32_t *cps, size_t n) {
-    if (b->n + n > b->cap) {
+    if (b->n + n > b->cap || !b->v) {
         size_t cap = (b->n + n) * 2 + 16;
         uint32_t *v = realloc(b->v, cap * sizeof *v);
         if (!v) return -1;
@@ -319,7 +320,6 @@ int pipeline_normalize(const pipeline *p, const uint32_t *cps, size_t n, uint32_
         if (rc) { free(next.v); return -1; }
         cur = next;
     }
-    if (!cur.v && !(cur.v = malloc(sizeof *cur.v))) return ts_fail(err, "out of memory normalizing");
     *out = cur.v;
     *out_n = cur.n;
     return 0;

@@ -78,6 +78,10 @@ int main(void) {
            "{\"type\":\"Replace\",\"pattern\":{\"Regex\":\" +\"},\"content\":\"_\"},{\"type\":\"Prepend\",\"prepend\":\">\"}]}",
            "null", "  a  b c \n", ">a_b_c", "Strip, Replace by regex, Prepend");
     expect("{\"type\":\"Prepend\",\"prepend\":\">\"}", "null", "", "", "Prepend leaves empty text empty");
+    /* a step after one that left nothing (fuzz_tokenizer_json: UBSan on an offset null array) */
+    expect("{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"Strip\"},{\"type\":\"Replace\",\"pattern\":{\"Regex\":\"a\"},"
+           "\"content\":\"b\"},{\"type\":\"Strip\"},{\"type\":\"Prepend\",\"prepend\":\"x\"},{\"type\":\"NFC\"}]}",
+           "null", "   ", "", "steps after an empty result");
     /* Rust's char::to_lowercase: U+0130 to i + U+0307, Greek capital sigma to small sigma everywhere,
      * U+212A KELVIN SIGN to k, ß unchanged */
     expect("{\"type\":\"Lowercase\"}", "null", "\xc4\xb0STANBUL \xce\xa3\xce\x9f\xce\xa3 \xe2\x84\xaa \xc3\x9f",
