@@ -92,42 +92,40 @@ static ALWAYS_INLINE TARGET_AVX512 __mmask32 iq3_s_negative(const block_iq3_s *b
 /* ---- AVX-512 with VBMI and BITALG: a super-block's 64 grid entries looked up at once (unpacked_dot.h) ---- */
 
 /* IQ3_XXS: the 64 index bytes, the sign bytes from the ksigns, 2 s + 1 from the top 4 bits of each word */
-static TARGET_AVX512_VBMI float iq3_xxs_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {
-    const block_iq3_xxs *x = w;
-    const block_q8_K *y = act;
-    float sum = 0.0f;
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);
-        const __m512i idx = _mm512_loadu_si512(x[i].qs);
-        const __mmask64 bit7 = _mm512_movepi8_mask(idx);
-        __m512i codes[4];
-        UNROLL
-        for (int j = 0; j < 4; j++) codes[j] = plane_lookup_256(iq_grid3xxs_planes[j], idx, bit7);
-        const __m256i words = _mm256_loadu_si256((const __m256i *)(x[i].qs + QK_K / 4));
-        const __m256i sc16 = scales16_of_sub_blocks(_mm256_srli_epi32(words, 28));
-        const int32_t isum = planes_isum(codes, ksign_bytes8(ksign_fields(words)), sc16, y[i].qs);
-        sum += (iq3_xxs_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)isum;
-    }
-    return sum;
+static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq3_xxs_planes_isum(const block_iq3_xxs *b, const int8_t *a) {
+    const __m512i idx = _mm512_loadu_si512(b->qs);
+    const __mmask64 bit7 = _mm512_movepi8_mask(idx);
+    __m512i codes[4];
+    UNROLL
+    for (int j = 0; j < 4; j++) codes[j] = plane_lookup_256(iq_grid3xxs_planes[j], idx, bit7);
+    const __m256i words = _mm256_loadu_si256((const __m256i *)(b->qs + QK_K / 4));
+    return planes_isum(codes, ksign_bytes8(ksign_fields(words)), scales16_of_sub_blocks(_mm256_srli_epi32(words, 28)), a);
 }
 
 /* IQ3_S: bit 8 of index e is bit e of the 8 qh bytes; the sign bytes as stored; the scales' nibbles */
-static TARGET_AVX512_VBMI float iq3_s_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {
-    const block_iq3_s *x = w;
-    const block_q8_K *y = act;
-    float sum = 0.0f;
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);
-        const __m512i idx = _mm512_loadu_si512(x[i].qs);
-        const __mmask64 bit7 = _mm512_movepi8_mask(idx), bit8 = _cvtu64_mask64(load_u64(x[i].qh));
-        __m512i codes[4];
-        UNROLL
-        for (int j = 0; j < 4; j++) codes[j] = plane_lookup_512(iq_grid3s_planes[j], idx, bit7, bit8);
-        const int32_t isum = planes_isum(codes, _mm256_loadu_si256((const __m256i *)x[i].signs), iq3_s_scales16(&x[i]), y[i].qs);
-        sum += (iq3_s_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)isum;
-    }
-    return sum;
+static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq3_s_planes_isum(const block_iq3_s *b, const int8_t *a) {
+    const __m512i idx = _mm512_loadu_si512(b->qs);
+    const __mmask64 bit7 = _mm512_movepi8_mask(idx), bit8 = _cvtu64_mask64(load_u64(b->qh));
+    __m512i codes[4];
+    UNROLL
+    for (int j = 0; j < 4; j++) codes[j] = plane_lookup_512(iq_grid3s_planes[j], idx, bit7, bit8);
+    return planes_isum(codes, _mm256_loadu_si256((const __m256i *)b->signs), iq3_s_scales16(b), a);
 }
+
+/* A type's row kernel from its T_planes_isum, and its VBMI table (activations in planes) */
+#define PLANES_DOT(T, block)                                                                                \
+    static TARGET_AVX512_VBMI float T##_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {        \
+        const block *x = w;                                                                                 \
+        const block_q8_K *y = act;                                                                          \
+        float sum = 0.0f;                                                                                   \
+        for (int64_t i = 0; i < k / QK_K; i++) {                                                            \
+            _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);                              \
+            sum += (T##_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)T##_planes_isum(&x[i], y[i].qs); \
+        }                                                                                                   \
+        return sum;                                                                                         \
+    }
+PLANES_DOT(iq3_xxs, block_iq3_xxs)
+PLANES_DOT(iq3_s, block_iq3_s)
 #endif
 
 PREPARED_SUB_KERNELS(iq3_xxs, block_iq3_xxs)
