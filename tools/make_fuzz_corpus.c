@@ -546,6 +546,14 @@ static const char *tokenizer_jsons[] = {
     "{\"type\":\"Prepend\",\"prepend\":\"\\u2581\"},{\"type\":\"Replace\",\"pattern\":{\"String\":\" \"},\"content\":\"\\u2581\"}]},"
     "\"pre_tokenizer\":null,\"model\":{\"type\":\"BPE\",\"byte_fallback\":true,\"vocab\":{\"<unk>\":0,\"<s>\":1,\"</s>\":2,"
     "\"<0x0A>\":3,\"\\u2581\":4,\"H\":5,\"i\":6,\"\\u2581H\":7,\"\\u2581Hi\":8},\"merges\":[\"\\u2581 H\",\"\\u2581H i\"]}}",
+    /* Mistral-style: a Metaspace pre-tokenizer (first, split), a Lowercase normalizer and an added
+     * token matched in normalized text, its decoder */
+    "{\"added_tokens\":[{\"id\":0,\"content\":\"<unk>\",\"special\":true},{\"id\":1,\"content\":\"<s>\",\"special\":true},"
+    "{\"id\":9,\"content\":\"HI\",\"special\":false,\"normalized\":true}],\"normalizer\":{\"type\":\"Lowercase\"},"
+    "\"pre_tokenizer\":{\"type\":\"Metaspace\",\"replacement\":\"\\u2581\",\"prepend_scheme\":\"first\",\"split\":true},"
+    "\"decoder\":{\"type\":\"Metaspace\",\"replacement\":\"\\u2581\",\"prepend_scheme\":\"first\",\"split\":true},"
+    "\"model\":{\"type\":\"BPE\",\"byte_fallback\":true,\"vocab\":{\"<unk>\":0,\"<s>\":1,\"</s>\":2,"
+    "\"<0x0A>\":3,\"\\u2581\":4,\"h\":5,\"i\":6,\"\\u2581h\":7,\"\\u2581hi\":8},\"merges\":[\"\\u2581 h\",\"\\u2581h i\"]}}",
 };
 
 static const char *tokenizer_configs[] = {

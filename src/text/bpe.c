@@ -254,18 +254,16 @@ static void emit_symbols(const bpe_work *w, int32_t *out, int max_out, int *coun
     for (int32_t i = 0; i >= 0; i = w->sym[i].next) emit(out, max_out, count, w->sym[i].id);
 }
 
-/* ---- byte-level encoding -------------------------------------------------------------------- */
+/* ---- encoding ------------------------------------------------------------------------------- */
 
-/* The text's code points and each one's byte offset (offs[n] = len); -1 on invalid UTF-8. */
-static int decode_text(const char *text, size_t len, uint32_t *cps, size_t *offs, size_t *n, ts_error *err) {
+/* The text's code points; -1 on invalid UTF-8. */
+static int decode_text(const char *text, size_t len, uint32_t *cps, size_t *n, ts_error *err) {
     size_t m = 0;
     for (size_t i = 0; i < len;) {
-        int k = utf8_decode(text + i, len - i, &cps[m]);
+        int k = utf8_decode(text + i, len - i, &cps[m++]);
         if (k == 0) return ts_fail(err, "invalid UTF-8 at byte %zu", i);
-        offs[m++] = i;
         i += (size_t)k;
     }
-    offs[m] = len;
     *n = m;
     return 0;
 }
@@ -288,90 +286,6 @@ static int split_pieces(const vocab *v, const pretok_info *pre, const uint32_t *
     return rc;
 }
 
-static int encode_bytes_level(const vocab *v, const bpe_merge_table *t, const char *text, size_t len,
-                              int32_t *out, int max_out, ts_error *err) {
-    pretok_info pre = { 0 };
-    if (!v->pipeline && pretokenize_lookup(v->pre, &pre, err)) return -1;
-    const bool ignore_merges = v->pipeline ? v->ignore_merges : pre.ignore_merges;
-
-    /* Each byte's stand-in character and its token. */
-    char byte_char[256][2];
-    uint8_t byte_char_len[256];
-    int32_t byte_id[256];
-    for (unsigned b = 0; b < 256; b++) {
-        byte_char_len[b] = (uint8_t)utf8_encode(byte_to_codepoint(b), byte_char[b]);
-        byte_id[b] = vocab_find(v, byte_char[b], byte_char_len[b]);
-    }
-
-    uint32_t *cps = malloc((len + 1) * sizeof *cps);
-    size_t *offs = malloc((len + 1) * sizeof *offs);
-    char *mapped = NULL, *normalized = NULL;
-    regex_matches pieces = { 0 };
-    bpe_work w = { 0 };
-    int count = 0, rc = 0;
-    size_t n_cps = 0;
-    if (!cps || !offs) { rc = ts_fail(err, "out of memory tokenizing %zu bytes", len); goto done; }
-    if (decode_text(text, len, cps, offs, &n_cps, err)) { rc = -1; goto done; }
-    if (pipeline_normalizes(v->pipeline)) {
-        /* the normalized text replaces the input: its code points, bytes and offsets */
-        uint32_t *ncps;
-        size_t nn;
-        if (pipeline_normalize(v->pipeline, cps, n_cps, &ncps, &nn, err)) { rc = -1; goto done; }
-        free(cps);
-        cps = ncps;
-        size_t *noffs = realloc(offs, (nn + 1) * sizeof *offs);
-        if (!noffs || !(normalized = malloc(4 * nn + 1))) { if (noffs) offs = noffs; rc = ts_fail(err, "out of memory tokenizing"); goto done; }
-        offs = noffs;
-        len = 0;
-        for (size_t i = 0; i < nn; i++) {
-            offs[i] = len;
-            len += (size_t)utf8_encode(cps[i], normalized + len);
-        }
-        offs[nn] = len;
-        n_cps = nn;
-        text = normalized;
-    }
-    if (!(mapped = malloc(2 * len + 1))) { rc = ts_fail(err, "out of memory tokenizing %zu bytes", len); goto done; }
-    if (split_pieces(v, &pre, cps, n_cps, &pieces, err)) { rc = -1; goto done; }
-
-    for (size_t p = 0; p < pieces.n; p++) {
-        size_t b0 = offs[pieces.m[p].start], b1 = offs[pieces.m[p].end];
-        if (ignore_merges) {            /* the whole piece may be a token as it is */
-            size_t m = 0;
-            for (size_t i = b0; i < b1; i++) {
-                unsigned char b = (unsigned char)text[i];
-                memcpy(mapped + m, byte_char[b], byte_char_len[b]);
-                m += byte_char_len[b];
-            }
-            int32_t id = vocab_find(v, mapped, m);
-            if (id >= 0) { emit(out, max_out, &count, id); continue; }
-        }
-        if (reserve_symbols(&w, b1 - b0)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
-        for (size_t i = b0; i < b1; i++) {
-            unsigned char b = (unsigned char)text[i];
-            if (byte_id[b] < 0) {
-                rc = ts_fail(err, "the vocabulary has no token for byte 0x%02X", b);
-                goto done;
-            }
-            w.sym[i - b0].id = byte_id[b];
-        }
-        if (merge_symbols(t, &w, b1 - b0)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
-        emit_symbols(&w, out, max_out, &count);
-    }
-
-done:
-    free(cps);
-    free(offs);
-    free(mapped);
-    free(normalized);
-    regex_matches_free(&pieces);
-    free(w.sym);
-    free(w.heap);
-    return rc ? rc : count;
-}
-
-/* ---- SentencePiece-style text merged by rank ------------------------------------------------ */
-
 /* Symbols for one character: its token, or its bytes as <0xNN> tokens (byte fallback), or unk. */
 static int char_symbols(const vocab *v, const char *s, int n, bpe_work *w, size_t *n_sym, ts_error *err) {
     int32_t id = vocab_find(v, s, (size_t)n);
@@ -391,6 +305,126 @@ static int char_symbols(const vocab *v, const char *s, int n, bpe_work *w, size_
     return 0;
 }
 
+/* How a piece's bytes become first symbols: byte-level, each byte's stand-in character (the
+ * vocabulary must hold all 256); SentencePiece-style, each character's token or its byte tokens. */
+typedef struct symbolizer {
+    bool byte_level;
+    char byte_char[256][2];
+    uint8_t byte_char_len[256];
+    int32_t byte_id[256];
+} symbolizer;
+
+static void symbolizer_init(const vocab *v, symbolizer *z) {
+    z->byte_level = v->kind == VOCAB_BPE_BYTES;
+    if (!z->byte_level) return;
+    for (unsigned b = 0; b < 256; b++) {
+        z->byte_char_len[b] = (uint8_t)utf8_encode(byte_to_codepoint(b), z->byte_char[b]);
+        z->byte_id[b] = vocab_find(v, z->byte_char[b], z->byte_char_len[b]);
+    }
+}
+
+/* The piece text[0..len) as the vocabulary spells it (byte-level: mapped bytes) into mapped; its length */
+static size_t spelled(const symbolizer *z, const char *text, size_t len, char *mapped) {
+    if (!z->byte_level) { memcpy(mapped, text, len); return len; }
+    size_t m = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char b = (unsigned char)text[i];
+        memcpy(mapped + m, z->byte_char[b], z->byte_char_len[b]);
+        m += z->byte_char_len[b];
+    }
+    return m;
+}
+
+static int first_symbols(const vocab *v, const symbolizer *z, const char *text, size_t len, bpe_work *w, size_t *n_sym,
+                         ts_error *err) {
+    *n_sym = 0;
+    if (reserve_symbols(w, len)) return ts_fail(err, "out of memory tokenizing");
+    if (z->byte_level) {
+        for (size_t i = 0; i < len; i++) {
+            unsigned char b = (unsigned char)text[i];
+            if (z->byte_id[b] < 0) return ts_fail(err, "the vocabulary has no token for byte 0x%02X", b);
+            w->sym[(*n_sym)++].id = z->byte_id[b];
+        }
+        return 0;
+    }
+    for (size_t off = 0; off < len;) {
+        uint32_t cp;
+        int k = utf8_decode(text + off, len - off, &cp);
+        if (k == 0) k = 1;     /* cannot happen: the text was encoded here */
+        if (char_symbols(v, text + off, k, w, n_sym, err)) return -1;
+        off += (size_t)k;
+    }
+    return 0;
+}
+
+int bpe_encode_normalized(const vocab *v, const uint32_t *in, size_t n_in, bool at_start, int32_t *out, int max_out,
+                          ts_error *err) {
+    if (max_out < 0) max_out = 0;
+    if (n_in == 0) return 0;
+    pretok_info pre = { 0 };
+    if (!v->pipeline && pretokenize_lookup(v->pre, &pre, err)) return -1;
+    const bool ignore_merges = v->pipeline ? v->ignore_merges : pre.ignore_merges;
+    bpe_merge_table *own = NULL;
+    const bpe_merge_table *t = v->merge_table;
+    if (!t) {     /* not prepared by the loader: build a table for this call only */
+        if (bpe_merge_table_build(v, &own, err)) return -1;
+        t = own;
+    }
+    symbolizer z;
+    symbolizer_init(v, &z);
+
+    uint32_t *rewritten = NULL;
+    const uint32_t *cps = in;
+    size_t n = n_in;
+    size_t *offs = NULL;
+    char *text = NULL, *mapped = NULL;
+    regex_matches pieces = { 0 };
+    bpe_work w = { 0 };
+    int count = 0, rc = 0;
+    if (pipeline_rewrites(v->pipeline)) {
+        if (pipeline_rewrite(v->pipeline, in, n_in, at_start, &rewritten, &n, err)) { rc = -1; goto done; }
+        cps = rewritten;
+    }
+    /* the code points' UTF-8 and each one's byte offset (offs[n] = the length) */
+    offs = malloc((n + 1) * sizeof *offs);
+    text = malloc(4 * n + 1);
+    mapped = malloc(8 * n + 1);
+    if (!offs || !text || !mapped) { rc = ts_fail(err, "out of memory tokenizing %zu code points", n); goto done; }
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) {
+        offs[i] = len;
+        len += (size_t)utf8_encode(cps[i], text + len);
+    }
+    offs[n] = len;
+    if (split_pieces(v, &pre, cps, n, &pieces, err)) { rc = -1; goto done; }
+
+    for (size_t p = 0; p < pieces.n; p++) {
+        size_t b0 = offs[pieces.m[p].start], b1 = offs[pieces.m[p].end];
+        if (ignore_merges) {            /* the whole piece may be a token as it is */
+            int32_t id = vocab_find(v, mapped, spelled(&z, text + b0, b1 - b0, mapped));
+            if (id >= 0) { emit(out, max_out, &count, id); continue; }
+        }
+        size_t n_sym;
+        if (first_symbols(v, &z, text + b0, b1 - b0, &w, &n_sym, err)) { rc = -1; goto done; }
+        if (n_sym == 0) continue;
+        if (merge_symbols(t, &w, n_sym)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
+        emit_symbols(&w, out, max_out, &count);
+    }
+
+done:
+    free(rewritten);
+    free(offs);
+    free(text);
+    free(mapped);
+    regex_matches_free(&pieces);
+    free(w.sym);
+    free(w.heap);
+    bpe_merge_table_free(own);
+    return rc ? rc : count;
+}
+
+/* ---- SentencePiece-style text merged by rank, without a pipeline ---------------------------- */
+
 int bpe_encode_spm_segment(const vocab *v, const char *text, size_t len, bool space_prefix,
                            int32_t *out, int max_out, ts_error *err) {
     if (vocab_check_text(text, len, err)) return -1;
@@ -403,22 +437,16 @@ int bpe_encode_spm_segment(const vocab *v, const char *text, size_t len, bool sp
         if (bpe_merge_table_build(v, &own, err)) return -1;
         t = own;
     }
-
+    symbolizer z;
+    symbolizer_init(v, &z);
     char *esc = malloc(3 + 3 * len);
     bpe_work w = { 0 };
     int count = 0, rc = 0;
-    if (!esc || reserve_symbols(&w, 3 + 4 * len)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
-    /* spaces become U+2581 (the normalizer's Replace), optionally with one in front */
-    size_t n_esc = spm_escape_spaces(text, len, space_prefix, esc);
-
     size_t n_sym = 0;
-    for (size_t off = 0; off < n_esc;) {
-        uint32_t cp;
-        int k = utf8_decode(esc + off, n_esc - off, &cp);
-        if (k == 0) k = 1;     /* cannot happen after validation */
-        if (char_symbols(v, esc + off, k, &w, &n_sym, err)) { rc = -1; goto done; }
-        off += (size_t)k;
-    }
+    if (!esc) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
+    /* spaces become U+2581, optionally with one in front */
+    size_t n_esc = spm_escape_spaces(text, len, space_prefix, esc);
+    if (first_symbols(v, &z, esc, n_esc, &w, &n_sym, err)) { rc = -1; goto done; }
     if (merge_symbols(t, &w, n_sym)) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
     emit_symbols(&w, out, max_out, &count);
 
@@ -433,22 +461,22 @@ done:
 /* ---- entry point ---------------------------------------------------------------------------- */
 
 int bpe_encode(const vocab *v, const char *text, size_t len, int32_t *out, int max_out, ts_error *err) {
-    if (v->kind == VOCAB_SPM) {
+    if (v->kind == VOCAB_SPM && !v->pipeline) {
         if (v->n_merges == 0) return ts_fail(err, "SentencePiece vocabulary without merges given to the BPE encoder");
         return bpe_encode_spm_segment(v, text, len, v->add_space_prefix, out, max_out, err);
     }
-    if (v->kind != VOCAB_BPE_BYTES) return ts_fail(err, "not a BPE vocabulary (kind %d)", v->kind);
+    if (v->kind != VOCAB_BPE_BYTES && v->kind != VOCAB_SPM) return ts_fail(err, "not a BPE vocabulary (kind %d)", v->kind);
     if (vocab_check_text(text, len, err)) return -1;
     if (max_out < 0) max_out = 0;
     if (len == 0) return 0;
-
-    bpe_merge_table *own = NULL;
-    const bpe_merge_table *t = v->merge_table;
-    if (!t) {     /* not prepared by the loader: build a table for this call only */
-        if (bpe_merge_table_build(v, &own, err)) return -1;
-        t = own;
-    }
-    int n = encode_bytes_level(v, t, text, len, out, max_out, err);
-    bpe_merge_table_free(own);
-    return n;
+    uint32_t *cps = malloc((len + 1) * sizeof *cps), *normalized = NULL;
+    size_t n = 0;
+    int rc = 0;
+    if (!cps) return ts_fail(err, "out of memory tokenizing %zu bytes", len);
+    if (decode_text(text, len, cps, &n, err)) rc = -1;
+    if (!rc && pipeline_normalizes(v->pipeline) && pipeline_normalize(v->pipeline, cps, n, &normalized, &n, err)) rc = -1;
+    if (!rc) rc = bpe_encode_normalized(v, normalized ? normalized : cps, n, true, out, max_out, err);
+    free(cps);
+    free(normalized);
+    return rc;
 }

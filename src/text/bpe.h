@@ -8,6 +8,12 @@
  * vocabulary with merges goes through bpe_encode_spm_segment with v->add_space_prefix. */
 int bpe_encode(const vocab *v, const char *text, size_t len, int32_t *out, int max_out, ts_error *err);
 
+/* One piece of text already through the vocabulary's normalizers (code points): the pipeline's
+ * rewrite (at_start: the piece begins the input) and split, then each piece merged by rank;
+ * byte-level or SentencePiece-style symbols by the vocabulary's kind. */
+int bpe_encode_normalized(const vocab *v, const uint32_t *cps, size_t n, bool at_start, int32_t *out, int max_out,
+                          ts_error *err);
+
 typedef struct bpe_merge_table bpe_merge_table;
 /* Builds the (left id, right id) -> (rank, merged id) table from v->merges. */
 int  bpe_merge_table_build(const vocab *v, bpe_merge_table **out, ts_error *err);

@@ -25,9 +25,17 @@ enum split_behavior { SPLIT_REMOVED, SPLIT_ISOLATED, SPLIT_MERGED_WITH_PREVIOUS,
 static const char *const behavior_names[] = { "Removed", "Isolated", "MergedWithPrevious", "MergedWithNext", "Contiguous" };
 typedef struct split_step { regex *re; int behavior; bool invert; } split_step;
 
+/* A Metaspace pre-tokenizer's rewrite (the first pre-tokenizer step): spaces become the replacement
+ * character, which is put in front of a piece that does not start with it: every piece (always),
+ * only the one at the start of the input (first), or none (never). Its split, when asked, is an
+ * ordinary split step on the replacement (MergedWithNext). */
+enum prepend_scheme { PREPEND_NEVER, PREPEND_ALWAYS, PREPEND_FIRST };
+typedef struct metaspace { bool on; uint32_t replacement; int prepend; } metaspace;
+
 struct pipeline {
     norm_step *norm;
     int n_norm, cap_norm;
+    metaspace meta;
     split_step *split;
     int n_split, cap_split;
 };
@@ -175,6 +183,31 @@ static int add_normalizer(pipeline *p, const json_value *node, const char *path,
     return ts_fail(err, "%s: unsupported normalizer \"%s\"", path, t);
 }
 
+static int add_metaspace(pipeline *p, const json_value *node, const char *path, ts_error *err) {
+    /* It rewrites the text it is given; after another step it would rewrite each piece apart. */
+    if (p->n_split > 0 || p->meta.on)
+        return ts_fail(err, "%s: a Metaspace pre-tokenizer after another pre-tokenizer step is not supported", path);
+    uint32_t *rep = NULL;
+    size_t n_rep = 0;
+    const json_value *r = json_get(node, "replacement");
+    if (r && code_points_of(r, &rep, &n_rep, path, "Metaspace's replacement", err)) return -1;
+    uint32_t replacement = rep && n_rep == 1 ? rep[0] : 0x2581;
+    free(rep);
+    if (r && n_rep != 1) return ts_fail(err, "%s: Metaspace's replacement is not one character", path);
+    const char *scheme = json_get_str(node, "prepend_scheme");
+    int prepend;
+    if (!scheme) prepend = json_get_bool(node, "add_prefix_space", true) ? PREPEND_ALWAYS : PREPEND_NEVER;  /* the older form */
+    else if (strcmp(scheme, "always") == 0) prepend = PREPEND_ALWAYS;
+    else if (strcmp(scheme, "first") == 0) prepend = PREPEND_FIRST;
+    else if (strcmp(scheme, "never") == 0) prepend = PREPEND_NEVER;
+    else return ts_fail(err, "%s: unsupported Metaspace prepend_scheme \"%s\"", path, scheme);
+    p->meta = (metaspace){ true, replacement, prepend };
+    if (!json_get_bool(node, "split", true)) return 0;
+    char re[8];
+    int k = utf8_encode(replacement, re);
+    return add_split(p, re, (size_t)k, SPLIT_MERGED_WITH_NEXT, false, path, err);
+}
+
 static int add_pre_tokenizer(pipeline *p, const json_value *node, bool last, const char *path, ts_error *err) {
     if (!node || node->type == JSON_NULL) return 0;
     if (node->type != JSON_OBJECT) return ts_fail(err, "%s: a pre-tokenizer is not an object", path);
@@ -217,6 +250,7 @@ static int add_pre_tokenizer(pipeline *p, const json_value *node, bool last, con
     if (strcmp(t, "Whitespace") == 0)   /* the matches of \w+|[^\w\s]+ kept, the rest removed */
         return add_split(p, "\\w+|[^\\w\\s]+", 12, SPLIT_REMOVED, true, path, err);
     if (strcmp(t, "WhitespaceSplit") == 0) return add_split(p, "\\s", 2, SPLIT_REMOVED, false, path, err);
+    if (strcmp(t, "Metaspace") == 0) return add_metaspace(p, node, path, err);
     return ts_fail(err, "%s: unsupported pre-tokenizer \"%s\"", path, t);
 }
 
@@ -322,6 +356,24 @@ int pipeline_normalize(const pipeline *p, const uint32_t *cps, size_t n, uint32_
     }
     *out = cur.v;
     *out_n = cur.n;
+    return 0;
+}
+
+/* ---- the pre-tokenizer's rewrite ---- */
+
+bool pipeline_rewrites(const pipeline *p) { return p && p->meta.on; }
+
+int pipeline_rewrite(const pipeline *p, const uint32_t *cps, size_t n, bool at_start, uint32_t **out, size_t *out_n, ts_error *err) {
+    const metaspace m = p->meta;
+    uint32_t *v = malloc((n + 1) * sizeof *v);
+    if (!v) return ts_fail(err, "out of memory pre-tokenizing %zu code points", n);
+    size_t w = 0;
+    /* prepended only to a piece that does not already start with it (a leading space included) */
+    bool starts = n > 0 && (cps[0] == ' ' || cps[0] == m.replacement);
+    if (m.on && n > 0 && !starts && (m.prepend == PREPEND_ALWAYS || (m.prepend == PREPEND_FIRST && at_start))) v[w++] = m.replacement;
+    for (size_t i = 0; i < n; i++) v[w++] = m.on && cps[i] == ' ' ? m.replacement : cps[i];
+    *out = v;
+    *out_n = w;
     return 0;
 }
 

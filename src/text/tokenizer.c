@@ -3,6 +3,7 @@
 #include "text/tokenizer.h"
 #include "text/spm.h"
 #include "text/bpe.h"
+#include "text/pipeline.h"
 #include "core/utf8.h"
 #include "core/error.h"
 #include <stdlib.h>
@@ -29,9 +30,10 @@ static int fragments_add(fragment_list *l, int32_t id, size_t off, size_t len) {
 }
 
 /* Tokens matched verbatim in the text: user-defined ones always, control and unknown ones only when
- * parse_special (llama.cpp does the same, so vocabularies with added tokens encode as upstream). */
-static bool splits_text(const vocab *v, int32_t id, bool parse_special) {
-    if (v->len[id] == 0) return false;
+ * parse_special (llama.cpp does the same, so vocabularies with added tokens encode as upstream).
+ * Tokens with a normalized content are matched only in normalized text, the others only in the input. */
+static bool splits_text(const vocab *v, int32_t id, bool parse_special, bool normalized) {
+    if (v->len[id] == 0 || (v->norm_text && v->norm_text[id]) != normalized) return false;
     int a = v->attr[id];
     if (a == TOKEN_USER_DEFINED) return true;
     return parse_special && (a == TOKEN_CONTROL || a == TOKEN_UNKNOWN);
@@ -51,10 +53,10 @@ static int by_length_desc(const void *a, const void *b) {
 
 /* Splits text into fragments, one special token at a time from the longest to the shortest, each
  * cutting every raw fragment it occurs in (llama.cpp's partition order). */
-static int split_special(const vocab *v, const char *text, size_t len, bool parse_special,
+static int split_special(const vocab *v, const char *text, size_t len, bool parse_special, bool normalized,
                          fragment_list *frags, ts_error *err) {
     int n_special = 0;
-    for (int32_t id = 0; id < v->n; id++) n_special += splits_text(v, id, parse_special);
+    for (int32_t id = 0; id < v->n; id++) n_special += splits_text(v, id, parse_special, normalized);
     special_ref *specials = NULL;
     fragment_list next = { 0 };
     int rc = 0;
@@ -64,11 +66,12 @@ static int split_special(const vocab *v, const char *text, size_t len, bool pars
     if (!specials) goto oom;
     n_special = 0;
     for (int32_t id = 0; id < v->n; id++)
-        if (splits_text(v, id, parse_special)) specials[n_special++] = (special_ref){ v->len[id], id };
+        if (splits_text(v, id, parse_special, normalized))
+            specials[n_special++] = (special_ref){ normalized ? (uint32_t)strlen(v->norm_text[id]) : v->len[id], id };
     qsort(specials, (size_t)n_special, sizeof *specials, by_length_desc);
 
     for (int s = 0; s < n_special; s++) {
-        const char *tok = v->text[specials[s].id];
+        const char *tok = normalized ? v->norm_text[specials[s].id] : v->text[specials[s].id];
         size_t tok_len = specials[s].len;
         next.n = 0;
         for (size_t f = 0; f < frags->n; f++) {
@@ -109,6 +112,55 @@ done:
 
 /* ---------------------------------------------------------------------------------------------- */
 
+/* One stretch of input text between special tokens, through a vocabulary's pipeline: normalized as a
+ * whole, cut at the added tokens matched in normalized text, and each piece pre-tokenized and merged
+ * (at_start: the stretch begins the input). Returns the count written or to be written, or -1. */
+static int encode_section(const vocab *v, const char *text, size_t len, bool at_start, bool parse_special, int32_t *out,
+                          int max_out, ts_error *err) {
+    if (vocab_check_text(text, len, err)) return -1;
+    uint32_t *cps = malloc((len + 1) * sizeof *cps), *normalized = NULL;
+    char *ntext = NULL;
+    fragment_list frags = { 0 };
+    size_t n = 0;
+    int count = 0, rc = 0;
+    if (!cps) return ts_fail(err, "out of memory tokenizing %zu bytes", len);
+    for (size_t i = 0; i < len; n++) i += (size_t)utf8_decode(text + i, len - i, &cps[n]);   /* valid: checked */
+    if (pipeline_normalizes(v->pipeline)) {
+        if (pipeline_normalize(v->pipeline, cps, n, &normalized, &n, err)) { rc = -1; goto done; }
+        free(cps);
+        cps = normalized;
+    }
+    if (!v->norm_text) {
+        rc = bpe_encode_normalized(v, cps, n, at_start, out, max_out, err);
+        goto done;
+    }
+    /* the normalized text as UTF-8, cut at the normalized added tokens */
+    size_t nlen = 0;
+    if (!(ntext = malloc(4 * n + 1))) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
+    for (size_t i = 0; i < n; i++) nlen += (size_t)utf8_encode(cps[i], ntext + nlen);
+    if (split_special(v, ntext, nlen, parse_special, true, &frags, err)) { rc = -1; goto done; }
+    for (size_t f = 0; f < frags.n; f++) {
+        fragment fr = frags.items[f];
+        int room = count < max_out ? max_out - count : 0;
+        if (fr.id >= 0) {
+            if (room) out[count] = fr.id;
+            count++;
+            continue;
+        }
+        size_t m = 0;
+        for (size_t i = fr.off; i < fr.off + fr.len; m++) i += (size_t)utf8_decode(ntext + i, fr.off + fr.len - i, &cps[m]);
+        int k = bpe_encode_normalized(v, cps, m, at_start && fr.off == 0, room ? out + count : NULL, room, err);
+        if (k < 0) { rc = -1; goto done; }
+        count += k;
+    }
+    rc = count;
+done:
+    free(cps);
+    free(ntext);
+    free(frags.items);
+    return rc;
+}
+
 int tokenizer_encode(const vocab *v, const char *text, size_t len, bool add_bos, bool parse_special,
              int32_t *out, int max_out, ts_error *err) {
     size_t bad;
@@ -122,7 +174,7 @@ int tokenizer_encode(const vocab *v, const char *text, size_t len, bool add_bos,
     if (len == 0) return count;
 
     fragment_list frags = { 0 };
-    if (split_special(v, text, len, parse_special, &frags, err)) { free(frags.items); return -1; }
+    if (split_special(v, text, len, parse_special, false, &frags, err)) { free(frags.items); return -1; }
 
     bool prev_special = true;    /* SPM's dummy prefix goes before the first text and after specials */
     for (size_t f = 0; f < frags.n; f++) {
@@ -136,7 +188,9 @@ int tokenizer_encode(const vocab *v, const char *text, size_t len, bool add_bos,
         int room = count < max_out ? max_out - count : 0;
         int32_t *dst = room ? out + count : NULL;
         int n;
-        if (v->kind == VOCAB_SPM && v->n_merges > 0)   /* tokenizer.json: merge by rank */
+        if (v->pipeline)    /* tokenizer.json, or a GGUF pre-tokenizer given as regexes */
+            n = encode_section(v, text + fr.off, fr.len, fr.off == 0, parse_special, dst, room, err);
+        else if (v->kind == VOCAB_SPM && v->n_merges > 0)   /* merged by rank */
             n = bpe_encode_spm_segment(v, text + fr.off, fr.len, v->add_space_prefix && prev_special,
                                        dst, room, err);
         else if (v->kind == VOCAB_SPM)

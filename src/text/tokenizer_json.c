@@ -5,11 +5,12 @@
  *    the normalizer and pre-tokenizer steps become the vocabulary's pipeline (pipeline.h: the split
  *    regexes run by the regex engine with Hugging Face's semantics; a step it does not know is
  *    refused by name, as a guessed split would tokenize subtly wrong).
- *  - SentencePiece-style BPE (Gemma 3, Llama 2 in HF form): spaces replaced by U+2581 by the
- *    normalizer (optionally with one prepended), <0xNN> byte fallback, no pre-tokenizer splitting.
- *    Loaded as VOCAB_SPM with the merges kept (bpe_encode merges them by rank, exactly as the
- *    tokenizer.json defines) and scores derived from merge ranks (so a score-merging SPM encoder
- *    gives the same result wherever every split of a token is listed, as converters write them).
+ *  - SentencePiece-style BPE (Gemma 3, Llama 2 and Mistral in HF form): spaces become U+2581 in the
+ *    pipeline (a Replace normalizer with or without a Prepend, or a Metaspace pre-tokenizer), and
+ *    characters the vocabulary lacks fall back to <0xNN> byte tokens. Loaded as VOCAB_SPM with the
+ *    merges kept (bpe.c merges each piece by rank, exactly as the tokenizer.json defines) and
+ *    scores derived from merge ranks (so a score-merging SPM encoder gives the same result wherever
+ *    every split of a token is listed, as converters write them).
  */
 #include "text/tokenizer_json.h"
 #include "text/bpe.h"
@@ -20,6 +21,7 @@
 #include "text/tokenizer_config.h"
 #include "core/error.h"
 #include "core/str.h"
+#include "core/utf8.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,49 +171,67 @@ static bool contains_type(const json_value *node, const char *type, const char *
     return false;
 }
 
-/* SentencePiece-style: the normalizer must turn ' ' into U+2581 (optionally prepending one), or a
- * Metaspace pre-tokenizer must do so without splitting. Sets add_space_prefix. */
-static int spm_normalization(loader *L, const json_value *norm, const json_value *pt, vocab *v) {
-    bool replaces = false, prepends = false;
-    const json_value *steps = norm;
-    size_t n_steps = norm && norm->type == JSON_OBJECT ? 1 : 0;
-    if (n_steps && strcmp(type_of(norm), "Sequence") == 0) {
-        const json_value *list = json_get(norm, "normalizers");
-        steps = list && list->type == JSON_ARRAY ? list->items : NULL;
-        n_steps = steps ? list->n : 0;
-    }
-    for (size_t i = 0; i < n_steps; i++) {
-        const json_value *s = &steps[i];
-        const char *t = type_of(s);
-        if (strcmp(t, "Replace") == 0 && str_is(json_get(json_get(s, "pattern"), "String"), " ") &&
-            str_is(json_get(s, "content"), SPM_SPACE_MARK)) {
-            replaces = true;
-        } else if (strcmp(t, "Prepend") == 0 && str_is(json_get(s, "prepend"), SPM_SPACE_MARK)) {
-            prepends = true;
-        } else {
-            return ts_fail(L->err, "%s: unsupported normalizer step \"%s\"", L->path, t);
+/* Added tokens marked "normalized" (the default for non-special ones) are matched in normalized text:
+ * their content through the pipeline's normalizers is kept beside the vocabulary (tokenizer.c). */
+static int normalize_added_tokens(loader *L, const json_value *added, vocab *v) {
+    if (!added || !pipeline_normalizes(v->pipeline)) return 0;
+    for (size_t i = 0; i < added->n; i++) {
+        const json_value *a = &added->items[i];
+        int64_t id = json_get_int(a, "id", -1);
+        if (!json_get_bool(a, "normalized", !json_get_bool(a, "special", false)) || v->attr[id] == TOKEN_NORMAL) continue;
+        const json_value *content = json_get(a, "content");
+        uint32_t *cps = malloc((content->len + 1) * sizeof *cps), *norm = NULL;
+        size_t n = 0, m = 0;
+        if (!cps) return ts_fail(L->err, "%s: out of memory", L->path);
+        for (size_t k = 0; k < content->len; n++) {
+            int step = utf8_decode(content->str + k, content->len - k, &cps[n]);
+            if (step == 0) { free(cps); return ts_fail(L->err, "%s: added_tokens[%zu] is not valid UTF-8", L->path, i); }
+            k += (size_t)step;
         }
+        int rc = pipeline_normalize(v->pipeline, cps, n, &norm, &m, L->err);
+        free(cps);
+        if (rc) return -1;
+        if (!v->norm_text && !(v->norm_text = calloc((size_t)v->n, sizeof *v->norm_text))) { free(norm); return ts_fail(L->err, "%s: out of memory", L->path); }
+        char *text = malloc(4 * m + 1);
+        if (!text) { free(norm); return ts_fail(L->err, "%s: out of memory", L->path); }
+        size_t len = 0;
+        for (size_t k = 0; k < m; k++) len += (size_t)utf8_encode(norm[k], text + len);
+        text[len] = '\0';
+        free(norm);
+        free(v->norm_text[id]);
+        v->norm_text[id] = text;
+        if (len == 0) { free(text); v->norm_text[id] = NULL; }   /* normalized away: never matched */
     }
-    if (pt && pt->type == JSON_OBJECT) {
-        const char *t = type_of(pt);
-        if (strcmp(t, "Metaspace") == 0) {
-            if (json_get_bool(pt, "split", true))
-                return ts_fail(L->err, "%s: Metaspace pre-tokenizer with split is not supported", L->path);
-            const char *scheme = json_get_str(pt, "prepend_scheme");
-            replaces = true;
-            prepends = scheme ? strcmp(scheme, "never") != 0 : json_get_bool(pt, "add_prefix_space", true);
-        } else if (strcmp(t, "Split") == 0) {
-            /* Gemma: split on " " after the normalizer removed every " ": nothing to do. */
-            if (!replaces || !str_is(json_get(json_get(pt, "pattern"), "String"), " "))
-                return ts_fail(L->err, "%s: unsupported pre_tokenizer \"Split\" for a SentencePiece-style model", L->path);
-        } else {
-            return ts_fail(L->err, "%s: unsupported pre_tokenizer \"%s\" for a SentencePiece-style model", L->path, t);
-        }
-    }
-    if (!replaces)
-        return ts_fail(L->err, "%s: BPE model that is neither byte-level nor SentencePiece-style", L->path);
-    v->add_space_prefix = prepends;
     return 0;
+}
+
+/* ---- decoder --------------------------------------------------------------------------------- */
+
+/* The decoder steps whose per-token meaning tokenizer.c's tokenizer_token_bytes implements: the
+ * byte-level map (ByteLevel), U+2581 as a space (Metaspace, or Replace of it by " "), <0xNN> as a
+ * byte (ByteFallback), and joining (Fuse). Strip of one leading space only touches the start of a
+ * whole decoded text; printing streams token by token from the answer on, as llama.cpp does, where
+ * it does not apply. Any other step would print differently: refused by name. */
+static int check_decoder(loader *L, const json_value *d, bool byte_level) {
+    if (!d || d->type == JSON_NULL) return 0;
+    const char *t = type_of(d);
+    if (strcmp(t, "Sequence") == 0) {
+        const json_value *list = json_get(d, "decoders");
+        if (!list || list->type != JSON_ARRAY) return ts_fail(L->err, "%s: decoder Sequence without a decoders list", L->path);
+        for (size_t i = 0; i < list->n; i++)
+            if (check_decoder(L, &list->items[i], byte_level)) return -1;
+        return 0;
+    }
+    if (strcmp(t, "ByteLevel") == 0 || strcmp(t, "Fuse") == 0) return 0;
+    if (!byte_level && (strcmp(t, "Metaspace") == 0 || strcmp(t, "ByteFallback") == 0)) return 0;
+    if (!byte_level && strcmp(t, "Replace") == 0 && str_is(json_get(json_get(d, "pattern"), "String"), SPM_SPACE_MARK) &&
+        str_is(json_get(d, "content"), " "))
+        return 0;
+    if (strcmp(t, "Strip") == 0 && str_is(json_get(d, "content"), " ") && json_get_int(d, "start", 0) <= 1 &&
+        json_get_int(d, "stop", 0) == 0)
+        return 0;
+    return ts_fail(L->err, "%s: unsupported decoder \"%s\"%s", L->path, t,
+                   strcmp(t, "Replace") == 0 || strcmp(t, "Strip") == 0 ? " (only U+2581 -> space / one leading space)" : "");
 }
 
 /* ---- special tokens -------------------------------------------------------------------------- */
@@ -281,16 +301,14 @@ static int load(loader *L, const json_value *root, vocab *v) {
     const char *unk = json_get_str(model, "unk_token");
     if (unk && (v->unk = vocab_find(v, unk, strlen(unk))) >= 0) v->attr[v->unk] = TOKEN_UNKNOWN;
 
-    if (byte_level) {
-        if (!pt || pt->type != JSON_OBJECT) return ts_fail(L->err, "%s: byte-level BPE without a pre_tokenizer", L->path);
-        if (pipeline_from_json(norm, pt, L->path, &v->pipeline, L->err)) return -1;
-        v->kind = VOCAB_BPE_BYTES;
-        v->ignore_merges = json_get_bool(model, "ignore_merges", false);
-        v->add_space_prefix = false;
-    } else {
-        v->kind = VOCAB_SPM;
-        if (spm_normalization(L, norm, pt, v)) return -1;
-    }
+    if (byte_level && (!pt || pt->type != JSON_OBJECT))
+        return ts_fail(L->err, "%s: byte-level BPE without a pre_tokenizer", L->path);
+    if (check_decoder(L, decoder, byte_level)) return -1;
+    if (pipeline_from_json(norm, pt, L->path, &v->pipeline, L->err)) return -1;
+    v->kind = byte_level ? VOCAB_BPE_BYTES : VOCAB_SPM;
+    v->ignore_merges = json_get_bool(model, "ignore_merges", false);
+    v->add_space_prefix = false;      /* the pipeline's own Prepend or Metaspace puts it there */
+    if (normalize_added_tokens(L, json_get(root, "added_tokens"), v)) return -1;
 
     template_specials(json_get(root, "post_processor"), v);
     if (read_config(L, L->path, v)) return -1;

@@ -62,6 +62,9 @@ void vocab_free(vocab *v) {
     free(v->score);
     free(v->attr);
     free(v->strip);
+    if (v->norm_text)
+        for (int i = 0; i < v->n; i++) free(v->norm_text[i]);
+    free(v->norm_text);
     free(v->hash_ids);
     if (v->merges) for (int i = 0; i < v->n_merges; i++) free(v->merges[i]);
     free(v->merges);

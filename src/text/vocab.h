@@ -31,6 +31,10 @@ typedef struct vocab {
     /* tokenizer.json added tokens: VOCAB_LSTRIP / VOCAB_RSTRIP per token (the whitespace beside a
      * match goes with it); NULL when no token has them */
     uint8_t *strip;
+    /* tokenizer.json added tokens marked "normalized", when the pipeline normalizes: their content
+     * through the normalizers (owned, NUL-terminated), matched in the normalized text rather than
+     * the input; NULL for the others, and NULL as a whole when there are none */
+    char **norm_text;
     /* open-addressing hash: text -> id */
     int32_t *hash_ids;
     uint32_t hash_cap;        /* power of two */

@@ -586,6 +586,190 @@ done:
     vectors_free(&t);
 }
 
+
+/* ---- SentencePiece-style pipelines (Metaspace, Prepend) on Gemma 3's vocabulary -------------------- */
+
+/* json with the value of the first "key": (an object or null) replaced by value; malloc'd. */
+static char *with_value(const char *json, const char *key, const char *value) {
+    char pat[64];
+    snprintf(pat, sizeof pat, "\"%s\":", key);
+    const char *at = strstr(json, pat);
+    if (!at) return NULL;
+    const char *v = at + strlen(pat);
+    while (*v == ' ' || *v == '\n') v++;
+    const char *end = v;
+    if (strncmp(v, "null", 4) == 0) end = v + 4;
+    else {   /* a balanced object; strings skipped */
+        int depth = 0;
+        for (; *end; end++) {
+            if (*end == '"') { for (end++; *end && *end != '"'; end += *end == '\\' ? 2 : 1) {} continue; }
+            if (*end == '{') depth++;
+            if (*end == '}' && --depth == 0) { end++; break; }
+        }
+    }
+    size_t a = (size_t)(v - json), n = strlen(value), rest = strlen(end);
+    char *out = malloc(a + n + rest + 1);
+    memcpy(out, json, a);
+    memcpy(out + a, value, n);
+    memcpy(out + a + n, end, rest + 1);
+    return out;
+}
+
+static int encode_all(const vocab *v, const char *text, int32_t *ids, int cap) {
+    ts_error err;
+    return tokenizer_encode(v, text, strlen(text), false, true, ids, cap, &err);
+}
+
+static bool same_ids(const int32_t *a, int na, const int32_t *b, int nb) {
+    return na >= 0 && na == nb && memcmp(a, b, (size_t)na * sizeof *a) == 0;
+}
+
+/* Each variant is held to Gemma 3's own tokenizer.json (spaces replaced by U+2581, no prefix; its
+ * ids are the fixture's, 46/46 above) on texts the variant's documented rewrite turns into: */
+static void test_spm_pipelines(void) {
+    char dir[256], path[300];
+    if (stage_hf("gemma3", dir, sizeof dir)) { CHECK(0, "staging gemma3"); return; }
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    size_t len;
+    char *json = read_all(path, &len);
+    vocab base;
+    ts_error err;
+    if (!json || tokenizer_json_read(path, &base, &err)) { CHECK(0, "gemma3 tokenizer.json"); free(json); unstage(dir); return; }
+    enum { ALWAYS, FIRST, NEVER, SPLIT, LEGACY, N_VARIANTS };
+    static const char *const pre[N_VARIANTS] = {
+        "{\"type\": \"Metaspace\", \"replacement\": \"\u2581\", \"prepend_scheme\": \"always\", \"split\": false}",
+        "{\"type\": \"Metaspace\", \"replacement\": \"\u2581\", \"prepend_scheme\": \"first\", \"split\": false}",
+        "{\"type\": \"Metaspace\", \"replacement\": \"\u2581\", \"prepend_scheme\": \"never\", \"split\": false}",
+        "{\"type\": \"Metaspace\", \"replacement\": \"\u2581\", \"add_prefix_space\": true}",   /* older form: always, split */
+        "null" };
+    static const char legacy_norm[] = "{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Prepend\", \"prepend\": \"\u2581\"},"
+                                      " {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\u2581\"}]}";
+    vocab var[N_VARIANTS];
+    int loaded = 0;
+    for (int i = 0; i < N_VARIANTS; i++) {
+        char *a = with_value(json, "normalizer", i == LEGACY ? legacy_norm : "null");
+        char *b = a ? with_value(a, "pre_tokenizer", pre[i]) : NULL;
+        if (b) write_text(path, b);
+        loaded += b && tokenizer_json_read(path, &var[i], &err) == 0;
+        if (!b || loaded != i + 1) CHECK(0, "gemma3 variant %d: %s", i, b ? err.msg : "edit");
+        free(a);
+        free(b);
+        if (loaded != i + 1) break;
+    }
+    static const char *const texts[] = { "Hello world", " Hello  world", "x  y   z ", "a-b,c d", "\u65e5\u672c\u8a9e \u30c6\u30ad\u30b9\u30c8",
+                                         "  two leading", "caf\u00e9 na\u00efve \U0001F600 ok", "end " };
+    const int n_texts = (int)(sizeof texts / sizeof texts[0]);
+    int agree[N_VARIANTS + 2] = { 0 };
+    int32_t got[512], want[512], part[512];
+    for (int t = 0; loaded == N_VARIANTS && t < n_texts; t++) {
+        char buf[256];
+        const char *s = texts[t];
+        /* always: a space in front unless the text starts with one; never: the text; the legacy
+         * Prepend normalizer: a space in front always; first: as always at the start of the input */
+        snprintf(buf, sizeof buf, "%s%s", s[0] == ' ' ? "" : " ", s);
+        int nw = encode_all(&base, buf, want, 512);
+        agree[ALWAYS] += same_ids(got, encode_all(&var[ALWAYS], s, got, 512), want, nw);
+        agree[FIRST] += same_ids(got, encode_all(&var[FIRST], s, got, 512), want, nw);
+        agree[NEVER] += same_ids(got, encode_all(&var[NEVER], s, got, 512), want, encode_all(&base, s, want, 512));
+        snprintf(buf, sizeof buf, " %s", s);
+        agree[LEGACY] += same_ids(got, encode_all(&var[LEGACY], s, got, 512), want, encode_all(&base, buf, want, 512));
+        /* split: each word with its leading U+2581 on its own (MergedWithNext), no merge across */
+        snprintf(buf, sizeof buf, "%s%s", s[0] == ' ' ? "" : " ", s);
+        nw = 0;
+        for (const char *w = buf; *w;) {
+            const char *e = w + 1;
+            while (*e && *e != ' ') e++;
+            char word[256];
+            snprintf(word, sizeof word, "%.*s", (int)(e - w), w);
+            int k = encode_all(&base, word, part, 512);
+            if (k > 0) { memcpy(want + nw, part, (size_t)k * sizeof *part); nw += k; }
+            w = e;
+        }
+        agree[SPLIT] += same_ids(got, encode_all(&var[SPLIT], s, got, 512), want, nw);
+        /* after a special token: "first" adds nothing, "always" adds its space again */
+        snprintf(buf, sizeof buf, "<start_of_turn>%s", s);
+        int sot = vocab_find(&base, "<start_of_turn>", 15);
+        want[0] = sot;
+        nw = 1 + encode_all(&base, s, want + 1, 511);
+        agree[N_VARIANTS] += same_ids(got, encode_all(&var[FIRST], buf, got, 512), want, nw);
+        int na = encode_all(&var[ALWAYS], s, want + 1, 511);
+        agree[N_VARIANTS + 1] += same_ids(got, encode_all(&var[ALWAYS], buf, got, 512), want, na + 1);
+    }
+    /* Gemma's "\t" and "\n" are added tokens: the text between them is a section of its own, and
+     * "always" (like the Prepend normalizer) puts a space in front of every section */
+    {
+        int32_t tab = vocab_find(&base, "\t", 1), w1[8], w2[8];
+        int n1 = encode_all(&base, " a", w1, 8), n2 = encode_all(&base, " b", w2, 8);
+        int ng = loaded == N_VARIANTS ? encode_all(&var[ALWAYS], "a\tb", got, 512) : -1;
+        CHECK(tab >= 0 && n1 == 1 && n2 == 1 && ng == 3 && got[0] == w1[0] && got[1] == tab && got[2] == w2[0],
+              "gemma3 vocabulary: Metaspace always prefixes each section between added tokens (a<tab>b -> \u2581a <tab> \u2581b)");
+        ng = loaded == N_VARIANTS ? encode_all(&var[FIRST], "a\tb", got, 512) : -1;
+        n2 = encode_all(&base, "b", w2, 8);
+        CHECK(ng == 3 && got[0] == w1[0] && got[1] == tab && got[2] == w2[0],
+              "gemma3 vocabulary: Metaspace first prefixes only the section at the start of the input");
+    }
+    static const char *const what[N_VARIANTS + 2] = {
+        "Metaspace always = a space put in front unless there is one", "Metaspace first = always, at the start of the input",
+        "Metaspace never = Gemma's Replace alone", "Metaspace with split = each word encoded apart",
+        "Prepend + Replace normalizers = a space put in front always", "Metaspace first adds no space after a special token",
+        "Metaspace always adds it after a special token too" };
+    for (int i = 0; i < N_VARIANTS + 2; i++)
+        CHECK(loaded == N_VARIANTS && agree[i] == n_texts, "gemma3 vocabulary: %s (%d/%d texts)", what[i], agree[i], n_texts);
+    for (int i = 0; i < loaded; i++) vocab_free(&var[i]);
+
+    /* what a SentencePiece-style file may not hold is refused by name */
+    static const struct { const char *key, *value, *names; } refused[] = {
+        { "pre_tokenizer", "{\"type\": \"Sequence\", \"pretokenizers\": [{\"type\": \"Digits\"}, {\"type\": \"Metaspace\"}]}", "Metaspace pre-tokenizer after" },
+        { "pre_tokenizer", "{\"type\": \"Metaspace\", \"prepend_scheme\": \"sometimes\"}", "sometimes" },
+        { "decoder", "{\"type\": \"WordPiece\", \"prefix\": \"##\"}", "WordPiece" },
+        { "decoder", "{\"type\": \"Replace\", \"pattern\": {\"String\": \"_\"}, \"content\": \" \"}", "Replace" },
+        { "normalizer", "{\"type\": \"Precompiled\", \"precompiled_charsmap\": \"!!\"}", "Precompiled" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        char *a = with_value(json, refused[i].key, refused[i].value);
+        vocab v;
+        if (a) write_text(path, a);
+        CHECK(a && tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, refused[i].names),
+              "gemma3 with %s %s: refused by name: %s", refused[i].key, refused[i].names, err.msg);
+        free(a);
+    }
+    vocab_free(&base);
+    free(json);
+    unstage(dir);
+}
+
+/* Added tokens marked "normalized" are found in the normalized text (Lowercase here), the others in
+ * the input, as Hugging Face's AddedVocabulary does. */
+static void test_normalized_added_tokens(void) {
+    char dir[] = "/tmp/tessera_bpe_XXXXXX", path[64];
+    if (!mkdtemp(dir)) { CHECK(0, "mkdtemp"); return; }
+    snprintf(path, sizeof path, "%s/tokenizer.json", dir);
+    ts_error err;
+    int32_t ids[32];
+    for (int normalized = 0; normalized < 2; normalized++) {
+        char json[1024];
+        snprintf(json, sizeof json,
+                 "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"b\": 1, \"c\": 2, \"d\": 3, \"\\u0120\": 4}, \"merges\": []},"
+                 " \"normalizer\": {\"type\": \"Lowercase\"}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"},"
+                 " \"decoder\": {\"type\": \"ByteLevel\"}, \"added_tokens\": ["
+                 "{\"id\": 5, \"content\": \"AB\", \"special\": false, \"normalized\": %s},"
+                 "{\"id\": 6, \"content\": \"CD\", \"special\": false, \"normalized\": false}]}", normalized ? "true" : "false");
+        write_text(path, json);
+        vocab v;
+        if (tokenizer_json_read(path, &v, &err)) { CHECK(0, "normalized added tokens: %s", err.msg); continue; }
+        /* "ab AB cd CD": CD only where the input has it; AB (lowercased to "ab") at both "ab"s when
+         * normalized, only at the input's "AB" when not */
+        static const int32_t want_norm[] = { 5, 4, 5, 4, 2, 3, 4, 6 }, want_raw[] = { 0, 1, 4, 5, 4, 2, 3, 4, 6 };
+        int n = tokenizer_encode(&v, "ab AB cd CD", 11, false, false, ids, 32, &err);
+        CHECK(normalized ? same_ids(ids, n, want_norm, 8) : same_ids(ids, n, want_raw, 9),
+              "added token \"AB\" with normalized %s: %s", normalized ? "true matches the lowercased text twice" : "false matches the input once",
+              n < 0 ? err.msg : "");
+        vocab_free(&v);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void) {
     test_pretokenizers();
     test_gguf("gpt-2");
@@ -600,5 +784,7 @@ int main(void) {
     test_hf_jsonl("gptoss");
     test_hf_jsonl("deepseek_v3");
     test_qwen35();
+    test_spm_pipelines();
+    test_normalized_added_tokens();
     CHECK_EXIT();
 }
