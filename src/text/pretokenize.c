@@ -278,7 +278,8 @@ static size_t m_deepseek3(const uint32_t *c, size_t pos, size_t end, size_t *ski
 /* [^(\s|.,!?…。，、।۔،)] */
 static bool is_poro_word(uint32_t x) {
     if (x == NONE || is_ws(x)) return false;
-    if (x < 0x80) return !strchr("(|.,!?)", (int)x) && x != 0;
+    /* U+0000 is outside the class, so a word character (strchr would find the terminator) */
+    if (x < 0x80) return x == 0 || !strchr("(|.,!?)", (int)x);
     return x != 0x2026 && x != 0x3002 && x != 0xFF0C && x != 0x3001 && x != 0x0964 &&
            x != 0x06D4 && x != 0x060C;
 }

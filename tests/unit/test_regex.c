@@ -1,8 +1,7 @@
 /* The regex engine (src/text/regex.c) and the Unicode tables it reads: every construct with
  * positive and negative cases, Oniguruma's find_iter handling of empty matches, the refusals, the
- * work cap, agreement with the hand-written pre-tokenizers (src/text/pretokenize.c) on the fixture
- * strings and on random ones, agreement of the fast and the memoizing programs, and threads sharing
- * one compiled regex. */
+ * work cap, agreement of the fast and the memoizing programs, and threads sharing one compiled
+ * regex. (Agreement with the hand-written pre-tokenizers: test_pretokenize_agree.c.) */
 #include "check.h"
 #include "core/unicode.h"
 #include "core/utf8.h"
@@ -642,189 +641,12 @@ static void test_programs_agree(void) {
     CHECK(agree == total, "fast and memo programs give the same matches on %d/%d random texts", agree, total);
 }
 
-/* ---- agreement with the hand-written pre-tokenizers ----------------------------------------------- */
+/* Agreement with the hand-written pre-tokenizers (pretokenize.c), every kind on every fixture string
+ * and random ones: test_pretokenize_agree.c. */
 
-static const char *gpt2_re = "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 static const char *llama3_re =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
     "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-static const char *o200k_re =
-    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
-    "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?|"
-    "\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
-
-/* Where the regexes and the hand-written kinds mean the same thing:
- *  - GPT-2: the same regex; the hand-written one leaves out the final \s+, whose matches (one white
- *    space before a non-space) become unmatched stretches there, i.e. the same pieces.
- *  - Llama 3: the same regex, but llama.cpp runs (?i:'s|...) as ASCII-only case folding, so U+017F
- *    (which folds to s) must not follow an apostrophe: strings holding U+017F are skipped.
- *  - o200k / PRETOK_GPT4O: llama.cpp rewrites [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] as "a letter but a-z"
- *    and [\p{Ll}\p{Lm}\p{Lo}\p{M}] as "a letter but A-Z", which agrees only when every letter is
- *    ASCII or Lm/Lo and there are no marks: compared on strings without non-ASCII Lu/Ll/Lt, marks or
- *    U+017F.
- * The explicit-class wregex quirk (no non-ASCII white space in explicit classes) concerns only the
- * DeepSeek kinds, which are not compared. */
-typedef struct agreement { const char *name; const char *pattern; pretok_kind kind; regex *re; int same, total, skipped; } agreement;
-
-static bool o200k_comparable(const uint32_t *cps, size_t n) {
-    for (size_t i = 0; i < n; i++) {
-        int c = unicode_category(cps[i]);
-        if (cps[i] >= 128 && (c == UNICODE_LU || c == UNICODE_LL || c == UNICODE_LT)) return false;
-        if (c == UNICODE_MN || c == UNICODE_MC || c == UNICODE_ME || cps[i] == 0x017F) return false;
-    }
-    return true;
-}
-
-static void compare(agreement *a, const uint32_t *cps, size_t n, const char *what) {
-    bool has_long_s = false;
-    for (size_t i = 0; i < n; i++) has_long_s |= cps[i] == 0x017F;
-    if ((a->kind == PRETOK_LLAMA3 && has_long_s) || (a->kind == PRETOK_GPT4O && !o200k_comparable(cps, n))) {
-        a->skipped++;
-        return;
-    }
-    ts_error err;
-    pretok_pieces hand = { 0 };
-    regex_matches m = { 0 };
-    size_t ends[2048], k = 0, prev = 0;
-    bool ok = pretokenize(a->kind, cps, n, &hand, &err) == 0 && regex_find_all(a->re, cps, n, &m, &err) == 0;
-    /* Split (Isolated): the matches and the stretches between them, empty pieces dropped */
-    for (size_t i = 0; ok && i < m.n && k + 2 < 2048; i++) {
-        if (m.m[i].start > prev) ends[k++] = m.m[i].start;
-        if (m.m[i].end > m.m[i].start) ends[k++] = m.m[i].end;
-        prev = m.m[i].end;
-    }
-    if (ok && prev < n) ends[k++] = n;
-    ok = ok && k == hand.n && (k == 0 || memcmp(ends, hand.ends, k * sizeof *ends) == 0);
-    a->total++;
-    a->same += ok;
-    if (!ok && a->total - a->same <= 3) {
-        printf("# %s: %s differs (%zu code points): regex", a->name, what, n);
-        for (size_t i = 0; i < k && i < 20; i++) printf(" %zu", ends[i]);
-        printf(" | hand-written");
-        for (size_t i = 0; i < hand.n && i < 20; i++) printf(" %zu", hand.ends[i]);
-        printf("\n");
-    }
-    pretokenize_pieces_free(&hand);
-    regex_matches_free(&m);
-}
-
-static void compare_text(agreement *ag, int n_ag, const char *s, size_t len, const char *what) {
-    if (!utf8_valid(s, len, NULL) || len > 8000) return;
-    uint32_t *cps = malloc((len + 1) * sizeof *cps);
-    size_t n = decode(s, len, cps);
-    for (int i = 0; i < n_ag; i++) compare(&ag[i], cps, n, what);
-    free(cps);
-}
-
-/* The strings of ../shared/fixtures/tokenizers/gguf/ *.inp and hf/ * /tests.inp (split on the
- * __ggml_vocab_test__ lines) and the "text" fields of hf/ * /encode.jsonl. */
-static void fixture_strings(agreement *ag, int n_ag, int *files) {
-    static const char sep[] = "\n__ggml_vocab_test__\n";
-    const char *dirs[] = { "tokenizers/gguf", "tokenizers/hf" };
-    for (int d = 0; d < 2; d++) {
-        char dir[600];
-        snprintf(dir, sizeof dir, "%s/%s", fixtures_dir(), dirs[d]);
-        DIR *dh = opendir(dir);
-        if (!dh) continue;
-        for (struct dirent *e; (e = readdir(dh));) {
-            const char *names[2] = { e->d_name, NULL };
-            char sub[1200];
-            char paths[3][1400];
-            int np = 0;
-            size_t len = strlen(e->d_name);
-            if (d == 0) {
-                if (len > 4 && strcmp(e->d_name + len - 4, ".inp") == 0) snprintf(paths[np++], sizeof paths[0], "%s/%s", dir, names[0]);
-            } else if (e->d_name[0] != '.') {
-                snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
-                snprintf(paths[np++], sizeof paths[0], "%s/tests.inp", sub);
-                snprintf(paths[np++], sizeof paths[0], "%s/encode.jsonl", sub);
-            }
-            for (int p = 0; p < np; p++) {
-                size_t n;
-                char *data = read_all(paths[p], &n);
-                if (!data) continue;
-                (*files)++;
-                size_t pl = strlen(paths[p]);
-                if (strcmp(paths[p] + pl - 6, ".jsonl") == 0) {
-                    for (char *line = data; line < data + n;) {
-                        char *nl = memchr(line, '\n', (size_t)(data + n - line));
-                        size_t ll = nl ? (size_t)(nl - line) : (size_t)(data + n - line);
-                        json_value *v;
-                        ts_error err;
-                        if (ll && json_parse(line, ll, &v, &err) == 0) {
-                            const json_value *t = json_get(v, "text");
-                            if (t && t->type == JSON_STRING) compare_text(ag, n_ag, t->str, t->len, paths[p]);
-                            json_free(v);
-                        }
-                        line += ll + 1;
-                    }
-                } else {
-                    size_t end = n, pos = 0, sl = sizeof sep - 1;
-                    if (end >= sl && memcmp(data + end - sl, sep, sl) == 0) end -= sl;
-                    for (;;) {
-                        const char *hit = memmem(data + pos, end - pos, sep, sl);
-                        size_t stop = hit ? (size_t)(hit - data) : end;
-                        compare_text(ag, n_ag, data + pos, stop - pos, paths[p]);
-                        if (!hit) break;
-                        pos = stop + sl;
-                    }
-                }
-                free(data);
-            }
-        }
-        closedir(dh);
-    }
-}
-
-static void test_agreement(void) {
-    agreement ag[3] = {
-        { "gpt-2", gpt2_re, PRETOK_GPT2, NULL, 0, 0, 0 },
-        { "llama3", llama3_re, PRETOK_LLAMA3, NULL, 0, 0, 0 },
-        { "o200k", o200k_re, PRETOK_GPT4O, NULL, 0, 0, 0 },
-    };
-    ts_error err;
-    for (int i = 0; i < 3; i++)
-        CHECK(regex_compile(ag[i].pattern, strlen(ag[i].pattern), &ag[i].re, &err) == 0, "%s regex compiles", ag[i].name);
-    int files = 0;
-    fixture_strings(ag, 3, &files);
-    for (int i = 0; i < 3; i++) {
-        CHECK(files >= 8 && ag[i].total > 100 && ag[i].same == ag[i].total,
-              "%s: the regex and the hand-written kind split %d/%d fixture strings alike (%d files, %d skipped)",
-              ag[i].name, ag[i].same, ag[i].total, files, ag[i].skipped);
-        ag[i].same = ag[i].total = ag[i].skipped = 0;
-    }
-    /* random strings over a mixed alphabet */
-    static const uint32_t alphabet[] = {
-        'a', 'b', 'e', 'l', 'r', 's', 't', 'v', 'm', 'd', 'A', 'S', 'T', 'L', 'D', 'Z', '0', '1', '7', '9',
-        ' ', ' ', ' ', '\r', '\n', '\t', '\'', '\'', '.', ',', '!', '/', '-', '_', '(', '$', '"',
-        0xA0, 0x3000, 0x2028, 0x85,                               /* non-ASCII white space */
-        0x4E2D, 0x6587, 0x3042, 0x30AB, 0xAC00,                  /* CJK, kana, Hangul (Lo) */
-        0x0928, 0x092E, 0x093E, 0x094D, 0x0947,                  /* Devanagari letters and vowel signs */
-        0x0301, 0x0308,                                          /* combining accents */
-        0xE9, 0xC9, 0x03A3, 0x03C3, 0x017F, 0x212A, 0x01C5, 0x02B0,
-        0x1F600, 0x1F44D, 0x1F3FD, 0x200D,                       /* emoji, modifier, ZWJ */
-        0x0E20, 0x0E32, 0x0E29, 0x0E34,                          /* Thai (with a vowel mark) */
-        0x0663, 0x00BD, 0x2160, 0x3002, 0xFF0C, 0x00AD, 0x200B,
-    };
-    size_t na = sizeof alphabet / sizeof alphabet[0];
-    for (int t = 0; t < 4000; t++) {
-        uint32_t text[48];
-        size_t n = rnd() % 48;
-        bool plain = t % 2;   /* every other string avoids the letters o200k cannot compare */
-        for (size_t i = 0; i < n; i++) {
-            uint32_t c;
-            do c = alphabet[rnd() % na]; while (plain && !o200k_comparable(&c, 1));
-            text[i] = c;
-        }
-        for (int i = 0; i < 3; i++) compare(&ag[i], text, n, "a random string");
-    }
-    for (int i = 0; i < 3; i++) {
-        CHECK(ag[i].total >= 1500 && ag[i].same == ag[i].total,
-              "%s: the regex and the hand-written kind split %d/%d random strings alike (%d skipped)",
-              ag[i].name, ag[i].same, ag[i].total, ag[i].skipped);
-        regex_free(ag[i].re);
-    }
-}
 
 /* ---- threads ------------------------------------------------------------------------------------- */
 
@@ -880,7 +702,6 @@ int main(void) {
     test_refusals();
     test_step_cap();
     test_programs_agree();
-    test_agreement();
     test_threads();
     CHECK_EXIT();
 }
