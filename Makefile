@@ -21,8 +21,12 @@ UNIT_BIN  := $(UNIT_SRC:tests/unit/%.c=build/san/tests/%)
 .PHONY: all test clean san
 all: run
 
+# --version names the commit the binary was built from (when built in a git checkout) and the flags
+GIT_COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+VERSION_DEFS := -DTESSERA_BUILD_FLAGS='"$(CC) $(OPT)"' $(if $(GIT_COMMIT),-DTESSERA_COMMIT='"$(GIT_COMMIT)"')
+
 run: build/opt/libtessera.a $(CLI_SRC) $(HDR)
-	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $(CLI_SRC) build/opt/libtessera.a $(LIBS) -o $@
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $(VERSION_DEFS) $(CLI_SRC) build/opt/libtessera.a $(LIBS) -o $@
 
 build/opt/libtessera.a: $(OPT_OBJ)
 	@rm -f $@; ar rcs $@ $^

@@ -60,7 +60,11 @@ void options_usage(FILE *f) {
         "  --quiet                 no statistics line on stderr\n"
         "  --heal                  token healing: a prompt ending inside a word is completed as the\n"
         "                          whole word would be (the last token is backed up and re-generated)\n"
-        "  --version               print the version and exit\n"
+        "  --version               print the version, the commit and the build flags, and exit\n"
+        "  -h, --help              this help\n"
+        "  -ngl N, -fa [on|off|auto], -b N, -ub N, --mlock   llama-cli's GPU and batch options:\n"
+        "                          accepted and ignored with a note (tessera runs on the CPU and\n"
+        "                          sizes its own batches)\n"
         "\n"
         "chat (interactive):\n"
         "  -i, --interactive, -cnv, --conversation   chat even when stdin is not a terminal (one\n"
@@ -188,7 +192,14 @@ static uint64_t random_seed(void) {
 }
 
 static void print_version(void) {
-    printf("tessera %s (C11", TESSERA_VERSION);
+    printf("tessera %s", TESSERA_VERSION);
+#ifdef TESSERA_COMMIT
+    printf(" (commit %s)", TESSERA_COMMIT);
+#endif
+#ifdef TESSERA_BUILD_FLAGS
+    printf(" [%s]", TESSERA_BUILD_FLAGS);
+#endif
+    printf(" (C11");
 #ifdef __VERSION__
     printf("; built with %s", __VERSION__);
 #endif
@@ -201,8 +212,29 @@ static bool is(const char *name, const char *a, const char *b, const char *c) {
     return !strcmp(name, a) || (b && !strcmp(name, b)) || (c && !strcmp(name, c));
 }
 
+/* llama-cli options about GPUs and batch sizes: they do not apply here, so a command copied from
+ * llama.cpp's docs runs, with one note naming what was ignored. */
+static bool is_ignored_llama_option(const char *name, bool *takes_value, bool *value_optional) {
+    static const struct { const char *a, *b, *c; bool value, optional; } ignored[] = {
+        { "-ngl", "--gpu-layers", "--n-gpu-layers", true, false },
+        { "-fa", "--flash-attn", NULL, true, true },
+        { "-b", "--batch-size", NULL, true, false },
+        { "-ub", "--ubatch-size", NULL, true, false },
+        { "--mlock", NULL, NULL, false, false },
+    };
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+        if (is(name, ignored[i].a, ignored[i].b, ignored[i].c)) {
+            *takes_value = ignored[i].value;
+            *value_optional = ignored[i].optional;
+            return true;
+        }
+    return false;
+}
+
 int options_parse(int argc, char **argv, cli_options *o) {
     memset(o, 0, sizeof *o);
+    char ignored[256] = "";
+    bool prompt_positional = false;
     o->n_predict = 256;
     o->sampling = ts_sampler_default_params();
     int positional = 0;
@@ -211,7 +243,7 @@ int options_parse(int argc, char **argv, cli_options *o) {
         const char *a = argv[i];
         if (options_done || a[0] != '-' || a[1] == 0) {   /* "-" alone is a value, not an option */
             if (positional == 0 && !o->model_path) o->model_path = a;
-            else if (!o->prompt && !o->prompt_file) o->prompt = a;
+            else if (!o->prompt && !o->prompt_file) { o->prompt = a; prompt_positional = true; }
             else { fprintf(stderr, "error: unexpected argument '%s' (the prompt is already given)\n", a); return -1; }
             positional++;
             continue;
@@ -247,7 +279,15 @@ int options_parse(int argc, char **argv, cli_options *o) {
             if (o->model_path) { fprintf(stderr, "error: the model is given twice ('%s' and '%s')\n", o->model_path, val); return -1; }
             o->model_path = val;
         }
-        else if (is(name, "-p", "--prompt", NULL)) { VALUE(); o->prompt = val; }
+        else if (is(name, "-p", "--prompt", NULL)) {
+            VALUE();
+            if (o->prompt) {
+                fprintf(stderr, "error: the prompt is given twice ('%.40s'%s and -p '%.40s')\n", o->prompt,
+                        prompt_positional ? " as an argument" : "", val);
+                return -1;
+            }
+            o->prompt = val;
+        }
         else if (is(name, "-f", "--file", NULL)) { VALUE(); o->prompt_file = val; }
         else if (is(name, "-n", "--n-predict", "--predict")) {
             VALUE();
@@ -328,11 +368,31 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "--tools", NULL, NULL)) { VALUE(); o->tools = val; }
         else if (is(name, "--date", NULL, NULL)) { VALUE(); o->date = val; }
         else if (is(name, "--render", NULL, NULL)) { VALUE(); o->render = val; }
-        else { fprintf(stderr, "error: unknown option '%s' (see --help)\n", name); return -1; }
+        else {
+            bool takes_value, optional;
+            if (!is_ignored_llama_option(name, &takes_value, &optional)) {
+                fprintf(stderr, "error: unknown option '%s' (see --help)\n", name);
+                return -1;
+            }
+            if (takes_value && optional && !inline_val) {   /* -fa alone, or -fa on|off|auto */
+                if (i + 1 < argc && (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off") || !strcmp(argv[i + 1], "auto")))
+                    val = argv[++i];
+            } else if (takes_value) {
+                int unused;
+                VALUE();
+                if (parse_int(name, val, -1, INT_MAX, &unused)) return -1;
+            } else {
+                FLAG();
+            }
+            size_t used = strlen(ignored);
+            snprintf(ignored + used, sizeof ignored - used, "%s%s", used ? ", " : "", name);
+        }
 #undef VALUE
 #undef FLAG
     }
     if (!o->seed_given) o->sampling.seed = random_seed();
+    if (ignored[0] && !o->quiet)
+        fprintf(stderr, "note: %s ignored: tessera runs on the CPU and sizes its own batches\n", ignored);
 
     /* what goes with what */
     bool prompt_given = o->prompt || o->prompt_file || o->tokens_csv;

@@ -48,9 +48,12 @@ check "-n -1 generates until the context is full (59 tokens after 5 in 64)" \
 
 # --version, --help
 "$RUN_OPT" --version >"$TMP/v.txt"
-check "--version: exit 0, names the version and the kernels" bash -c "[ $? -eq 0 ] && grep -q '^tessera [0-9][0-9.]* (C11.*kernels: scalar' '$TMP/v.txt'"
+check "--version: exit 0, names the version, the build flags and the kernels" bash -c "[ $? -eq 0 ] && grep -q '^tessera [0-9][0-9.]* .*\[.*-O3.*\] (C11.*kernels: scalar' '$TMP/v.txt'"
+if git -C "$(dirname "$0")/../.." rev-parse --short=12 HEAD >"$TMP/head.txt" 2>/dev/null; then
+    check "--version names the commit it was built from (a git checkout)" grep -q "(commit [0-9a-f]\{12\})" "$TMP/v.txt"
+fi
 "$RUN_OPT" --help >"$TMP/h.txt"
-check "--help lists the new options" bash -c "grep -q -- '--no-display-prompt' '$TMP/h.txt' && grep -q -- '-f, --file' '$TMP/h.txt' && grep -q -- '--wait-lock' '$TMP/h.txt'"
+check "--help lists the new options, -h too" bash -c "grep -q -- '--no-display-prompt' '$TMP/h.txt' && grep -q -- '-f, --file' '$TMP/h.txt' && grep -q -- '--wait-lock' '$TMP/h.txt' && grep -q -- '-h, --help' '$TMP/h.txt'"
 
 # Every numeric option range-checked, the option named
 expect_error "--top-p -1" "--top-p expects a number in \[0, 1\], got '-1'" "$RUN_OPT" "$S" x --top-p -1
@@ -69,6 +72,16 @@ expect_error "--seed=abc" "--seed expects an integer" "$RUN_OPT" "$S" x --seed=a
 expect_error "a flag given a value" "--raw takes no value" "$RUN_OPT" "$S" x --raw=yes
 expect_error "an option without its value" "--top-p needs a value" "$RUN_OPT" "$S" x --top-p
 expect_error "two prompts" "give the prompt one way" "$RUN_OPT" "$S" x -f "$TMP/prompt.txt"
+expect_error "a prompt argument and -p: refused, not one dropped" "the prompt is given twice ('Hello' as an argument and -p 'Once')" \
+    "$RUN_OPT" "$S" Hello -p Once
+
+# llama-cli's GPU and batch options: accepted with one note, the answer unchanged
+"$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 -ngl 99 -fa -b 512 -ub 128 --mlock >"$TMP/llama.txt" 2>"$TMP/llama.err"
+check "-ngl 99 -fa -b 512 -ub 128 --mlock: the same answer and one note naming them" \
+    bash -c "cmp -s '$TMP/arg.txt' '$TMP/llama.txt' && grep -q '^note: -ngl, -fa, -b, -ub, --mlock ignored' '$TMP/llama.err'"
+"$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 -fa on --quiet >"$TMP/fa.txt" 2>"$TMP/fa.err"
+check "-fa on takes its value; --quiet leaves out the note" bash -c "cmp -s '$TMP/arg.txt' '$TMP/fa.txt' && [ ! -s '$TMP/fa.err' ]"
+expect_error "-ngl's value is still checked" "-ngl expects an integer >= -1, got 'x'" "$RUN_OPT" "$S" x -ngl x
 
 # The seed: drawn from the OS and printed; runs started together differ; the printed seed repeats one
 for k in 1 2 3; do "$RUN_OPT" "$S" "Once upon a time" -n 30 --temp 1 -t 1 >"$TMP/r$k.txt" 2>"$TMP/r$k.err" & done
