@@ -428,7 +428,7 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
         n_todo = k;
         if (!o->quiet) {
             if (previous.dropped_partial) fprintf(stderr, "resume: %s: dropped a partial last line\n", o->output_path);
-            if (n_skipped) fprintf(stderr, "resume: %d lines already answered in %s\n", n_skipped, o->output_path);
+            if (n_skipped) fprintf(stderr, "resume: %d line%s already answered in %s\n", n_skipped, n_skipped == 1 ? "" : "s", o->output_path);
             if (previous.n_redo) fprintf(stderr, "resume: %d error lines taken out to be answered again\n", previous.n_redo);
             if (previous.n_kept_errors)
                 fprintf(stderr, "resume: %s keeps %d error lines of lines this run does not answer\n", o->output_path,

@@ -175,7 +175,7 @@ static int run_once(ts_model *m, ts_session *s, const cli_options *o, const temp
     if (out.failed) { fprintf(stderr, "error: stdout: write failed: %s\n", strerror(out.error)); goto done; }
     if (!strcmp(res.finish_reason, "context"))
         fprintf(stderr, "warning: the context is full (%d tokens)\n", ts_session_n_ctx(s));
-    if (!o->quiet) stats_print(stderr, NULL, &res, n_prompt - res.n_prompt, o->sampling.seed);
+    if (!o->quiet) stats_print(stderr, NULL, &res, n_prompt - res.n_prompt, &o->sampling);
     rc = 0;
 done:
     if (out.dump && fclose(out.dump) != 0 && rc == 0) { fprintf(stderr, "error: %s: write failed\n", o->dump_logits); rc = 1; }

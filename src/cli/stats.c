@@ -3,16 +3,19 @@
 #include <inttypes.h>
 #include <string.h>
 
-void stats_print(FILE *f, const char *prefix, const ts_gen_result *res, int n_backed, uint64_t seed) {
+void stats_print(FILE *f, const char *prefix, const ts_gen_result *res, int n_backed, const ts_sampler_params *sampling) {
     int n_new = res->n_prompt - res->n_reused;
-    /* decode speed: the tokens after the first, over the time after the first */
+    /* decode speed: the tokens after the first, over the time after the first (none for one token) */
     double decode_seconds = res->prompt_seconds + res->gen_seconds - res->first_token_seconds;
-    fprintf(f, "%sprompt: %d tokens, %d reused, %d new, %.1f tok/s | first token: %.1f ms | generation: %d tokens, %.1f tok/s",
-            prefix ? prefix : "", res->n_prompt, res->n_reused, n_new, n_new / (res->prompt_seconds + 1e-9),
-            res->first_token_seconds * 1e3, res->n_generated,
-            res->n_generated > 1 ? (res->n_generated - 1) / (decode_seconds + 1e-9) : 0.0);
+    fprintf(f, "%sprompt: %d token%s, %d reused, %d new, %.1f tok/s | first token: %.1f ms | generation: %d token%s",
+            prefix ? prefix : "", res->n_prompt, res->n_prompt == 1 ? "" : "s", res->n_reused, n_new,
+            n_new / (res->prompt_seconds + 1e-9), res->first_token_seconds * 1e3, res->n_generated,
+            res->n_generated == 1 ? "" : "s");
+    if (res->n_generated > 1) fprintf(f, ", %.1f tok/s", (res->n_generated - 1) / (decode_seconds + 1e-9));
     if (res->n_healed) fprintf(f, " | healed: %d prompt tokens backed up", n_backed);
     if (res->finish_reason && strcmp(res->finish_reason, "stop") && strcmp(res->finish_reason, "length"))
         fprintf(f, " | %s", !strcmp(res->finish_reason, "context") ? "context full" : "stopped");
-    fprintf(f, " | seed %" PRIu64 "\n", seed);
+    /* a greedy answer does not depend on a seed */
+    if (sampling->temp > 0) fprintf(f, " | seed %" PRIu64, sampling->seed);
+    fputc('\n', f);
 }

@@ -46,6 +46,11 @@ expect_error "a missing -f file" "no/such.txt: cannot open" "$RUN_OPT" "$S" -f n
 check "-n -1 generates until the context is full (59 tokens after 5 in 64)" \
     bash -c "grep -q 'generation: 60 tokens' '$TMP/all.err' && grep -q 'the context is full' '$TMP/all.err'"
 
+# The statistics line: one token is "1 token" with no speed; a greedy answer has no seed to print
+"$RUN_OPT" "$S" "Once" -n 1 -t 1 >/dev/null 2>"$TMP/one.err"
+check "-n 1: 'generation: 1 token' with no speed and no seed (greedy)" \
+    bash -c "grep -q 'generation: 1 token\$' '$TMP/one.err' && ! grep -q 'seed' '$TMP/one.err'"
+
 # --version, --help
 "$RUN_OPT" --version >"$TMP/v.txt"
 check "--version: exit 0, names the version, the build flags and the kernels" bash -c "[ $? -eq 0 ] && grep -q '^tessera [0-9][0-9.]* .*\[.*-O3.*\] (C11.*kernels: scalar' '$TMP/v.txt'"
