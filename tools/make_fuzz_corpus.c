@@ -461,14 +461,32 @@ static int json_seeds(const char *out) {
 /* ------------------------------------------------------------------ tokenizers */
 
 /* Normalizer and pre-tokenizer of byte-level tokenizer.json seeds: GPT-2's ByteLevel, Qwen2's Split +
- * ByteLevel, then the pipeline's other steps (pipeline.h): NFC, Strip, Replace by regex, Prepend;
+ * ByteLevel, then the pipeline's other steps (pipeline.h): NFC, Strip, Replace by regex, Prepend,
+ * Precompiled;
  * DeepSeek V3's three Splits, every Split behavior, invert, Digits, Punctuation, Whitespace. */
 static const char *byte_level_norm[] = {
     "null", "null",
     "{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"NFC\"},{\"type\":\"Strip\",\"strip_left\":true,\"strip_right\":false},"
     "{\"type\":\"Replace\",\"pattern\":{\"Regex\":\"\\\\s{2,}\"},\"content\":\" \"},{\"type\":\"Prepend\",\"prepend\":\"_\"}]}",
     "{\"type\":\"Sequence\",\"normalizers\":[]}",
-    "{\"type\":\"NFKD\"}",
+    /* NFKD, then the Precompiled charsmap of tests/unit/precompiled_vectors.txt */
+    "{\"type\":\"Sequence\",\"normalizers\":[{\"type\":\"NFKD\"},{\"type\":\"Precompiled\",\"precompiled_charsmap\":\""
+    "AAQAAAAwAAANDQAAAQAAgMwYAgCBBQAAFQAAgIEFAAAPAACAgCgCAIsNAAAAAACArBwCAIAJAACBdQAACQAAgAUAAIAMAACA"
+    "oQ0AAAMAAICBHQAAEgAAgJToAgCdXAIAuD0AAAMAAIAYAAAAGwAAALysAgAdAAAAHAAAAB8AAAAeAAAAIQAAACAAAAAjAAAA"
+    "IgAAACUAAAAkAAAAJwAAACYAAAApAAAAKAAAACsAAAAqAAAALQAAACwAAAAvAAAALgAAADEAAAAwAAAAMwAAADIAAAA1AAAA"
+    "NAAAADcAAAA2AAAAOQAAADgAAAA7AAAAOgAAAD0AAAA8AAAAPwAAAD4AAABBAAAAQAAAAEMAAABCAAAARQAAAEQAAABHAAAA"
+    "RgAAAEkAAABIAAAASwAAAEoAAABNAAAATAAAAE8AAABOAAAAUQAAAFAAAABTAAAAUgAAAFUAAABUAAAAVwAAAFYAAABZAAAA"
+    "WAAAAFsAAABaAAAAXQAAAFwAAABfAAAAXgAAAGEAAABgAAAAbLUBAGIAAABlAAAAZAAAAGcAAABmAAAAaQAAAGWYAgBrAAAA"
+    "agAAAG0AAABsAAAAbwAAAG4AAABxAAAAcAAAAHMAAAByAAAAdQAAAHQAAAB3AAAAdgAAAHkAAAB4AAAAewAAAHoAAAB9AAAA"
+    "fAAAAH8AAAB+AAAAgQAAAIAAAACDAAAAggAAAIUAAACEAAAAhwAAAIYAAACJAAAAiAAAAIsAAACKAAAAjQAAAIwAAACPAAAA"
+    "jgAAAJEAAACQAAAAkwAAAJIAAACVAAAAlAAAAJcAAACWAAAAmQAAAJgAAACbAAAAmgAAAJ0AAACcAAAAnwAAAJ4AAAChAAAA"
+    "oAAAAKMAAACiAAAApQAAAKQAAACnAAAApgAAAKkAAACoAAAAqwAAAKoAAACtAAAArAAAAK8AAACuAAAAsQAAALAAAACzAAAA"
+    "sgAAALUAAAC0AAAAtwAAALYAAAC5AAAAuAAAALsAAAC6AAAAvQAAALwAAAC/AAAAvgAAAMwcAQDAAAAAwwAAAMIAAADFAAAA"
+    "xAAAAMcAAADGAAAAyQAAAMgAAADLAAAAygAAAM0AAADMAAAAzwAAAM4AAADRAAAA0AAAANMAAADSAAAA1QAAANQAAADXAAAA"
+    "1gAAANkAAADYAAAA2wAAANoAAADdAAAA3AAAAMwwAQDeAAAA4QAAAOAAAADjAAAA7xABAOUAAADkAAAA5wAAAOYAAADpAAAA"
+    "6AAAAOsAAADqAAAA7QAAAOwAAADimAEA7gAAAPEAAADwAAAA8wAAAPIAAAD1AAAA9AAAAPcAAAD2AAAA+QAAAPgAAAD7AAAA"
+    "+gAAAPDcAQD8AAAA/wAAAP4AAAAACgBBAEZGTABmZgBmaQDCtADDgQDDqQA="
+    "\"}]}",
 };
 static const char *byte_level_pre[] = {
     "{\"type\":\"ByteLevel\",\"add_prefix_space\":false,\"trim_offsets\":true,\"use_regex\":true}",

@@ -7,10 +7,11 @@
 #include "core/unicode.h"
 #include "core/unicode_norm.h"
 #include "core/utf8.h"
+#include "text/precompiled.h"
 #include <stdlib.h>
 #include <string.h>
 
-enum norm_kind { NORM_FORM, NORM_LOWERCASE, NORM_STRIP, NORM_REPLACE, NORM_PREPEND };
+enum norm_kind { NORM_FORM, NORM_LOWERCASE, NORM_STRIP, NORM_REPLACE, NORM_PREPEND, NORM_PRECOMPILED };
 typedef struct norm_step {
     int kind;
     unicode_form form;              /* NORM_FORM */
@@ -18,6 +19,7 @@ typedef struct norm_step {
     regex *re;                      /* NORM_REPLACE: what is replaced */
     uint32_t *text;                 /* NORM_REPLACE: the replacement; NORM_PREPEND: the prefix */
     size_t text_n;
+    precompiled *charsmap;          /* NORM_PRECOMPILED */
 } norm_step;
 
 /* How a split step turns the matches of its regex into pieces (tokenizers' SplitDelimiterBehavior) */
@@ -48,6 +50,7 @@ void pipeline_free(pipeline *p) {
     for (int i = 0; i < p->n_norm; i++) {
         regex_free(p->norm[i].re);
         free(p->norm[i].text);
+        precompiled_free(p->norm[i].charsmap);
     }
     for (int i = 0; i < p->n_split; i++) regex_free(p->split[i].re);
     free(p->norm);
@@ -158,6 +161,14 @@ static int add_normalizer(pipeline *p, const json_value *node, const char *path,
         return 0;
     }
     if (strcmp(t, "Lowercase") == 0) return add_norm(p, NORM_LOWERCASE, path, err) ? 0 : -1;
+    if (strcmp(t, "Precompiled") == 0) {   /* a SentencePiece model's compiled rules */
+        const json_value *map = json_get(node, "precompiled_charsmap");
+        if (!map || map->type != JSON_STRING) return ts_fail(err, "%s: Precompiled normalizer without a precompiled_charsmap", path);
+        norm_step *s = add_norm(p, NORM_PRECOMPILED, path, err);
+        ts_error perr;
+        if (!s) return -1;
+        return precompiled_from_base64(map->str, map->len, &s->charsmap, &perr) ? ts_fail(err, "%s: %s", path, perr.msg) : 0;
+    }
     if (strcmp(t, "Strip") == 0) {
         norm_step *s = add_norm(p, NORM_STRIP, path, err);
         if (!s) return -1;
@@ -315,6 +326,14 @@ static int normalize_step(const norm_step *s, const uint32_t *cur, size_t n, cp_
         uint32_t *v;
         size_t m;
         if (unicode_lowercase(cur, n, &v, &m)) return ts_fail(err, "out of memory lowercasing %zu code points", n);
+        out->v = v;
+        out->n = out->cap = m;
+        return 0;
+    }
+    case NORM_PRECOMPILED: {
+        uint32_t *v;
+        size_t m;
+        if (precompiled_normalize(s->charsmap, cur, n, &v, &m, err)) return -1;
         out->v = v;
         out->n = out->cap = m;
         return 0;

@@ -3,7 +3,8 @@
  * vocabulary and run on every encode (bpe.c): text -> normalized code points -> pieces that merges
  * never cross.
  *
- * Normalizers: Sequence, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Replace (String or Regex), Prepend.
+ * Normalizers: Sequence, NFC, NFD, NFKC, NFKD, Lowercase, Strip, Replace (String or Regex), Prepend,
+ * Precompiled (a SentencePiece charsmap, precompiled.h).
  * Pre-tokenizers: Sequence, Split (String or Regex, every behavior, invert), ByteLevel (its own
  * GPT-2 regex when use_regex), Digits, Punctuation, Whitespace, WhitespaceSplit, Metaspace (as the
  * first step: a rewrite of the text, then a split on its replacement character). Each step splits

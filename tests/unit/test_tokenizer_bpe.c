@@ -723,7 +723,7 @@ static void test_spm_pipelines(void) {
         { "pre_tokenizer", "{\"type\": \"Metaspace\", \"prepend_scheme\": \"sometimes\"}", "sometimes" },
         { "decoder", "{\"type\": \"WordPiece\", \"prefix\": \"##\"}", "WordPiece" },
         { "decoder", "{\"type\": \"Replace\", \"pattern\": {\"String\": \"_\"}, \"content\": \" \"}", "Replace" },
-        { "normalizer", "{\"type\": \"Precompiled\", \"precompiled_charsmap\": \"!!\"}", "Precompiled" },
+        { "normalizer", "{\"type\": \"Precompiled\", \"precompiled_charsmap\": \"!!\"}", "precompiled_charsmap is not valid base64" },
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         char *a = with_value(json, refused[i].key, refused[i].value);
@@ -733,6 +733,38 @@ static void test_spm_pipelines(void) {
               "gemma3 with %s %s: refused by name: %s", refused[i].key, refused[i].names, err.msg);
         free(a);
     }
+
+    /* a Precompiled normalizer (the charsmap SentencePiece compiled from tests/unit/precompiled_vectors.txt's
+     * rules: U+FB01 -> "fi", "e" U+0301 -> U+00E9, U+FF21 -> "A") before Gemma's Replace: the ids of
+     * the text those rules give */
+    size_t vlen;
+    char *vec = read_all("tests/unit/precompiled_vectors.txt", &vlen);
+    char *map = vec ? strstr(vec, "\ncharsmap ") : NULL;
+    if (map) {
+        map += 10;
+        *strchr(map, '\n') = '\0';
+        char *norm = malloc(strlen(map) + 256);
+        sprintf(norm, "{\"type\": \"Sequence\", \"normalizers\": [{\"type\": \"Precompiled\", \"precompiled_charsmap\": \"%s\"},"
+                      " {\"type\": \"Replace\", \"pattern\": {\"String\": \" \"}, \"content\": \"\u2581\"}]}", map);
+        char *a = with_value(json, "normalizer", norm);
+        vocab v;
+        if (a) write_text(path, a);
+        if (a && tokenizer_json_read(path, &v, &err) == 0) {
+            int ng = encode_all(&v, "\uFB01ne cafe\u0301 \uFF21", got, 512);
+            int nw = encode_all(&base, "fine caf\u00e9 A", want, 512);
+            int nr = encode_all(&base, "\uFB01ne cafe\u0301 \uFF21", part, 512);
+            CHECK(same_ids(got, ng, want, nw) && !same_ids(part, nr, want, nw),
+                  "gemma3 vocabulary with a Precompiled normalizer: the ligature, the decomposed accent and the full-width letter map as its rules say");
+            vocab_free(&v);
+        } else {
+            CHECK(0, "gemma3 with a Precompiled normalizer: %s", a ? err.msg : "edit");
+        }
+        free(a);
+        free(norm);
+    } else {
+        CHECK(0, "tests/unit/precompiled_vectors.txt has its charsmap");
+    }
+    free(vec);
     vocab_free(&base);
     free(json);
     unstage(dir);
