@@ -311,29 +311,27 @@ static int cp_put(cp_buf *b, const uint32_t *cps, size_t n) {
     return 0;
 }
 
+/* The steps that write a whole new text: cur[0..n) -> *v (malloc'd, *m code points) */
+static int transform_step(const norm_step *s, const uint32_t *cur, size_t n, uint32_t **v, size_t *m, ts_error *err) {
+    switch (s->kind) {
+    case NORM_FORM:
+        return unicode_normalize(s->form, cur, n, v, m) ? ts_fail(err, "out of memory normalizing %zu code points", n) : 0;
+    case NORM_LOWERCASE:
+        return unicode_lowercase(cur, n, v, m) ? ts_fail(err, "out of memory lowercasing %zu code points", n) : 0;
+    default:   /* NORM_PRECOMPILED */
+        return precompiled_normalize(s->charsmap, cur, n, v, m, err);
+    }
+}
+
 /* One step: cur[0..n) -> *out (malloc'd) */
 static int normalize_step(const norm_step *s, const uint32_t *cur, size_t n, cp_buf *out, ts_error *err) {
     switch (s->kind) {
-    case NORM_FORM: {
-        uint32_t *v;
-        size_t m;
-        if (unicode_normalize(s->form, cur, n, &v, &m)) return ts_fail(err, "out of memory normalizing %zu code points", n);
-        out->v = v;
-        out->n = out->cap = m;
-        return 0;
-    }
-    case NORM_LOWERCASE: {
-        uint32_t *v;
-        size_t m;
-        if (unicode_lowercase(cur, n, &v, &m)) return ts_fail(err, "out of memory lowercasing %zu code points", n);
-        out->v = v;
-        out->n = out->cap = m;
-        return 0;
-    }
+    case NORM_FORM:
+    case NORM_LOWERCASE:
     case NORM_PRECOMPILED: {
         uint32_t *v;
         size_t m;
-        if (precompiled_normalize(s->charsmap, cur, n, &v, &m, err)) return -1;
+        if (transform_step(s, cur, n, &v, &m, err)) return -1;
         out->v = v;
         out->n = out->cap = m;
         return 0;
