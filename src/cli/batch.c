@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -137,9 +138,11 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
 
     const json_value *v;
     if ((v = json_get(root, "max_tokens"))) {
-        if (v->type != JSON_NUMBER || !v->is_integer || v->integer < 0 || v->integer > INT_MAX)
+        /* a whole number however written (1e12 too); more than an int means "until the context is full" */
+        if (v->type != JSON_NUMBER || !(v->number >= 0) || v->number != floor(v->number))
             return ts_fail(err, "\"max_tokens\" must be a non-negative integer");
-        r->max_tokens = (int)v->integer;
+        r->max_tokens = v->is_integer ? (v->integer > INT_MAX ? INT_MAX : (int)v->integer)
+                                      : (v->number > INT_MAX ? INT_MAX : (int)v->number);
     }
     if ((v = json_get(root, "temperature"))) {
         if (v->type != JSON_NUMBER || !(v->number >= 0) || v->number > 1e6)
@@ -169,6 +172,9 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
         if (get_text(root, "match", &mode, err) < 0) return -1;
         if (mode && parse_match_mode(mode, &r->match) != 0)
             return ts_fail(err, "\"match\" must be \"exact\", \"prefix\" or \"contains\"");
+        /* compared trimmed, an empty text starts and is inside every answer: only "exact" means something */
+        if (!r->expected[strspn(r->expected, " \t\r\n")] && r->match != MATCH_EXACT)
+            return ts_fail(err, "\"expected\" is empty: every answer would pass (an empty answer is checked with \"match\": \"exact\")");
         /* greedy whatever the options say: a check must be repeatable */
         r->sampling.temp = 0.0f;
         r->sampling.repeat_penalty = 1.0f;
@@ -215,8 +221,8 @@ static void count(totals *t, const ts_gen_result *res) {
 }
 
 static void print_totals(const char *mode, const totals *t, double seconds, uint64_t seed) {
-    fprintf(stderr, "%s: %d answered, %d errors | prompt: %ld tokens, %ld reused from the prefix cache | "
-            "generation: %ld tokens, %.1f tok/s | %.1f s | seed %" PRIu64 "\n", mode, t->answered, t->errors,
+    fprintf(stderr, "%s: %d answered, %d error%s | prompt: %ld tokens, %ld reused from the prefix cache | "
+            "generation: %ld tokens, %.1f tok/s | %.1f s | seed %" PRIu64 "\n", mode, t->answered, t->errors, t->errors == 1 ? "" : "s",
             t->prompt_tokens, t->reused_tokens, t->generated_tokens, t->generated_tokens / (seconds + 1e-9), seconds,
             seed);
 }

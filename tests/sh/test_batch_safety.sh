@@ -94,7 +94,7 @@ check "a line too long for -c 16: exit 2, an error line" bash -c "[ $? -eq 2 ] &
 "$RUN_SAN" "$M" --batch "$TMP/err.jsonl" -o "$TMP/err-out.jsonl" -c 16 -t 1 --resume 2>"$TMP/resume1.err"
 rc=$?
 check "--resume with the error still there exits 2 (the file still holds an error)" test "$rc" -eq 2
-check "... the failed line was tried again, not skipped" grep -q 'batch: 0 answered, 1 errors' "$TMP/resume1.err"
+check "... the failed line was tried again, not skipped" grep -q 'batch: 0 answered, 1 error |' "$TMP/resume1.err"
 check "... and its old error line was replaced, not duplicated" test "$(grep -c '"id": 2,' "$TMP/err-out.jsonl")" -eq 1
 "$RUN_SAN" "$M" --batch "$TMP/err.jsonl" -o "$TMP/err-out.jsonl" -c 64 -t 1 --resume 2>"$TMP/resume2.err"
 rc=$?
@@ -128,3 +128,14 @@ ok = ok and 'error' in L[2] and 'longer than' in L[2]['error'] and L[2]['id'] is
 sys.exit(0 if ok else 1)
 EOF
 check "a 20 MB line: peak memory ${rss} MB stays under 64 MB" test "$rss" -lt 64
+
+# max_tokens written with an exponent, or past an int: until the context is full; a fraction is refused
+printf '{"id": 1, "prompt": "Once", "max_tokens": 1e12}\n{"id": 2, "prompt": "Once", "max_tokens": 2.5}\n{"id": 3, "prompt": "Once", "max_tokens": 3e0}\n' >"$TMP/big.jsonl"
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --batch "$TMP/big.jsonl" -t 1 -c 64 >"$TMP/big.out" 2>"$TMP/big.err"
+check "max_tokens 1e12 runs to the full context, 3e0 gives 3 tokens, 2.5 is refused; '1 error'" python3 - "$TMP/big.out" "$TMP/big.err" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+err = open(sys.argv[2]).read()
+sys.exit(0 if rows[0].get("finish_reason") == "context" and "error" in rows[1] and rows[2].get("tokens_generated") == 3
+         and "1 answered" not in err and "2 answered, 1 error |" in err else 1)
+PY

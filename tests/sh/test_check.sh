@@ -50,8 +50,8 @@ print('questions where PASS/FAIL differs from llama.cpp Q8_0: %s; unexplained: %
 sys.exit(1 if bad or len(differ) > 1 else 0)
 EOF
 "$RUN_OPT" "$Q/qa-llama-q8_0.gguf" --check "$TMP/expect-q8_0.jsonl" -n 24 -t 1 >"$TMP/q8-expect.txt" 2>/dev/null
-check "Q8_0: llama.cpp Q8_0's answers as expected texts (default prefix match): every case passes, exit 0" \
-    bash -c "[ $? -eq 0 ] && grep -qx '30 passed, 0 failed' '$TMP/q8-expect.txt'"
+check "Q8_0: llama.cpp Q8_0's answers as expected texts (default prefix match): every case passes but the one llama.cpp answered with nothing, refused as a check that passes anything" \
+    bash -c "grep -qx '29 passed, 1 failed' '$TMP/q8-expect.txt' && grep -q '^FAIL 14: error: \"expected\" is empty' '$TMP/q8-expect.txt'"
 "$RUN_OPT" "$Q/qa-llama-q8_0.gguf" --check "$TMP/exact-q8_0.jsonl" -n 24 -t 1 >"$TMP/q8-exact.txt" 2>/dev/null
 check "Q8_0, exact match: every answer where llama.cpp stopped at EOS is exactly llama.cpp's" python3 - "$Q" "$TMP/q8-exact.txt" <<'EOF'
 import json, sys
@@ -96,3 +96,11 @@ check "bad cases fail with their error; a case without id is named by its line" 
 check "summary '3 passed, 5 failed', exit 1" bash -c "[ $rc -eq 1 ] && grep -qx '3 passed, 5 failed' '$TMP/modes.txt'"
 "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" --check "$TMP/modes.jsonl" --match contains -t 1 >"$TMP/modes2.txt" 2>&1
 check "--match contains makes it the default match" grep -q '^PASS "prefix-fails"' "$TMP/modes2.txt"
+
+# an empty (or blank) expected answer would pass any answer: the case is an error
+printf '{"id": "blank", "prompt": "Once", "expected": "  "}\n{"id": "empty", "prompt": "Once", "expected": "", "match": "contains"}\n{"id": "exact", "prompt": "Once", "expected": "", "match": "exact"}\n' >"$TMP/blank.jsonl"
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --check "$TMP/blank.jsonl" -t 1 >"$TMP/blank.txt" 2>&1
+check "an empty or blank \"expected\" fails the case with its reason, unless matched exactly" bash -c "
+    grep -q '^FAIL \"blank\": error: \"expected\" is empty: every answer would pass' '$TMP/blank.txt' &&
+    grep -q '^FAIL \"empty\": error: \"expected\" is empty' '$TMP/blank.txt' && grep -q '^FAIL \"exact\": expected \"\", got' '$TMP/blank.txt' &&
+    grep -qx '0 passed, 3 failed' '$TMP/blank.txt'"
