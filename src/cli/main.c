@@ -136,6 +136,11 @@ static int run_once(ts_model *m, ts_session *s, const cli_options *o, const temp
         if (unknown_template)
             fprintf(stderr, "warning: %s: the chat template does not parse; sending the prompt as plain text (--chat-template FILE gives another)\n", o->model_path);
         if (n_prompt < 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
+        /* a chat model given no question answers a turn that is not there */
+        if (chat && !o->tokenize_only && !text[strspn(text, " \t\r\n")]) {
+            fprintf(stderr, "error: %s is empty: a chat model needs a question (--raw sends the empty text as it is)\n", text_name);
+            goto done;
+        }
         if (o->system && !chat) fprintf(stderr, "warning: %s: --system needs a chat template; ignored\n", o->model_path);
     }
     if (o->tokenize_only) {

@@ -80,6 +80,14 @@ expect_error "two prompts" "give the prompt one way" "$RUN_OPT" "$S" x -f "$TMP/
 expect_error "a prompt argument and -p: refused, not one dropped" "the prompt is given twice ('Hello' as an argument and -p 'Once')" \
     "$RUN_OPT" "$S" Hello -p Once
 
+# an empty or blank prompt on a chat model is refused (the template would wrap a turn that is not there)
+expect_error "an empty prompt on a chat model" "the prompt is empty: a chat model needs a question" \
+    "$RUN_OPT" "$FIX/qa-llama/qa-llama-q8_0.gguf" "" -n 4
+expect_error "... and a blank one on stdin" "stdin is empty: a chat model needs a question" \
+    bash -c "printf ' \n' | '$RUN_OPT' '$FIX/qa-llama/qa-llama-q8_0.gguf' -n 4"
+"$RUN_OPT" "$FIX/qa-llama/qa-llama-q8_0.gguf" "" --raw -n 4 -t 1 --quiet >/dev/null 2>&1
+check "--raw sends an empty prompt as it is (exit 0)" test $? -eq 0
+
 # llama-cli's GPU and batch options: accepted with one note, the answer unchanged
 "$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 -ngl 99 -fa -b 512 -ub 128 --mlock >"$TMP/llama.txt" 2>"$TMP/llama.err"
 check "-ngl 99 -fa -b 512 -ub 128 --mlock: the same answer and one note naming them" \
