@@ -45,6 +45,13 @@ typedef struct line_request {
     match_mode match;
 } line_request;
 
+/* What a run warns about once: a template that does not parse, each unknown line key by name. */
+typedef struct batch_warnings {
+    bool template_unparsed;
+    char unknown[16][40];
+    int n_unknown;
+} batch_warnings;
+
 static void line_request_free(line_request *r) {
     json_free(r->root);
     json_buf_free(&r->id);
@@ -119,7 +126,35 @@ static const json_value *line_id(const json_value *root) {
 }
 
 /* Parses one line. The id is filled in as far as the line allows even when -1 is returned. */
-static int parse_line(const char *text, size_t len, const batch_options *o, bool check, line_request *r, ts_error *err) {
+/* The keys a line may hold; an unknown one is ignored with a warning (once per name), as OpenAI's API
+ * ignores fields it does not know but a typo ("max_token") should not pass unseen. */
+static const char *const line_keys[] = { "id", "prompt", "messages", "system", "user", "max_tokens", "temperature",
+                                         "top_p", "top_k", "min_p", "repeat_penalty", "seed", "stop", "expected", "match" };
+
+static void warn_unknown_keys(const json_value *root, const batch_options *o, int line, batch_warnings *w) {
+    for (size_t i = 0; i < root->n && !o->quiet; i++) {
+        const char *k = root->keys[i];
+        bool known = false;
+        for (size_t j = 0; j < sizeof line_keys / sizeof line_keys[0] && !known; j++) known = !strcmp(k, line_keys[j]);
+        for (int j = 0; j < w->n_unknown && !known; j++) known = !strncmp(k, w->unknown[j], sizeof w->unknown[j] - 1);
+        if (known) continue;
+        fprintf(stderr, "warning: %s: line %d: unknown key \"%.32s\" ignored (warned once)\n", o->input_path, line, k);
+        if (w->n_unknown < 16) snprintf(w->unknown[w->n_unknown++], sizeof w->unknown[0], "%s", k);
+    }
+}
+
+/* A number in [lo, hi] for a sampling key (-1 with err naming it otherwise); 0 when absent. */
+static int get_number(const json_value *root, const char *key, double lo, double hi, const char *range, double *out, ts_error *err) {
+    const json_value *v = json_get(root, key);
+    if (!v) return 0;
+    if (v->type != JSON_NUMBER || !(v->number >= lo && v->number <= hi))
+        return ts_fail(err, "\"%s\" must be a number %s", key, range);
+    *out = v->number;
+    return 1;
+}
+
+static int parse_line(const char *text, size_t len, const batch_options *o, bool check, int line, batch_warnings *w,
+                      line_request *r, ts_error *err) {
     memset(r, 0, sizeof *r);
     r->max_tokens = o->max_tokens;
     r->sampling = o->sampling;
@@ -134,9 +169,24 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
     r->has_id = id != NULL;
     if (root->type != JSON_OBJECT) return ts_fail(err, "the line is not a JSON object");
     if (given && !id && given->type != JSON_NULL) return ts_fail(err, "\"id\" must be a string or a number");
+    /* a whole number past int64 (or written with an exponent past 2^53) is not held exactly as a double */
+    if (id && id->type == JSON_NUMBER && !id->is_integer && id->number == floor(id->number) && fabs(id->number) >= 9007199254740992.0)
+        return ts_fail(err, "\"id\" is a number too large to keep exactly: write it as a string");
+    warn_unknown_keys(root, o, line, w);
     if (parse_messages(r, o, err) != 0) return -1;
 
     const json_value *v;
+    double x = 0;
+    int got;
+    if ((got = get_number(root, "top_p", 0, 1, "in [0, 1]", &x, err)) < 0) return -1;
+    if (got) r->sampling.top_p = (float)x;
+    if ((got = get_number(root, "min_p", 0, 1, "in [0, 1]", &x, err)) < 0) return -1;
+    if (got) r->sampling.min_p = (float)x;
+    if ((got = get_number(root, "repeat_penalty", 1e-6, 1e6, "> 0", &x, err)) < 0) return -1;
+    if (got) r->sampling.repeat_penalty = (float)x;
+    if ((got = get_number(root, "top_k", 0, INT_MAX, "a whole number >= 0", &x, err)) < 0) return -1;
+    if (got && x != floor(x)) return ts_fail(err, "\"top_k\" must be a whole number >= 0");
+    if (got) r->sampling.top_k = (int)x;
     if ((v = json_get(root, "max_tokens"))) {
         /* a whole number however written (1e12 too); more than an int means "until the context is full" */
         if (v->type != JSON_NUMBER || !(v->number >= 0) || v->number != floor(v->number))
@@ -196,15 +246,15 @@ static double now_seconds(void) {
 }
 
 /* Tokenizes and answers one parsed request. */
-static int answer(ts_model *m, ts_session *s, const batch_options *o, const line_request *r, bool *warned,
+static int answer(ts_model *m, ts_session *s, const batch_options *o, const line_request *r, batch_warnings *w,
                   ts_gen_result *res, ts_error *err) {
     int32_t *ids = NULL;
     bool chat, unknown_template;
     int n = prompt_to_tokens(m, r->msgs, r->n_msgs, o->raw, o->chat, ts_session_text_limit(s), NULL, NULL,
                              &ids, &chat, &unknown_template, err);
-    if (unknown_template && !*warned && !o->quiet) {
+    if (unknown_template && !w->template_unparsed && !o->quiet) {
         fprintf(stderr, "warning: %s: the chat template does not parse; sending the prompts as plain text (--chat-template FILE gives another)\n", o->model_path);
-        *warned = true;
+        w->template_unparsed = true;
     }
     if (n < 0) return -1;
     ts_gen_request rq = { .prompt = ids, .n_prompt = n, .max_tokens = r->max_tokens, .sampling = r->sampling,
@@ -445,7 +495,8 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
     /* second pass: answer this run's lines in file order */
     rewind(in);
     if (lines_open(&lr, in, line_limit(s)) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
-    bool progress = !o->quiet && isatty(STDERR_FILENO), warned = false;
+    bool progress = !o->quiet && isatty(STDERR_FILENO);
+    batch_warnings warned = {0};
     double t0 = now_seconds();
     for (int k = 0; k < n_todo; k++) {
         int number = lines[todo[k]].number, got;
@@ -463,7 +514,8 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
             ids_put(&r.id, NULL);
             ok = too_long_error(&err, s) == 0;
         } else {
-            ok = parse_line(lr.text, lr.len, o, false, &r, &err) == 0 && answer(m, s, o, &r, &warned, &res, &err) == 0;
+            ok = parse_line(lr.text, lr.len, o, false, number, &warned, &r, &err) == 0 &&
+                 answer(m, s, o, &r, &warned, &res, &err) == 0;
         }
         double ms = (now_seconds() - t1) * 1e3;
         if (ok) { t.answered++; count(&t, &res); } else t.errors++;
@@ -525,14 +577,15 @@ int run_check(ts_model *m, ts_session *s, const batch_options *o) {
 
     if (!in) { fprintf(stderr, "error: %s: cannot open: %s\n", o->input_path, strerror(errno)); return 1; }
     if (lines_open(&lr, in, line_limit(s)) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
-    bool warned = false;
+    batch_warnings warned = {0};
     double t0 = now_seconds();
     while ((got = lines_next(&lr)) == 1) {
         if (!lr.too_long && blank(lr.text, lr.len)) continue;
         line_request r = {0};
         ts_gen_result res = {0};
         bool ok = lr.too_long ? too_long_error(&err, s) == 0
-                : parse_line(lr.text, lr.len, o, true, &r, &err) == 0 && answer(m, s, o, &r, &warned, &res, &err) == 0;
+                : parse_line(lr.text, lr.len, o, true, lr.number, &warned, &r, &err) == 0 &&
+                  answer(m, s, o, &r, &warned, &res, &err) == 0;
         if (ok) { t.answered++; count(&t, &res); } else t.errors++;
         bool pass = ok && matches(r.match, res.text, res.len, r.expected);
         pass ? passed++ : failed++;

@@ -13,7 +13,12 @@ int ids_put(json_buf *b, const json_value *id) {
     if (id->is_integer) snprintf(num, sizeof num, "%" PRId64, id->integer);
     else if (id->number == floor(id->number) && fabs(id->number) < 9.2e18)
         snprintf(num, sizeof num, "%" PRId64, (int64_t)id->number);   /* 1.0, 1e1 */
-    else snprintf(num, sizeof num, "%.17g", id->number);
+    else {   /* the shortest text that reads back as the same number (0.1, not 0.10000000000000001) */
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(num, sizeof num, "%.*g", digits, id->number);
+            if (strtod(num, NULL) == id->number) break;
+        }
+    }
     return json_buf_put(b, num, strlen(num));
 }
 

@@ -139,3 +139,23 @@ err = open(sys.argv[2]).read()
 sys.exit(0 if rows[0].get("finish_reason") == "context" and "error" in rows[1] and rows[2].get("tokens_generated") == 3
          and "1 answered" not in err and "2 answered, 1 error |" in err else 1)
 PY
+
+# ids: a whole number too large for a double to keep is refused on its line; a fraction prints as written
+printf '{"id": 12345678901234567890123, "prompt": "Once", "max_tokens": 2}\n{"id": 0.1, "prompt": "Once", "max_tokens": 2}\n{"id": 9007199254740993, "prompt": "Once", "max_tokens": 2}\n' >"$TMP/ids.jsonl"
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --batch "$TMP/ids.jsonl" -t 1 >"$TMP/ids.out" 2>/dev/null
+check "a 23-digit numeric id is refused on its line (not rounded); 0.1 and 9007199254740993 come back as written" bash -c "
+    grep -q '\"line\": 1, .*\"error\": \"\\\\\"id\\\\\" is a number too large to keep exactly' '$TMP/ids.out' &&
+    grep -q '\"line\": 2, \"id\": 0.1, \"answer\"' '$TMP/ids.out' && grep -q '\"line\": 3, \"id\": 9007199254740993, \"answer\"' '$TMP/ids.out'"
+
+# top_p, top_k, min_p, repeat_penalty per line, as the options give them; an unknown key is warned about once
+printf '{"id": 1, "prompt": "Once upon a time", "max_tokens": 24, "temperature": 1.2, "seed": 5, "top_p": 0.7, "top_k": 9, "min_p": 0.02, "repeat_penalty": 1.3, "max_token": 1}\n{"id": 2, "prompt": "Lily", "max_tokens": 4, "max_token": 1}\n{"id": 3, "prompt": "Lily", "top_k": 2.5}\n' >"$TMP/keys.jsonl"
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --batch "$TMP/keys.jsonl" -t 1 >"$TMP/keys.out" 2>"$TMP/keys.err"
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 24 --temp 1.2 --seed 5 --top-p 0.7 --top-k 9 --min-p 0.02 --repeat-penalty 1.3 -t 1 --quiet --no-display-prompt >"$TMP/keys1.txt"
+check "a line's top_p/top_k/min_p/repeat_penalty sample as the options do; a typo'd key is warned about once; top_k 2.5 is refused" python3 - "$TMP/keys.out" "$TMP/keys1.txt" "$TMP/keys.err" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+one = open(sys.argv[2]).read().rstrip('\n')
+err = open(sys.argv[3]).read()
+sys.exit(0 if rows[0]["answer"] == one and err.count('unknown key "max_token" ignored') == 1 and 'line 1:' in err
+         and rows[2].get("error") == '"top_k" must be a whole number >= 0' else 1)
+PY
