@@ -43,6 +43,7 @@ typedef struct line_request {
     int n_stop;
     const char *expected;           /* --check */
     match_mode match;
+    bool own_seed;                  /* the line gives its seed */
 } line_request;
 
 /* What a run warns about once: a template that does not parse, each unknown line key by name. */
@@ -203,6 +204,7 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
         if (v->type != JSON_NUMBER || !v->is_integer || v->integer < 0)
             return ts_fail(err, "\"seed\" must be a non-negative integer");
         r->sampling.seed = (uint64_t)v->integer;
+        r->own_seed = true;
     }
     if ((v = json_get(root, "stop"))) {
         const json_value *items = v->type == JSON_ARRAY ? v->items : v;
@@ -237,6 +239,7 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
 typedef struct totals {
     long prompt_tokens, reused_tokens, generated_tokens;
     int answered, errors;
+    bool default_seed_used;         /* a line was sampled with the run's seed: the summary prints it */
 } totals;
 
 static double now_seconds(void) {
@@ -264,7 +267,8 @@ static int answer(ts_model *m, ts_session *s, const batch_options *o, const line
     return rc;
 }
 
-static void count(totals *t, const ts_gen_result *res) {
+static void count(totals *t, const line_request *r, const ts_gen_result *res) {
+    t->default_seed_used |= r->sampling.temp > 0 && !r->own_seed;
     t->prompt_tokens += res->n_prompt;
     t->reused_tokens += res->n_reused;
     t->generated_tokens += res->n_generated;
@@ -272,9 +276,10 @@ static void count(totals *t, const ts_gen_result *res) {
 
 static void print_totals(const char *mode, const totals *t, double seconds, uint64_t seed) {
     fprintf(stderr, "%s: %d answered, %d error%s | prompt: %ld tokens, %ld reused from the prefix cache | "
-            "generation: %ld tokens, %.1f tok/s | %.1f s | seed %" PRIu64 "\n", mode, t->answered, t->errors, t->errors == 1 ? "" : "s",
-            t->prompt_tokens, t->reused_tokens, t->generated_tokens, t->generated_tokens / (seconds + 1e-9), seconds,
-            seed);
+            "generation: %ld tokens, %.1f tok/s | %.1f s", mode, t->answered, t->errors, t->errors == 1 ? "" : "s",
+            t->prompt_tokens, t->reused_tokens, t->generated_tokens, t->generated_tokens / (seconds + 1e-9), seconds);
+    if (t->default_seed_used) fprintf(stderr, " | seed %" PRIu64, seed);   /* what repeats those lines */
+    fputc('\n', stderr);
 }
 
 /* ---- --batch ---- */
@@ -411,6 +416,41 @@ static int check_unique(const input_line *lines, int n, const char *path, ts_err
 }
 
 /* -o must not name the input or the model (through any link): the answers would overwrite them. */
+/* A batch file, which must be a regular file (it is read twice: its ids first). NULL with err. */
+static FILE *open_batch_file(const char *path, ts_error *err) {
+    struct stat st;
+    /* O_NONBLOCK: a FIFO without a writer is refused below instead of waited on */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) { ts_fail(err, "%s: cannot open: %s", path, strerror(errno)); return NULL; }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ts_fail(err, "%s: not a regular file (a batch file is read twice: its ids first; '-' reads stdin)", path);
+        close(fd);
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    FILE *in = fdopen(fd, "r");
+    if (!in) { ts_fail(err, "%s: %s", path, strerror(errno)); close(fd); }
+    return in;
+}
+
+/* "-" and /dev/stdin: the batch comes on stdin */
+static bool reads_stdin(const char *path) { return !strcmp(path, "-") || !strcmp(path, "/dev/stdin"); }
+
+/* stdin copied into an unnamed temporary file, read from its start: a batch file is read twice (its
+ * ids first), which a pipe cannot be. NULL with err on failure. */
+static FILE *spool_stdin(ts_error *err) {
+    if (isatty(STDIN_FILENO)) { ts_fail(err, "stdin: a terminal, not a batch file (pipe the lines in, or give a FILE)"); return NULL; }
+    FILE *tmp = tmpfile();
+    if (!tmp) { ts_fail(err, "stdin: cannot make a temporary copy: %s", strerror(errno)); return NULL; }
+    char buf[1 << 16];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, stdin)) > 0)
+        if (fwrite(buf, 1, n, tmp) != n) { ts_fail(err, "stdin: cannot copy to a temporary file: %s", strerror(errno)); fclose(tmp); return NULL; }
+    if (ferror(stdin)) { ts_fail(err, "stdin: read error: %s", strerror(errno)); fclose(tmp); return NULL; }
+    rewind(tmp);
+    return tmp;
+}
+
 static int check_output_path(const batch_options *o, ts_error *err) {
     struct stat out, in, model;
     if (!o->output_path || stat(o->output_path, &out) != 0) return 0;   /* not there yet */
@@ -436,21 +476,10 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
     json_buf b = {0};
     totals t = {0};
     const char *out_name = o->output_path ? o->output_path : "stdout";
-    struct stat st;
 
     if (check_output_path(o, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
-    /* O_NONBLOCK: a FIFO without a writer is refused below instead of waited on */
-    int fd = open(o->input_path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) { fprintf(stderr, "error: %s: cannot open: %s\n", o->input_path, strerror(errno)); return 1; }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "error: %s: not a regular file (a batch file is read twice: its ids first)\n", o->input_path);
-        close(fd);
-        return 1;
-    }
-    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    if (!(in = fdopen(fd, "r"))) {
-        fprintf(stderr, "error: %s: %s\n", o->input_path, strerror(errno));
-        close(fd);
+    if (!(in = reads_stdin(o->input_path) ? spool_stdin(&err) : open_batch_file(o->input_path, &err))) {
+        fprintf(stderr, "error: %s\n", err.msg);
         return 1;
     }
     /* first pass: every line's key; duplicates refused before anything is written */
@@ -518,7 +547,7 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
                  answer(m, s, o, &r, &warned, &res, &err) == 0;
         }
         double ms = (now_seconds() - t1) * 1e3;
-        if (ok) { t.answered++; count(&t, &res); } else t.errors++;
+        if (ok) { t.answered++; count(&t, &r, &res); } else t.errors++;
         int wrc = format_answer(&b, number, &r.id, &res, ok ? NULL : err.msg, ms);
         ts_gen_result_free(&res);
         line_request_free(&r);
@@ -569,7 +598,7 @@ static bool matches(match_mode mode, const char *answer, size_t alen, const char
 
 int run_check(ts_model *m, ts_session *s, const batch_options *o) {
     ts_error err = {{0}};
-    FILE *in = fopen(o->input_path, "r");
+    FILE *in = reads_stdin(o->input_path) ? stdin : fopen(o->input_path, "r");
     line_reader lr = {0};
     int passed = 0, failed = 0, rc = 1, got;
     json_buf b = {0};
@@ -586,7 +615,7 @@ int run_check(ts_model *m, ts_session *s, const batch_options *o) {
         bool ok = lr.too_long ? too_long_error(&err, s) == 0
                 : parse_line(lr.text, lr.len, o, true, lr.number, &warned, &r, &err) == 0 &&
                   answer(m, s, o, &r, &warned, &res, &err) == 0;
-        if (ok) { t.answered++; count(&t, &res); } else t.errors++;
+        if (ok) { t.answered++; count(&t, &r, &res); } else t.errors++;
         bool pass = ok && matches(r.match, res.text, res.len, r.expected);
         pass ? passed++ : failed++;
         /* the case's label: its id, else its line number */
@@ -613,7 +642,7 @@ int run_check(ts_model *m, ts_session *s, const batch_options *o) {
     rc = failed ? 1 : 0;
 done:
     lines_close(&lr);
-    fclose(in);
+    if (in != stdin) fclose(in);
     json_buf_free(&b);
     return rc;
 }

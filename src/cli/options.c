@@ -95,7 +95,7 @@ void options_usage(FILE *f) {
         "                          \"finish_reason\",\"ms\"} or {\"line\",\"id\",\"error\"}, in input order.\n"
         "                          Ids must be unique (1 and 1.0 are the same id); lines without one\n"
         "                          are known by their line number. Exit 0: all answered; 2: some lines\n"
-        "                          have errors; 1: could not run\n"
+        "                          have errors; 1: could not run. FILE '-' (or /dev/stdin) reads stdin\n"
         "  -o, --output FILE       write the answers there (default stdout), flushed line by line; the\n"
         "                          file is locked while written, and may not be the input or the model\n"
         "  --resume                keep the answers already in the -o file and answer the rest; lines\n"

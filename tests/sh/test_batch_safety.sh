@@ -159,3 +159,18 @@ err = open(sys.argv[3]).read()
 sys.exit(0 if rows[0]["answer"] == one and err.count('unknown key "max_token" ignored') == 1 and 'line 1:' in err
          and rows[2].get("error") == '"top_k" must be a whole number >= 0' else 1)
 PY
+
+# --batch - and --check - read stdin (a pipe: the batch is copied aside, since it is read twice); the
+# same answers as from the file. A greedy batch prints no seed in its summary, a sampled one does.
+printf '{"id": 1, "prompt": "Once upon a time", "max_tokens": 6}\n{"id": 2, "prompt": "Lily", "max_tokens": 6}\n' >"$TMP/pipe.jsonl"
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --batch "$TMP/pipe.jsonl" -t 1 >"$TMP/pipe-file.out" 2>"$TMP/pipe-file.err"
+cat "$TMP/pipe.jsonl" | "$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --batch - -t 1 >"$TMP/pipe-dash.out" 2>/dev/null
+cat "$TMP/pipe.jsonl" | "$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --batch /dev/stdin -t 1 >"$TMP/pipe-dev.out" 2>/dev/null
+check "--batch - and --batch /dev/stdin from a pipe answer as the file does" bash -c "
+    sed 's/\"ms\": [0-9.]*//' '$TMP/pipe-file.out' >'$TMP/a' && sed 's/\"ms\": [0-9.]*//' '$TMP/pipe-dash.out' >'$TMP/b' &&
+    sed 's/\"ms\": [0-9.]*//' '$TMP/pipe-dev.out' >'$TMP/c' && [ -s '$TMP/a' ] && cmp -s '$TMP/a' '$TMP/b' && cmp -s '$TMP/a' '$TMP/c'"
+check "a greedy batch's summary prints no seed" bash -c "grep -q '^batch: 2 answered, 0 errors' '$TMP/pipe-file.err' && ! grep -q seed '$TMP/pipe-file.err'"
+"$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --batch "$TMP/pipe.jsonl" -t 1 --temp 0.7 >/dev/null 2>"$TMP/pipe-temp.err"
+check "a sampled batch's summary prints the seed that repeats it" grep -q '| seed [0-9]*$' "$TMP/pipe-temp.err"
+printf '{"id": "c", "prompt": "Once upon a time", "expected": ", there was"}\n' | "$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --check - -t 1 >"$TMP/check-dash.txt" 2>/dev/null
+check "--check - reads its cases from stdin" grep -qx '1 passed, 0 failed' "$TMP/check-dash.txt"
