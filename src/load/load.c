@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <dirent.h>
 
 /* A tokenizer on its own: a tokenizer.json, a tokenizer.model, a GGUF's vocabulary, or a folder
  * holding tokenizer.json / tokenizer.model. */
@@ -61,18 +62,48 @@ static int replace_tokenizer(ts_model *m, const char *path, ts_error *err) {
     return 0;
 }
 
+/* The first file in folder dir whose name ends in suffix, into name (empty when none). */
+static void first_with_suffix(const char *dir, const char *suffix, char *name, size_t cap) {
+    name[0] = '\0';
+    DIR *d = opendir(dir);
+    if (!d) return;
+    size_t k = strlen(suffix);
+    for (struct dirent *e; (e = readdir(d));) {
+        size_t n = strlen(e->d_name);
+        if (n > k && !strcmp(e->d_name + n - k, suffix)) { snprintf(name, cap, "%s", e->d_name); break; }
+    }
+    closedir(d);
+}
+
+/* Why folder dir, which has no config.json, is not a model folder: what it does hold. */
+static int no_config_error(const char *dir, ts_error *err) {
+    char name[256];
+    first_with_suffix(dir, ".gguf", name, sizeof name);
+    if (name[0])
+        return ts_fail(err, "%s: a folder without config.json is not a Hugging Face model; it holds GGUF files: give one (e.g. %s/%s)",
+                       dir, dir, name);
+    first_with_suffix(dir, ".safetensors", name, sizeof name);
+    if (name[0]) return ts_fail(err, "%s: safetensors weights (%s) but no config.json beside them: a Hugging Face model folder needs one", dir, name);
+    return ts_fail(err, "%s: no config.json, weights or tokenizer here: not a model folder", dir);
+}
+
+static bool has_file(const char *dir, const char *name) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
 /* A path that names only a tokenizer (no weights): tokenizer.json / tokenizer.model, or a folder
- * with one of them and no config.json. */
+ * with one of them and neither config.json nor weights. */
 static bool is_tokenizer_only(const char *path, bool is_dir) {
     size_t n = strlen(path);
     if (!is_dir) return (n >= 5 && !strcmp(path + n - 5, ".json")) || (n >= 6 && !strcmp(path + n - 6, ".model"));
-    char p[1200];
-    snprintf(p, sizeof p, "%s/config.json", path);
-    if (access(p, F_OK) == 0) return false;
-    snprintf(p, sizeof p, "%s/tokenizer.json", path);
-    if (access(p, F_OK) == 0) return true;
-    snprintf(p, sizeof p, "%s/tokenizer.model", path);
-    return access(p, F_OK) == 0;
+    char weights[256], gguf[256];
+    if (has_file(path, "config.json")) return false;
+    first_with_suffix(path, ".safetensors", weights, sizeof weights);
+    first_with_suffix(path, ".gguf", gguf, sizeof gguf);
+    if (weights[0] || gguf[0]) return false;
+    return has_file(path, "tokenizer.json") || has_file(path, "tokenizer.model");
 }
 
 int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, ts_error *err) {
@@ -107,14 +138,18 @@ int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, 
         rc = load_tokenizer_file(path, &m->voc, err);
         m->has_vocab = rc == 0;
     } else if (S_ISDIR(st.st_mode)) {
-        rc = load_hf_model(m, path, NULL, quant, err);
+        rc = has_file(path, "config.json") ? load_hf_model(m, path, NULL, quant, err) : no_config_error(path, err);
     } else if ((plen > 12 && !strcmp(path + plen - 12, ".safetensors")) ||
                (plen > 5 && !strcmp(path + plen - 5, ".q4nx"))) {   /* a FastFlowLM pack's file */
         char dir[1024];
         snprintf(dir, sizeof dir, "%s", path);
         char *slash = strrchr(dir, '/');
         if (slash) *slash = 0; else snprintf(dir, sizeof dir, ".");
-        rc = load_hf_model(m, dir, path, quant, err);
+        if (st.st_size == 0) rc = ts_fail(err, "%s: an empty file (0 bytes)", path);
+        else if (!has_file(dir, "config.json"))
+            rc = ts_fail(err, "%s: a %s file is read with the config.json of its folder, and %s has none", path,
+                         strrchr(path, '.'), dir);
+        else rc = load_hf_model(m, dir, path, quant, err);
     } else {
         rc = quant ? ts_fail(err, "%s: --quant applies to Hugging Face folders (a GGUF keeps its own types)", path)
                    : load_gguf_model(m, path, err);

@@ -88,6 +88,19 @@ expect_error "... and a blank one on stdin" "stdin is empty: a chat model needs 
 "$RUN_OPT" "$FIX/qa-llama/qa-llama-q8_0.gguf" "" --raw -n 4 -t 1 --quiet >/dev/null 2>&1
 check "--raw sends an empty prompt as it is (exit 0)" test $? -eq 0
 
+# folders and files that are not what they seem: the message says what the path holds
+mkdir -p "$TMP/ggufdir" "$TMP/nocfg" "$TMP/empty" "$TMP/zero"
+cp "$S" "$TMP/ggufdir/"
+cp "$FIX/qa-llama/hf/tokenizer.model" "$FIX/qa-llama/hf/model.safetensors" "$TMP/nocfg/"
+: >"$TMP/zero/model.safetensors"
+expect_error "a folder of GGUF files names one to give" "ggufdir: a folder without config.json is not a Hugging Face model; it holds GGUF files: give one (e.g. .*stories260K.gguf)" \
+    "$RUN_OPT" "$TMP/ggufdir" x
+expect_error "weights and tokenizer.model without config.json: says the config is missing (not 'vocabulary only')" \
+    "nocfg: safetensors weights (model.safetensors) but no config.json beside them" "$RUN_OPT" "$TMP/nocfg" x
+expect_error "a 0-byte .safetensors is named as empty (not ./config.json)" "zero/model.safetensors: an empty file (0 bytes)" \
+    "$RUN_OPT" "$TMP/zero/model.safetensors" x
+expect_error "an empty folder" "empty: no config.json, weights or tokenizer here: not a model folder" "$RUN_OPT" "$TMP/empty" x
+
 # llama-cli's GPU and batch options: accepted with one note, the answer unchanged
 "$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 -ngl 99 -fa -b 512 -ub 128 --mlock >"$TMP/llama.txt" 2>"$TMP/llama.err"
 check "-ngl 99 -fa -b 512 -ub 128 --mlock: the same answer and one note naming them" \
