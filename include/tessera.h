@@ -48,6 +48,7 @@ const char *ts_kv_type_name(int type);   /* TS_KV_DEFAULT names the default, "f1
 int  ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, ts_error *err);
 void ts_model_free(ts_model *m);
 int  ts_model_n_vocab(const ts_model *m);
+bool ts_model_has_tokenizer(const ts_model *m);   /* false: only --tokens can prompt it */
 int  ts_model_n_ctx_train(const ts_model *m);     /* the context length the model declares */
 /* Writes the geometry table and the loader's layout decisions, human readable. */
 void ts_model_print_info(const ts_model *m, FILE *f);

@@ -1,6 +1,7 @@
 /* Prompts: reading them (bounded) and turning them into token ids. */
 #include "cli/prompt.h"
 #include "core/error.h"
+#include "core/utf8.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -75,6 +76,14 @@ int prompt_to_tokens(const ts_model *m, const ts_chat_message *msgs, int n_msgs,
     *chat = false;
     *unknown_template = false;
     char *text = NULL;
+    const char *name = text_name ? text_name : "the prompt";
+    /* the text's own faults are the text's, whatever the template would make of it */
+    for (int i = 0; i < n_msgs; i++) {
+        size_t bad;
+        if (msgs[i].content && !utf8_valid(msgs[i].content, strlen(msgs[i].content), &bad))
+            return !strcmp(msgs[i].role, "user") ? ts_fail(err, "%s: invalid UTF-8 at byte %zu", name, bad)
+                                                 : ts_fail(err, "the %s message: invalid UTF-8 at byte %zu", msgs[i].role, bad);
+    }
     const char *family = chat_opt && chat_opt->template_text ? "jinja" : ts_chat_family(m);
     if (!raw && family && strcmp(family, "unknown") != 0) {
         bool has_bos;   /* the BOS check below covers it */
@@ -87,7 +96,6 @@ int prompt_to_tokens(const ts_model *m, const ts_chat_message *msgs, int n_msgs,
         if (!(text = plain_text(msgs, n_msgs))) return ts_fail(err, "out of memory");
     }
     size_t len = strlen(text);
-    const char *name = text_name ? text_name : "the prompt";
     if (max_bytes && len > max_bytes) {
         free(text);
         return ts_fail(err, "%s: %zu bytes, more than the context can hold (at most %zu bytes)", name, len, max_bytes);
@@ -102,7 +110,8 @@ int prompt_to_tokens(const ts_model *m, const ts_chat_message *msgs, int n_msgs,
     free(text);
     if (n < 0 || n > cap - 1) {
         free(ids);
-        if (n < 0) return text_name ? ts_fail(err, "%s: %s", text_name, terr.msg) : ts_fail(err, "%s", terr.msg);
+        /* a model without a tokenizer is the model's fault, not the text's */
+        if (n < 0) return text_name && ts_model_has_tokenizer(m) ? ts_fail(err, "%s: %s", text_name, terr.msg) : ts_fail(err, "%s", terr.msg);
         return ts_fail(err, "%s: too many tokens", name);
     }
     int bos = ts_token_bos(m);

@@ -95,7 +95,11 @@ int template_render(const cli_options *o, const template_setup *c) {
                            .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v };
         if (ts_model_load(o->model_path, &lo, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); free(conv); return 1; }
     }
-    if (ts_chat_render_json(m, conv, len, &c->opt, &out, &err) != 0) fprintf(stderr, "error: %s: %s\n", o->render, err.msg);
+    if (ts_chat_render_json(m, conv, len, &c->opt, &out, &err) != 0) {
+        /* a fault of the template is the template file's (or the model's), not the conversation's */
+        bool in_template = !strncmp(err.msg, "chat template:", 14);
+        fprintf(stderr, "error: %s: %s\n", in_template ? (o->chat_template ? o->chat_template : o->model_path) : o->render, err.msg);
+    }
     else {
         size_t n = strlen(out);
         if (fwrite(out, 1, n, stdout) != n || fflush(stdout) != 0) fprintf(stderr, "error: stdout: write failed: %s\n", strerror(errno));

@@ -177,6 +177,7 @@ void ts_model_free(ts_model *m) {
 }
 
 int ts_model_n_vocab(const ts_model *m) { return m->g.n_vocab; }
+bool ts_model_has_tokenizer(const ts_model *m) { return m->has_vocab; }
 int ts_model_n_ctx_train(const ts_model *m) { return m->g.n_ctx_train; }
 
 /* ---- tokenizer ---- */
@@ -194,7 +195,8 @@ bool ts_token_is_eog(const ts_model *m, int32_t tok) {
 
 int ts_tokenize(const ts_model *m, const char *text, size_t len, bool add_bos, bool parse_special,
                 int32_t *out, int max_out, ts_error *err) {
-    if (!m->has_vocab) return ts_fail(err, "%s: the model has no tokenizer (use --tokens)", m->path);
+    if (!m->has_vocab)
+        return ts_fail(err, "%s: the model has no tokenizer (no tokenizer.json or tokenizer.model): give one with --tokenizer FILE, or token ids with --tokens", m->path);
     return tokenizer_encode(&m->voc, text, len, add_bos, parse_special, out, max_out, err);
 }
 

@@ -59,7 +59,7 @@ static int eval_chunks(ts_context *c, const int32_t *tokens, int n, float *logit
         size_t count = dst ? (all_rows ? (size_t)chunk : 1) * (size_t)g->n_vocab : 0;
         for (size_t i = 0; i < count; i++)
             if (!isfinite(dst[i]))
-                return ts_fail(err, "%s: the model computed a non-finite logit (%g) at position %d", c->m->path,
+                return ts_fail(err, "the model computed a non-finite logit (%g) at position %d",
                                (double)dst[i], c->pos - chunk + (int)(all_rows ? i / (size_t)g->n_vocab : (size_t)chunk - 1));
         done += chunk;
         if (c->pos > c->high_water) c->high_water = c->pos;

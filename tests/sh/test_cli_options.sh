@@ -101,6 +101,22 @@ expect_error "a 0-byte .safetensors is named as empty (not ./config.json)" "zero
     "$RUN_OPT" "$TMP/zero/model.safetensors" x
 expect_error "an empty folder" "empty: no config.json, weights or tokenizer here: not a model folder" "$RUN_OPT" "$TMP/empty" x
 
+# messages that name what is at fault
+mkdir -p "$TMP/notok"
+cp "$FIX/qa-llama/hf/config.json" "$FIX/qa-llama/hf/model.safetensors" "$TMP/notok/"
+expect_error "a model folder without a tokenizer names --tokenizer and --tokens, not the prompt" \
+    "^error: .*notok: the model has no tokenizer (no tokenizer.json or tokenizer.model): give one with --tokenizer FILE, or token ids with --tokens" \
+    "$RUN_OPT" "$TMP/notok" hi
+printf 'caf\351\n' >"$TMP/latin1.txt"
+expect_error "invalid UTF-8 in a -f file on a chat model names the file, not the model" "^error: .*latin1.txt: invalid UTF-8 at byte 3$" \
+    "$RUN_OPT" "$FIX/qa-llama/qa-llama-q8_0.gguf" -f "$TMP/latin1.txt"
+expect_error "... and in --system, the system message" "^error: the system message: invalid UTF-8 at byte 1$" \
+    "$RUN_OPT" "$FIX/qa-llama/qa-llama-q8_0.gguf" hi --system "$(printf 'x\377')"
+printf '{"messages": [{"role": "user", "content": "hi"}]}' >"$TMP/conv.json"
+printf '{%% for x in %%}' >"$TMP/bad.jinja"
+expect_error "a template syntax error under --render names the template file, not the conversation" \
+    "^error: .*bad.jinja: chat template: line 1:" "$RUN_OPT" --render "$TMP/conv.json" --chat-template "$TMP/bad.jinja"
+
 # llama-cli's GPU and batch options: accepted with one note, the answer unchanged
 "$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 -ngl 99 -fa -b 512 -ub 128 --mlock >"$TMP/llama.txt" 2>"$TMP/llama.err"
 check "-ngl 99 -fa -b 512 -ub 128 --mlock: the same answer and one note naming them" \
@@ -169,6 +185,7 @@ EOF
 expect_error "a model computing NaN: one error naming the model, nothing printed as an answer" \
     "nan.gguf: the model computed a non-finite logit" "$RUN_SAN" "$TMP/nan.gguf" "Once" -n 4 --no-display-prompt
 check "... and stdout holds no text" test "$(tr -d '\n' <"$TMP/o.txt" | wc -c)" -eq 0
+check "... naming the model once" test "$(grep -o 'nan.gguf' "$TMP/e.txt" | wc -l)" -eq 1
 
 # Messages blame the right thing, once
 expect_error "invalid UTF-8 in the prompt blames the prompt, not the model" "^error: the prompt: invalid UTF-8 at byte" \
