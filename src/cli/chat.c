@@ -73,11 +73,13 @@ static int print_piece(void *user, const char *text, size_t len) {
     return 0;
 }
 
-/* One line of input into *line (without its newline). 1: a line; 0: end of input; 2: Ctrl-C at
+/* One line of input into *line (without its newline), kept only up to limit bytes: a longer line is
+ * read to its end and dropped (a chat turn cannot be longer than the context holds, and a 200 MB
+ * line must not take 200 MB). 1: a line; 3: a line longer than limit; 0: end of input; 2: Ctrl-C at
  * the prompt; -1: a read error. On a terminal the wait is a ppoll, which a signal interrupts even
  * though the handler restarts other calls (so a Ctrl-C during an answer never breaks a write);
  * SIGINT is blocked from the flag's check until ppoll waits, so none is lost in between. */
-static int read_line(bool tty, const volatile sig_atomic_t *intr, char **line, size_t *cap) {
+static int read_line(bool tty, const volatile sig_atomic_t *intr, size_t limit, char **line, size_t *cap) {
     if (tty) {
         struct pollfd p = { .fd = STDIN_FILENO, .events = POLLIN };
         sigset_t block, orig;
@@ -90,25 +92,53 @@ static int read_line(bool tty, const volatile sig_atomic_t *intr, char **line, s
         if (*intr) return 2;
         if (r < 0) return -1;
     }
-    ssize_t n = getline(line, cap, stdin);
-    if (n < 0) {
-        if (*intr) { clearerr(stdin); return 2; }
-        return ferror(stdin) ? -1 : 0;
+    size_t n = 0;
+    bool any = false, too_long = false;
+    char chunk[1 << 14];
+    for (;;) {
+        if (!fgets(chunk, sizeof chunk, stdin)) {
+            if (*intr) { clearerr(stdin); return 2; }
+            if (ferror(stdin)) return -1;
+            if (!any) return 0;
+            break;
+        }
+        any = true;
+        size_t k = strlen(chunk);
+        bool end = k > 0 && chunk[k - 1] == '\n';
+        if (!too_long && n + k > limit + 2) too_long = true;   /* + the line break */
+        if (!too_long) {
+            if (n + k + 1 > *cap) {
+                size_t c = (n + k + 1) * 2;
+                char *t = realloc(*line, c);
+                if (!t) return -1;
+                *line = t;
+                *cap = c;
+            }
+            memcpy(*line + n, chunk, k + 1);
+            n += k;
+        }
+        if (end) break;
     }
+    if (too_long) return 3;
+    if (!*line) { if (!(*line = malloc(1))) return -1; *cap = 1; }
+    (*line)[n] = 0;
     if (n > 0 && (*line)[n - 1] == '\n') (*line)[--n] = 0;
     if (n > 0 && (*line)[n - 1] == '\r') (*line)[--n] = 0;
     return 1;
 }
 
-/* A turn: lines ending in a backslash continue on the next line. Same returns as read_line. */
-static int read_turn(bool tty, const volatile sig_atomic_t *intr, char **text, size_t *len) {
+/* A turn: lines ending in a backslash continue on the next line. Same returns as read_line (3: the
+ * turn is longer than limit; it ends at the line that made it so). */
+static int read_turn(bool tty, const volatile sig_atomic_t *intr, size_t limit, char **text, size_t *len) {
     char *line = NULL;
     size_t cap = 0;
     *text = NULL;
     *len = 0;
     int rc;
+    bool too_long = false;
     for (;;) {
-        rc = read_line(tty, intr, &line, &cap);
+        rc = read_line(tty, intr, *len < limit ? limit - *len : 0, &line, &cap);
+        if (rc == 3) { too_long = true; rc = 1; break; }   /* the turn ends there (its lines past it are turns) */
         if (rc != 1) break;
         size_t l = strlen(line);
         bool more = l > 0 && line[l - 1] == '\\';
@@ -122,6 +152,7 @@ static int read_turn(bool tty, const volatile sig_atomic_t *intr, char **text, s
         if (!more) break;
     }
     free(line);
+    if (rc == 1 && too_long) rc = 3;
     if (rc != 1) { free(*text); *text = NULL; }
     return rc;
 }
@@ -228,7 +259,10 @@ int run_chat(ts_model *m, ts_session *s, const chat_options *o) {
 
     chat_output out = {0};
     chat_warnings warned = {0};
-    bool failed = false;
+    /* exit status: 1 when the chat could not go on, or when its last turn could not be answered (a
+     * refused turn that later ones follow is reported, and the chat goes on) */
+    bool failed = false, last_failed = false;
+    const size_t limit = ts_session_text_limit(s);
     int turn = 0, interrupts = 0;   /* consecutive Ctrl-Cs at the prompt */
     const char *first = o->first_prompt;
     for (;;) {
@@ -241,7 +275,12 @@ int run_chat(ts_model *m, ts_session *s, const chat_options *o) {
         } else {
             if (tty) print_piece(&out, "> ", 2);
             if (out.failed) break;
-            int r = read_turn(tty, o->interrupted, &text, &len);
+            int r = read_turn(tty, o->interrupted, limit, &text, &len);
+            if (r == 3) {
+                fprintf(stderr, "error: the turn is longer than %zu bytes, more than the context can hold; skipped\n", limit);
+                last_failed = true;
+                continue;
+            }
             if (r == 2) {
                 *o->interrupted = 0;   /* before the hint: a Ctrl-C after it is the second one */
                 if (++interrupts >= 2) { print_piece(&out, "\n", 1); break; }
@@ -270,10 +309,10 @@ int run_chat(ts_model *m, ts_session *s, const chat_options *o) {
         }
         free(text);
         turn++;
-        if (answer_turn(m, s, o, &c, turn, &warned, &out) != 0) {
+        last_failed = answer_turn(m, s, o, &c, turn, &warned, &out) != 0;
+        if (last_failed) {
             conversation_pop(&c);   /* the turn that could not be answered is taken back */
             turn--;
-            failed = true;
         }
         *o->interrupted = 0;   /* a Ctrl-C that stopped the answer is spent */
         if (out.failed) break;
@@ -284,5 +323,5 @@ int run_chat(ts_model *m, ts_session *s, const chat_options *o) {
         fprintf(stderr, "error: stdout: write failed: %s\n", strerror(out.error));
         return 1;
     }
-    return failed ? 1 : 0;
+    return failed || last_failed ? 1 : 0;
 }

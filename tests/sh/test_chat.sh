@@ -87,9 +87,20 @@ q2=$(sed -n 2p "$TMP/turns.txt")
 printf '%s\n%s\n/clear\n%s\n' "$q1" "$q2" "$q1" >"$TMP/long.txt"
 "$RUN_SAN" "$Q" -i -c 96 -t 1 <"$TMP/long.txt" >"$TMP/long.out" 2>"$TMP/long.err"
 rc=$?
-check "a turn past the context: its error names the sizes, /clear recovers, exit 1" bash -c "
-    [ $rc -eq 1 ] && grep -Eq 'the conversation has (9[7-9]|1[0-9][0-9]) tokens, more than the context of 96: /clear starts a new one' '$TMP/long.err' &&
+check "a turn past the context: its error names the sizes, /clear recovers, and the good last turn exits 0" bash -c "
+    [ $rc -eq 0 ] && grep -Eq 'the conversation has (9[7-9]|1[0-9][0-9]) tokens, more than the context of 96: /clear starts a new one' '$TMP/long.err' &&
     [ \$(grep -c 'Cedric Yeboah' '$TMP/long.out') -eq 2 ]"
+
+printf '%s\n%s\n' "$q1" "$q2" | "$RUN_OPT" "$Q" -i -c 96 -t 1 >/dev/null 2>&1
+check "... a chat whose last turn is refused exits 1" test $? -eq 1
+# A turn longer than the context can hold is read to its end without keeping it (bounded memory),
+# refused with the sizes, and the chat goes on
+python3 -c "import sys; sys.stdout.write('word ' * 4000000 + '\n' + '$q1' + '\n')" >"$TMP/huge.txt"
+/usr/bin/time -f '%M' -o "$TMP/huge.rss" "$RUN_OPT" "$Q" -i -c 96 -t 1 <"$TMP/huge.txt" >"$TMP/huge.out" 2>"$TMP/huge.err"
+rc=$?
+check "a 20 MB turn: refused as longer than the context ($(head -c 120 "$TMP/huge.err")), the next answered, exit 0, $(( $(cat "$TMP/huge.rss") / 1024 )) MB peak" bash -c "
+    [ $rc -eq 0 ] && grep -q 'the turn is longer than [0-9]* bytes, more than the context can hold; skipped' '$TMP/huge.err' &&
+    grep -q 'Cedric Yeboah' '$TMP/huge.out' && [ \$(cat '$TMP/huge.rss') -lt 200000 ]"
 
 # On a pseudo-terminal: "> " prompts, Ctrl-C stops a long answer and the chat goes on, Ctrl-C twice
 # at the prompt ends it; Ctrl-D ends it too.
