@@ -1,7 +1,8 @@
 /* Splitting speed of the regex engine (src/text/regex.c) against the hand-written pre-tokenizer
- * matchers (src/text/pretokenize.c) on the same ~1 MB of mixed-script text: the Llama 3 regex against
- * PRETOK_LLAMA3 and the o200k (gpt-oss) regex against PRETOK_GPT4O. MB/s of UTF-8 input, best of
- * several rounds, after decoding to code points (both sides get code points).
+ * matchers (src/text/pretokenize.c) on the same ~1 MB of mixed-script text: the GPT-2 regex against
+ * PRETOK_GPT2, the Llama 3 regex against PRETOK_LLAMA3 and the o200k (gpt-oss) regex against
+ * PRETOK_GPT4O. MB/s of UTF-8 input, best of several rounds, after decoding to code points (both
+ * sides get code points).
  *
  *   build/opt/bench_regex [MB] [ROUNDS]
  */
@@ -13,6 +14,8 @@
 #include <string.h>
 #include <time.h>
 
+static const char *gpt2 =
+    "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
 static const char *llama3 =
     "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|"
     "\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
@@ -61,10 +64,10 @@ int main(int argc, char **argv) {
     printf("text: %zu bytes, %zu code points; best of %d rounds\n", len, n, rounds);
 
     struct { const char *name, *pattern; pretok_kind kind; } cases[] = {
-        { "llama3", llama3, PRETOK_LLAMA3 }, { "o200k", o200k, PRETOK_GPT4O },
+        { "gpt2", gpt2, PRETOK_GPT2 }, { "llama3", llama3, PRETOK_LLAMA3 }, { "o200k", o200k, PRETOK_GPT4O },
     };
     ts_error err;
-    for (size_t c = 0; c < 2; c++) {
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         regex *re;
         if (regex_compile(cases[c].pattern, strlen(cases[c].pattern), &re, &err)) { fprintf(stderr, "%s\n", err.msg); return 1; }
         regex_matches m = { 0 };

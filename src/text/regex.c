@@ -3,15 +3,18 @@
  * for a backtracking machine:
  *   fast: consecutive code point tests and greedy repeats of one ([^\r\n\p{L}\p{N}]?\p{L}+) are one
  *         SEQ instruction of runs, each consuming greedily and giving back through one stack frame
- *         (none when what follows cannot start on what it would give back);
+ *         (none when what follows cannot start on what it would give back, or cannot fail);
  *   memo: every loop spelled out as SPLIT/JMP, so that each (instruction, position) pair stands for
  *         one state of the search and failed states can be remembered in a bitmap.
  * In both, an alternation is one SWITCH that tries, in order, only the alternatives that can start
  * on the code point at hand (and, for X?R, on the next one), and a lookahead of one code point test
- * ((?!\S)) is one instruction. A call runs the fast program under a step budget; if that runs out,
- * it goes on from the same start position with the memo program, which visits each memoizable
- * state at most once (states inside a loop that can match empty, or inside a lookahead, depend on
- * more than the position and are not memoized), under a second budget.
+ * ((?!\S)) is one instruction. In the fast program, a SWITCH runs an alternative that is one SEQ to
+ * the end of the pattern in place, and pushes the frame of the alternatives left only once one is
+ * needed; find-all goes from such a match straight to the next search (where the tokenizer regexes
+ * spend most of their time). A call runs the fast program under a step budget; if that runs out, it
+ * goes on from the same start position with the memo program, which visits each memoizable state
+ * at most once (states inside a loop that can match empty, or inside a lookahead, depend on more
+ * than the position and are not memoized), under a second budget.
  *
  * Oniguruma details followed here: a loop iteration that matched empty ends the loop (it does not
  * fail); `{n}?` is `(?:X{n})?`, not a lazy {n}; an unmatched `{` is a literal; `]` first in a class
@@ -75,9 +78,11 @@ enum { SPACE_IN = 1, SPACE_OUT = 2 };
 /* A set of code points: categories, White_Space (or its complement) and ranges, possibly negated and
  * closed under case folding; the answers for ASCII are precomputed. */
 typedef struct re_class {
-    uint32_t ascii[4];        /* the final answer for code points below 128 */
+    uint8_t in_ascii[128];    /* the final answer for code points below 128, for matching */
     uint64_t member;          /* without ranges and case folding: the final answer beyond ASCII by
                                  bit category * 2 + White_Space */
+    bool plain;               /* no ranges beyond ASCII, no case folding: member is the answer there */
+    uint32_t ascii[4];        /* in_ascii as bits, for analysis */
     uint32_t cats;            /* general categories in the set (bit = enum unicode_category) */
     uint8_t space;            /* SPACE_IN: White_Space code points are in; SPACE_OUT: the others are */
     bool negated, icase;      /* icase: a code point is in when a member of its fold orbit is */
@@ -110,13 +115,22 @@ typedef struct re_inst {
     uint32_t next;    /* the instruction after this one (JMPs are threaded away) */
 } re_inst;
 
-typedef struct program { re_inst *code; uint32_t len, n_slots; } program;
+/* budget_len: len with each OP_AHEAD counted as the LOOK, test and LOOK_END it stands for, so that
+ * the step budgets (see regex.h) do not shrink with that shortcut. */
+typedef struct program { re_inst *code; uint32_t len, n_slots, budget_len; } program;
 
 /* A step of a SEQ: min to max code points of class cls, as many as possible. keep: a frame to give
- * code points back is needed (not when the next step cannot start on one of them, nor before a
- * MATCH). next: the class the next step must start with (its min > 0), or -1; giving back skips
- * the positions it cannot start on. */
-typedef struct re_step { uint32_t cls, min; size_t max; bool keep; int32_t next; } re_step;
+ * code points back may be needed (not when what follows cannot start on one of them, nor when
+ * nothing after it can fail). next: the class of the code points the later steps of the SEQ must
+ * start on (up to the first that cannot match empty), or -1; giving back skips the positions
+ * outside it, and no frame is pushed when there are none. */
+typedef struct re_step {
+    uint32_t cls, min;
+    size_t max;
+    bool keep;
+    int32_t next;
+    const re_class *k, *follow;   /* &classes[cls], &classes[next] or NULL, set once classes stop moving */
+} re_step;
 
 /* An alternation of up to 64 alternatives: which ones can start on a given code point, so that
  * one instruction picks them instead of a chain of SPLITs. */
@@ -124,6 +138,11 @@ typedef struct re_step { uint32_t cls, min; size_t max; bool keep; int32_t next;
 typedef struct re_switch {
     uint32_t n;           /* alternatives */
     uint64_t always;      /* alternatives that may match empty or start with anything */
+    uint64_t simple;      /* alternatives that are one SEQ straight to MATCH that never gives back:
+                             run in place, without a frame, from their steps below */
+    uint64_t checked;     /* alternatives that are one SEQ whose runs may give back, to MATCH or to an
+                             optional part that cannot start on what follows (tail below): run in
+                             place as long as no frame is needed */
     uint64_t slow;        /* alternatives whose first code points include ranges beyond ASCII */
     uint64_t ascii[128];
     uint64_t cat[UNICODE_CATEGORY_COUNT][2];   /* [category][White_Space] */
@@ -135,6 +154,15 @@ typedef struct re_switch {
     uint64_t next_ascii[128];
     uint64_t next_cat[UNICODE_CATEGORY_COUNT][2];
     int32_t rest[SWITCH_MAX];
+    const re_step *seq[SWITCH_MAX];            /* simple and checked ones: their SEQ's steps, seq_len of them */
+    uint32_t seq_len[SWITCH_MAX];
+    const re_class *tail_class[SWITCH_MAX];    /* checked ones: the class an optional part after the
+                                                  SEQ starts with, or NULL (MATCH follows) */
+    /* ... and the alternatives whose R can start on a code point, as tables (rest_slow: R's class
+     * has ranges beyond ASCII and is tested in full) */
+    uint64_t rest_ascii[128];
+    uint64_t rest_cat[UNICODE_CATEGORY_COUNT][2];
+    uint64_t rest_slow;
 } re_switch;
 
 struct regex {
@@ -184,9 +212,15 @@ static inline unsigned member_bit(uint16_t e) {
 }
 
 static inline bool class_has(const regex *re, const re_class *k, uint32_t c) {
-    if (c < 128) return (k->ascii[c >> 5] >> (c & 31)) & 1;
-    if (k->nranges || k->icase) return class_full(re, k, c);
+    if (c < 128) return k->in_ascii[c];
+    if (!k->plain) return class_full(re, k, c);
     return (k->member >> member_bit(unicode_entry(c))) & 1;
+}
+
+/* Fills the matching tables of class k from its ascii bits, ranges and case folding. */
+static void class_seal(const regex *re, re_class *k) {
+    for (uint32_t c = 0; c < 128; c++) k->in_ascii[c] = (k->ascii[c >> 5] >> (c & 31)) & 1;
+    k->plain = !k->icase && (!k->nranges || re->ranges[k->range0 + k->nranges - 1][1] < 128);
 }
 
 /* The end of the run of class k's code points in cps[q..lim). */
@@ -334,6 +368,7 @@ static int32_t make_class(regex *re, uint32_t (*tmp)[2], size_t n_tmp, uint32_t 
         for (int ws = 0; ws < 2; ws++)
             if ((((cats >> cat) & 1) || (space & (ws ? SPACE_IN : SPACE_OUT))) != negated)
                 k->member |= (uint64_t)1 << (cat * 2 + ws);
+    class_seal(re, k);
     return (int32_t)re->n_classes++;
 }
 
@@ -867,6 +902,13 @@ static bool nullable(const node *t, int32_t i) {
 
 static bool single(const node *n) { return n->kind == N_CHAR || n->kind == N_CLASS || n->kind == N_ANY; }
 
+/* Node i, or the item it holds when it is a sequence of one (a group's body is parsed as a
+ * sequence: (?!\S) holds one). */
+static int32_t sole_item(const node *t, int32_t i) {
+    while (t[i].kind == N_CAT && t[i].child >= 0 && t[t[i].child].next < 0) i = t[i].child;
+    return i;
+}
+
 /* Instructions node i compiles to (saturating above REGEX_MAX_PROGRAM). */
 static uint64_t size_of(const node *t, int32_t i, bool fast) {
     const node *n = &t[i];
@@ -956,23 +998,31 @@ static bool first_add(const regex *re, const node *t, int32_t i, first_set *f) {
     }
 }
 
+/* Set f as a class (freeing f), or -1 when empty (it can match empty) or f holds everything. */
+static int32_t first_set_class(regex *re, first_set *f, bool empty, bool *oom) {
+    int32_t k = -1;
+    bool all = f->cats == CATS_ALL;
+    for (int w = 0; w < 4; w++) all = all && f->ascii[w] == 0xFFFFFFFFu;
+    if (f->oom) *oom = true;
+    else if (!empty && !all) {
+        k = make_class(re, f->r, f->n, f->cats, f->space, false, false);
+        if (k >= 0) {   /* exact for ASCII */
+            memcpy(re->classes[k].ascii, f->ascii, sizeof f->ascii);
+            class_seal(re, &re->classes[k]);
+        }
+        else *oom = true;
+    }
+    free(f->r);
+    return k;
+}
+
 /* The first-code-point class of node i (with list: of i and its next siblings in sequence), or -1
  * when it can match empty or start with anything. */
 static int32_t first_class(regex *re, const node *t, int32_t i, bool list, bool *oom) {
     first_set f = { 0 };
     bool empty = true;
     for (int32_t c = i; c >= 0 && empty; c = list ? t[c].next : -1) empty = first_add(re, t, c, &f);
-    int32_t k = -1;
-    bool all = f.cats == CATS_ALL;
-    for (int w = 0; w < 4; w++) all = all && f.ascii[w] == 0xFFFFFFFFu;
-    if (f.oom) *oom = true;
-    else if (!empty && !all) {
-        k = make_class(re, f.r, f.n, f.cats, f.space, false, false);
-        if (k >= 0) memcpy(re->classes[k].ascii, f.ascii, sizeof f.ascii);  /* exact for ASCII */
-        else *oom = true;
-    }
-    free(f.r);
-    return k;
+    return first_set_class(re, &f, empty, oom);
 }
 
 /* ---- code generation --------------------------------------------------------------------------- */
@@ -1023,14 +1073,27 @@ static void add_step(emitter *e, int32_t i) {
     re_step *st = grow(re->steps, &re->cap_steps, sizeof *st, re->n_steps + 1);
     if (k < 0 || !st) { e->oom = true; return; }
     re->steps = st;
-    st[re->n_steps++] = (re_step){ (uint32_t)k, rep ? n->min : 1, !rep ? 1 : n->max == INF ? SIZE_MAX : n->max, true, -1 };
+    st[re->n_steps++] = (re_step){ (uint32_t)k, rep ? n->min : 1, !rep ? 1 : n->max == INF ? SIZE_MAX : n->max, true, -1, NULL, NULL };
+}
+
+/* The code points the steps after step node i of a run (ending before node end) can start with, up
+ * to the first step that cannot match empty: a code point given back by step i that is not one of
+ * them cannot help. -1 when there is no such step among the next FOLLOW_MAX or it is everything. */
+#define FOLLOW_MAX 8
+static int32_t follow_class(emitter *e, int32_t i, int32_t end) {
+    first_set f = { 0 };
+    bool empty = true;
+    int k = 0;
+    for (int32_t c = e->t[i].next; c != end && empty && k < FOLLOW_MAX; c = e->t[c].next, k++)
+        empty = first_add(e->re, e->t, c, &f);
+    return first_set_class(e->re, &f, empty, &e->oom);
 }
 
 /* Whether no code point is in both classes (false when unsure: ranges or case folding beyond ASCII). */
 static bool disjoint(const regex *re, const re_class *a, const re_class *b) {
     for (int w = 0; w < 4; w++)
         if (a->ascii[w] & b->ascii[w]) return false;
-    if (a->nranges || a->icase || b->nranges || b->icase) return false;
+    if (!a->plain || !b->plain) return false;
     return (a->member & b->member) == 0;
 }
 
@@ -1063,7 +1126,7 @@ static int32_t switch_table(emitter *e, int32_t i) {
         for (int cat = 0; cat < UNICODE_CATEGORY_COUNT; cat++)
             for (int sp = 0; sp < 2; sp++)
                 if (((f->cats >> cat) & 1) || (f->space & (sp ? SPACE_IN : SPACE_OUT))) w->cat[cat][sp] |= bit;
-        if (f->nranges) w->slow |= bit;
+        if (!f->plain) w->slow |= bit;
         /* X?R: where the code point cannot start R, R must start on the next one */
         int32_t x = t[c].kind == N_CAT ? t[c].child : -1;
         if (x < 0 || t[x].kind != N_REPEAT || t[x].min != 0 || t[x].max != 1 || !single(&t[t[x].child]) || t[x].next < 0)
@@ -1072,11 +1135,17 @@ static int32_t switch_table(emitter *e, int32_t i) {
         if (r < 0) continue;
         const re_class *rc = &re->classes[r];
         w->rest[k] = r;
-        for (uint32_t ch = 0; ch < 128; ch++)
+        for (uint32_t ch = 0; ch < 128; ch++) {
             if (!((rc->ascii[ch >> 5] >> (ch & 31)) & 1)) w->next_ascii[ch] |= bit;
-        for (int cat = 0; !rc->nranges && cat < UNICODE_CATEGORY_COUNT; cat++)
-            for (int sp = 0; sp < 2; sp++)
-                if (!((rc->member >> (cat * 2 + sp)) & 1)) w->next_cat[cat][sp] |= bit;
+            else w->rest_ascii[ch] |= bit;
+        }
+        for (int cat = 0; cat < UNICODE_CATEGORY_COUNT; cat++)
+            for (int sp = 0; sp < 2; sp++) {
+                bool in = (rc->member >> (cat * 2 + sp)) & 1;
+                if (rc->plain && !in) w->next_cat[cat][sp] |= bit;
+                if (in) w->rest_cat[cat][sp] |= bit;
+            }
+        if (!rc->plain) w->rest_slow |= bit;
     }
     for (uint32_t ch = 0; ch < 128; ch++) w->ascii[ch] |= w->always;
     for (int cat = 0; cat < UNICODE_CATEGORY_COUNT; cat++) {
@@ -1103,12 +1172,14 @@ static void emit_node(emitter *e, int32_t i) {
                 continue;
             }
             uint32_t first = e->re->n_steps, count = 0;
+            int32_t run = c;
             for (; c >= 0 && seq_item(e, c); c = t[c].next, count++) add_step(e, c);
-            for (uint32_t j = first; !e->oom && j + 1 < first + count; j++) {   /* [^\p{L}]?\p{L}+: no giving back */
+            for (uint32_t j = first; !e->oom && j + 1 < first + count; j++, run = t[run].next) {
                 re_step *st = e->re->steps;
-                if (st[j + 1].min > 0) st[j].next = (int32_t)st[j + 1].cls;
-                if (st[j + 1].min > 0 && disjoint(e->re, &e->re->classes[st[j].cls], &e->re->classes[st[j + 1].cls]))
-                    st[j].keep = false;
+                st[j].next = st[j + 1].min > 0 ? (int32_t)st[j + 1].cls : follow_class(e, run, c);
+                st = e->re->steps;
+                if (st[j].next >= 0 && disjoint(e->re, &e->re->classes[st[j].cls], &e->re->classes[st[j].next]))
+                    st[j].keep = false;   /* [^\p{L}]?\p{L}+: no giving back */
             }
             emit(e, OP_SEQ, first, count, 0);
         }
@@ -1142,10 +1213,12 @@ static void emit_node(emitter *e, int32_t i) {
         break;
     }
     case N_LOOK: {
-        if (single(&t[n->child])) {   /* (?!\S): one test, no frames */
-            int32_t k = single_class(e, n->child);
+        int32_t body = sole_item(t, n->child);
+        if (single(&t[body])) {   /* (?!\S): one test, no frames */
+            int32_t k = single_class(e, body);
             if (k < 0) e->oom = true;
             else emit(e, OP_AHEAD, (uint32_t)k, n->flag, 0);
+            e->pr->budget_len += 2;
             break;
         }
         uint32_t look = emit(e, OP_LOOK, 0, n->flag, 0);
@@ -1215,6 +1288,24 @@ static uint32_t resolve(const re_inst *code, uint32_t pc) {
     return pc;
 }
 
+/* Whether the program from pc always reaches MATCH, from any position (depth bounds the look
+ * through SPLITs, whose branches may loop back; a guarded branch may be skipped). */
+static bool infallible(const regex *re, const re_inst *code, uint32_t pc, int depth) {
+    const re_inst *in = &code[pc];
+    switch (in->op) {
+    case OP_MATCH: return true;
+    case OP_SPLIT:
+        return depth > 0 && (infallible(re, code, in->b, depth - 1) ||
+                             (in->guard < 0 && infallible(re, code, in->a, depth - 1)));
+    case OP_SEQ:
+        for (uint32_t j = 0; j < in->b; j++)
+            if (re->steps[in->a + j].min) return false;
+        return depth > 0 && infallible(re, code, in->next, depth - 1);
+    case OP_RUN_LAZY: return in->b == 0 && depth > 0 && infallible(re, code, in->next, depth - 1);
+    default: return false;
+    }
+}
+
 static int compile_program(regex *re, const node *t, uint32_t n_nodes, int32_t root, bool fast, program *out) {
     uint64_t size = size_of(t, root, fast) + 1;
     out->code = calloc(size, sizeof *out->code);
@@ -1224,6 +1315,7 @@ static int compile_program(regex *re, const node *t, uint32_t n_nodes, int32_t r
     emitter e = { .re = re, .t = t, .pr = out, .fast = fast, .classes = classes };
     emit_node(&e, root);
     emit(&e, OP_MATCH, 0, 0, 0);
+    out->budget_len += out->len;
     free(classes);
     re_inst *code = out->code;
     for (uint32_t pc = 0; pc < out->len; pc++) {   /* fewer dispatches: no JMP is ever run */
@@ -1232,14 +1324,37 @@ static int compile_program(regex *re, const node *t, uint32_t n_nodes, int32_t r
         if (in->op == OP_SPLIT) { in->a = resolve(code, in->a); in->b = resolve(code, in->b); }
         if (in->op == OP_PROGRESS) in->b = resolve(code, in->b);
         if (in->op == OP_LOOK) in->a = resolve(code, in->a);
-        if (in->op == OP_SEQ && code[in->next].op == OP_MATCH) {   /* saves a dispatch per match */
-            in->c = 1;
-            re->steps[in->a + in->b - 1].keep = false;
-        }
+        if (in->op == OP_SEQ && code[in->next].op == OP_MATCH) in->c = 1;   /* saves a dispatch per match */
         if (in->op == OP_SPLIT) in->c = code[in->b].op == OP_MATCH;
         if (in->op == OP_SWITCH)
             for (uint32_t k = 0; k < re->switches[in->a].n; k++)
                 re->switches[in->a].target[k] = resolve(code, re->switches[in->a].target[k]);
+    }
+    for (uint32_t pc = 0; !e.oom && pc < out->len; pc++) {
+        re_inst *in = &code[pc];
+        if (in->op == OP_SEQ) {
+            /* A run's frame is only popped when something after it fails: not when the later
+             * steps may all match empty and what follows the SEQ cannot fail. */
+            bool rest_infallible = infallible(re, code, in->next, 8);
+            for (uint32_t j = in->b; j-- > 0;) {
+                re_step *st = &re->steps[in->a + j];
+                if (rest_infallible) st->keep = false;
+                rest_infallible = rest_infallible && st->min == 0;
+            }
+        }
+    }
+    for (uint32_t pc = 0; !e.oom && pc < out->len; pc++) {
+        re_switch *w = code[pc].op == OP_SWITCH ? &re->switches[code[pc].a] : NULL;
+        for (uint32_t k = 0; w && k < w->n; k++) {
+            const re_inst *alt = &code[w->target[k]];
+            if (alt->op != OP_SEQ) continue;
+            bool simple = alt->c;
+            for (uint32_t j = 0; simple && j < alt->b; j++) simple = !re->steps[alt->a + j].keep;
+            const re_inst *after = &code[alt->next];   /* (?i:'s|'t|...)? after o200k's words */
+            bool tail = !alt->c && after->op == OP_SPLIT && after->c && after->guard >= 0;
+            if (simple) w->simple |= (uint64_t)1 << k;
+            else if (alt->c || tail) w->checked |= (uint64_t)1 << k;
+        }
     }
     return e.oom ? -1 : 0;
 }
@@ -1278,6 +1393,20 @@ int regex_compile(const char *pattern, size_t len, regex **out, ts_error *err) {
         if (oom || compile_program(re, ps.nodes, ps.n_nodes, root, true, &re->fast) ||
             compile_program(re, ps.nodes, ps.n_nodes, root, false, &re->memo))
             rc = ts_fail(err, "regex: out of memory");
+        for (uint32_t i = 0; rc == 0 && i < re->n_steps; i++) {
+            re->steps[i].k = &re->classes[re->steps[i].cls];
+            re->steps[i].follow = re->steps[i].next >= 0 ? &re->classes[re->steps[i].next] : NULL;
+        }
+        for (uint32_t i = 0; rc == 0 && i < re->n_switches; i++) {
+            re_switch *w = &re->switches[i];
+            for (uint32_t k = 0; k < w->n; k++)
+                if (((w->simple | w->checked) >> k) & 1) {
+                    const re_inst *alt = &re->fast.code[w->target[k]], *after = &re->fast.code[alt->next];
+                    w->seq[k] = re->steps + alt->a;
+                    w->seq_len[k] = alt->b;
+                    w->tail_class[k] = alt->c ? NULL : &re->classes[after->guard];
+                }
+        }
     }
     free(ps.nodes);
     free(ps.tmp);
@@ -1288,6 +1417,14 @@ int regex_compile(const char *pattern, size_t len, regex **out, ts_error *err) {
 
 /* ---- matching ---------------------------------------------------------------------------------- */
 
+#if defined(__GNUC__) || defined(__clang__)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
+#define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define ALWAYS_INLINE inline
+#define UNLIKELY(x) (x)
+#endif
+
 /* Work caps (see regex.h), per call of regex_search or regex_find_all: steps are instructions
  * run, code points consumed by runs and frames popped. The first budget is generous for linear
  * patterns (a few steps per code point, for a program of one instruction); the memo budget covers
@@ -1296,6 +1433,7 @@ int regex_compile(const char *pattern, size_t len, regex **out, ts_error *err) {
 #define STEP_FACTOR  4
 #define MEMO_MAX_BITS ((size_t)1 << 28)   /* 32 MB of memo bits at most */
 #define STACK_MAX    ((size_t)1 << 22)    /* backtrack frames */
+#define GIVE_BACK_LOOK 16                 /* code points a run checks before it pushes a frame */
 
 enum { R_STEPS = -1, R_NOMEM = -2, R_STACK = -3 };
 
@@ -1332,7 +1470,7 @@ static int scratch_init(scratch *sc, const regex *re, size_t n, size_t from, reg
     sc->cap = LOCAL_FRAMES;
     sc->slots = sc->local_slots;
     sc->out = out;
-    sc->budget = STEP_FLOOR + (uint64_t)STEP_FACTOR * re->fast.len * (n - (from < n ? from : n) + 1);
+    sc->budget = STEP_FLOOR + (uint64_t)STEP_FACTOR * re->fast.budget_len * (n - (from < n ? from : n) + 1);
     uint32_t slots = re->fast.n_slots > re->memo.n_slots ? re->fast.n_slots : re->memo.n_slots;
     if (slots > LOCAL_SLOTS && !(sc->slots = malloc(slots * sizeof *sc->slots))) {
         sc->slots = sc->local_slots;
@@ -1370,13 +1508,18 @@ static int add_match(regex_matches *out, size_t s, size_t e) {
     return 0;
 }
 
-/* Index of the lowest set bit of m (m != 0), by de Bruijn multiplication. */
-static int lowest_bit(uint64_t m) {
+/* Index of the lowest set bit of m (m != 0): the compiler's builtin where there is one, else by de
+ * Bruijn multiplication. */
+static inline int lowest_bit(uint64_t m) {
+#if defined(__GNUC__) || defined(__clang__)
+    return __builtin_ctzll(m);
+#else
     static const uint8_t pos[64] = {
         0, 1, 48, 2, 57, 49, 28, 3, 61, 58, 50, 42, 38, 29, 17, 4, 62, 55, 59, 36, 53, 51, 43, 22,
         45, 39, 33, 30, 24, 18, 12, 5, 63, 47, 56, 27, 60, 41, 37, 16, 54, 35, 52, 21, 44, 32, 23, 11,
         46, 26, 40, 15, 34, 20, 31, 10, 25, 14, 19, 9, 13, 8, 7, 6 };
     return pos[((m & (0 - m)) * 0x03F79D71B4CB0A89ull) >> 58];
+#endif
 }
 
 /* The alternatives of switch w that can start at pos. */
@@ -1396,24 +1539,48 @@ static inline uint64_t viable(const regex *re, const re_switch *w, const uint32_
         }
         next = w->next_cat[e >> UNICODE_CATEGORY_SHIFT][(e & UNICODE_WHITESPACE) != 0] & m;
     }
-    for (; next; next &= next - 1) {   /* X?R where only X can take c: R must start at pos + 1 */
-        int i = lowest_bit(next);
-        if (pos + 1 >= n || !class_has(re, &re->classes[w->rest[i]], cps[pos + 1])) m &= ~((uint64_t)1 << i);
+    if (next) {   /* X?R where only X can take c: R must start at pos + 1 */
+        uint64_t ok = 0;
+        if (pos + 1 < n) {
+            uint32_t d = cps[pos + 1];
+            if (d < 128) {
+                ok = w->rest_ascii[d];
+            } else {
+                uint16_t e = unicode_entry(d);
+                ok = w->rest_cat[e >> UNICODE_CATEGORY_SHIFT][(e & UNICODE_WHITESPACE) != 0];
+                for (uint64_t s = next & w->rest_slow & ~ok; s; s &= s - 1) {
+                    int i = lowest_bit(s);
+                    if (class_has(re, &re->classes[w->rest[i]], d)) ok |= (uint64_t)1 << i;
+                }
+            }
+        }
+        m &= ~(next & ~ok);
     }
     return m;
 }
 
 #define PUSH(k, p, x, y) do { \
-        if (sp == sc->cap && (r = grow_stack(sc)) != 0) goto stop; \
+        if (UNLIKELY(sp == sc->cap) && (r = grow_stack(sc)) != 0) goto stop; \
         sc->st[sp++] = (frame){ (k), (p), (x), (y) }; } while (0)
+
+/* Where a frame for step st, whose run went from pos to q, must start giving back: below the last
+ * position of the run that can start what follows (q when that is not known or the run is long; a
+ * look at no more code points than were just counted). No frame is needed when that is pos + min
+ * (' ' in o200k's [^\r\n\p{L}\p{N}]? before letters). */
+static inline size_t give_back_top(const regex *re, const re_step *st, const uint32_t *cps, size_t pos, size_t q) {
+    size_t top = q, bottom = pos + st->min;
+    if (st->follow && q - bottom <= GIVE_BACK_LOOK)
+        while (top > bottom && !class_has(re, st->follow, cps[top - 1])) top--;
+    return top;
+}
 
 /* Runs program pr at each start position from *from on. Without sc->out: 1 with [*from, *end) at
  * the first match, 0 when there is none. With sc->out: every match goes there, onig's find_iter way
  * (an empty match is reported and the next search starts one code point later, except that the
  * first empty match after a non-empty one is dropped), and the result is 0 at the end of the text.
  * R_* when a cap is hit, with *from the start position of the attempt it was hit in. */
-static int run(const regex *re, const program *pr, scratch *sc, const uint32_t *cps, size_t n,
-               size_t *from, size_t *end, bool memo) {
+static ALWAYS_INLINE int run(const regex *re, const program *pr, scratch *sc, const uint32_t *cps, size_t n,
+                             size_t *from, size_t *end, bool memo) {
     const re_inst *code = pr->code, *in;
     const re_class *classes = re->classes;
     const re_class *first = re->first >= 0 ? &classes[re->first] : NULL;
@@ -1421,6 +1588,12 @@ static int run(const regex *re, const program *pr, scratch *sc, const uint32_t *
     uint64_t steps = sc->steps;
     const uint64_t budget = sc->budget;
     uint32_t pc, resume = 0;   /* resume: the step a SEQ goes on from after a backtrack */
+    /* A SWITCH's frame for the alternatives left (pend, of the switch at pend_pc at pend_pos) is
+     * pushed only when the SEQ it went to pushes a frame or goes on to another instruction: a SEQ
+     * that fails first moves to the next alternative without touching the stack. */
+    uint64_t pend = 0;
+    uint32_t pend_pc = 0;
+    size_t pend_pos = 0;
     int r = 0;
 attempt:
     if (first) {   /* the pattern cannot match empty: it starts on a code point of `first` */
@@ -1433,7 +1606,7 @@ attempt:
     look = SIZE_MAX;
     for (;;) {
         in = &code[pc];
-        if (++steps > budget) { r = R_STEPS; goto stop; }
+        if (UNLIKELY(++steps > budget)) { r = R_STEPS; goto stop; }
         if (memo && in->memo && pos - sc->memo_base < sc->memo_window) {
             size_t bit = (size_t)pc * sc->memo_window + (pos - sc->memo_base);
             if (sc->memo[bit >> 3] & (1u << (bit & 7))) goto fail;
@@ -1456,22 +1629,42 @@ attempt:
             pc = in->next;
             continue;
         case OP_SEQ:
+            pend = 0;
         seq: {
-            const re_step *st = re->steps + in->a;
-            for (uint32_t j = resume; j < in->b; j++) {
-                const re_class *k = &classes[st[j].cls];
-                size_t lim = n - pos < st[j].max ? n : pos + st[j].max;
-                size_t q = class_run(re, k, cps, pos, lim);
+            const re_step *first_step = re->steps + in->a, *last = first_step + in->b;
+            for (const re_step *st = first_step + resume; st < last; st++) {
+                size_t lim = n - pos < st->max ? n : pos + st->max;
+                size_t q = class_run(re, st->k, cps, pos, lim);
                 steps += q - pos;
-                if (q - pos < st[j].min) goto fail;
-                if (q - pos > st[j].min && st[j].keep) PUSH(F_RUN | (j + 1) << 8, pc, pos + st[j].min, q);
+                if (q - pos < st->min) goto seq_fail;
+                if (st->keep && q - pos > st->min) {
+                    size_t top = give_back_top(re, st, cps, pos, q), bottom = pos + st->min;
+                    if (top > bottom) {
+                        if (pend) { PUSH(F_SWITCH, pend_pc, pend_pos, pend); pend = 0; }
+                        PUSH(F_RUN | (uint32_t)(st - first_step + 1) << 8, pc, bottom, top);
+                    }
+                }
                 pos = q;
             }
             resume = 0;
             if (in->c) goto match;
             pc = in->next;
             in = &code[pc];
-            if (in->op == OP_SPLIT) { ++steps; goto split; }   /* as (?i:'s|...)? after a word */
+            if (in->op == OP_SPLIT && in->c && in->guard >= 0 &&   /* as (?i:'s|...)? after a word */
+                (pos >= n || !class_has(re, &classes[in->guard], cps[pos]))) { ++steps; goto match; }
+            if (pend) { PUSH(F_SWITCH, pend_pc, pend_pos, pend); pend = 0; }
+            if (in->op == OP_SPLIT) { ++steps; goto split; }
+            continue;
+        seq_fail:
+            if (!pend) goto fail;
+            if (UNLIKELY(++steps > budget)) { r = R_STEPS; goto stop; }   /* as the switch's frame popped */
+            int i = lowest_bit(pend);
+            pend &= pend - 1;
+            pos = pend_pos;
+            pc = re->switches[code[pend_pc].a].target[i];
+            in = &code[pc];
+            if (in->op == OP_SEQ) { ++steps; goto seq; }
+            if (pend) { PUSH(F_SWITCH, pend_pc, pend_pos, pend); pend = 0; }
             continue;
         }
         case OP_RUN_LAZY: {
@@ -1499,13 +1692,79 @@ attempt:
         case OP_SWITCH: {
             const re_switch *w = &re->switches[in->a];
             uint64_t m = viable(re, w, cps, n, pos);
-            if (!m) goto fail;
-            int i = lowest_bit(m);
-            m &= m - 1;
-            if (m) PUSH(F_SWITCH, pc, pos, m);
+            int i;
+            for (;;) {
+                if (!m) goto fail;
+                i = lowest_bit(m);
+                m &= m - 1;
+                size_t q = pos;
+                if ((w->simple >> i) & 1) {
+                    /* one SEQ straight to MATCH that never gives back: matches here or not at all */
+                    const re_step *st = w->seq[i], *last = st + w->seq_len[i];
+                    ++steps;
+                    for (; st < last; st++) {
+                        size_t p = q, lim = n - p < st->max ? n : p + st->max;
+                        q = class_run(re, st->k, cps, p, lim);
+                        if (q - p < st->min) break;
+                    }
+                    steps += q - pos;
+                    if (st < last) goto next_alternative;
+                } else if ((w->checked >> i) & 1) {
+                    /* the same while no run needs a frame and the optional tail cannot start; else
+                     * the SEQ instruction goes on from the step at hand */
+                    const re_step *st = w->seq[i], *last = st + w->seq_len[i];
+                    size_t p = q;
+                    ++steps;
+                    for (; st < last; st++) {
+                        p = q;
+                        size_t lim = n - p < st->max ? n : p + st->max;
+                        q = class_run(re, st->k, cps, p, lim);
+                        if (q - p < st->min) break;
+                        if (st->keep && q - p > st->min && give_back_top(re, st, cps, p, q) > p + st->min) break;
+                    }
+                    steps += q - pos;
+                    if (st < last && q - p < st->min) goto next_alternative;
+                    if (st < last || (w->tail_class[i] && q < n && class_has(re, w->tail_class[i], cps[q]))) {
+                        steps -= st < last ? q - p : 0;   /* counted again there */
+                        pend = m;
+                        pend_pc = pc;
+                        pend_pos = pos;
+                        pc = w->target[i];
+                        in = &code[pc];
+                        resume = (uint32_t)(st - w->seq[i]);
+                        pos = st < last ? p : q;
+                        goto seq;
+                    }
+                    if (w->tail_class[i]) ++steps;   /* as the SPLIT */
+                } else {
+                    break;
+                }
+                {   /* matched */
+                    if (q == pos || pc != 0 || !sc->out || first) { pos = q; goto match; }
+                    /* a non-empty match of the top-level alternation (run only at an attempt's start:
+                     * no frames, no lookahead): find-all goes on from its end, here rather than
+                     * through match and attempt */
+                    sc->skip_next_empty = true;
+                    if ((r = add_match(sc->out, s, q)) != 0) goto stop;
+                    s = pos = q;
+                    if (UNLIKELY(++steps > budget)) { r = R_STEPS; goto stop; }   /* as the next dispatch */
+                    m = viable(re, w, cps, n, pos);
+                    continue;
+                }
+            next_alternative:
+                if (m && ++steps > budget) { r = R_STEPS; goto stop; }   /* as a frame popped */
+            }
+            uint32_t at = pc;
             pc = w->target[i];
             in = &code[pc];
-            if (in->op == OP_SEQ) { ++steps; goto seq; }   /* the usual case, without a dispatch */
+            if (in->op == OP_SEQ) {   /* the usual case, without a dispatch nor a frame yet */
+                pend = m;
+                pend_pc = at;
+                pend_pos = pos;
+                ++steps;
+                goto seq;
+            }
+            if (m) PUSH(F_SWITCH, at, pos, m);
             continue;
         }
         case OP_JMP: pc = in->a; continue;
@@ -1546,7 +1805,7 @@ attempt:
                 if (++s > n) goto stop;
                 goto attempt;
             }
-            if (++steps > budget) { r = R_STEPS; goto stop; }
+            if (UNLIKELY(++steps > budget)) { r = R_STEPS; goto stop; }
             frame *f = &sc->st[sp - 1];
             if (f->kind == F_ALT) { pc = f->pc; pos = f->a; sp--; break; }
             if (f->kind == F_SWITCH) {
@@ -1621,6 +1880,15 @@ stop:
     return r;
 }
 
+/* run's two instances: memo known at compile time keeps its test out of the fast program's loop. */
+static int run_fast(const regex *re, scratch *sc, const uint32_t *cps, size_t n, size_t *from, size_t *end) {
+    return run(re, &re->fast, sc, cps, n, from, end, false);
+}
+
+static int run_memo(const regex *re, scratch *sc, const uint32_t *cps, size_t n, size_t *from, size_t *end) {
+    return run(re, &re->memo, sc, cps, n, from, end, true);
+}
+
 /* Memo mode from position s on: the bitmap (for as many positions as MEMO_MAX_BITS allows) and
  * the second budget. */
 static int enter_memo(const regex *re, scratch *sc, size_t n, size_t s) {
@@ -1631,7 +1899,7 @@ static int enter_memo(const regex *re, scratch *sc, size_t n, size_t s) {
     sc->memo_base = s;
     sc->memo_window = window;
     sc->steps = 0;
-    sc->budget = STEP_FLOOR + (uint64_t)STEP_FACTOR * re->memo.len * span;
+    sc->budget = STEP_FLOOR + (uint64_t)STEP_FACTOR * re->memo.budget_len * span;
     return 0;
 }
 
@@ -1639,10 +1907,10 @@ static int enter_memo(const regex *re, scratch *sc, size_t n, size_t s) {
  * from the start position of that attempt with the memo program, for the rest of the call. */
 static int search(const regex *re, scratch *sc, const uint32_t *cps, size_t n, size_t *from, size_t *end) {
     if (*from > n) return 0;
-    int r = run(re, &re->fast, sc, cps, n, from, end, false);
+    int r = run_fast(re, sc, cps, n, from, end);
     if (r != R_STEPS) return r;
     if ((r = enter_memo(re, sc, n, *from)) != 0) return r;
-    return run(re, &re->memo, sc, cps, n, from, end, true);
+    return run_memo(re, sc, cps, n, from, end);
 }
 
 static int result_error(int r, ts_error *err) {
@@ -1674,7 +1942,7 @@ int regex_find_all_slow(const regex *re, const uint32_t *cps, size_t n, regex_ma
     scratch sc;
     size_t from = 0, end;
     int r = scratch_init(&sc, re, n, 0, out) ? R_NOMEM : enter_memo(re, &sc, n, 0);
-    if (r == 0) r = run(re, &re->memo, &sc, cps, n, &from, &end, true);
+    if (r == 0) r = run_memo(re, &sc, cps, n, &from, &end);
     scratch_free(&sc);
     return r < 0 ? result_error(r, err) : 0;
 }
