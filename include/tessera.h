@@ -178,6 +178,8 @@ typedef struct ts_gen_request {
     const char *const *stop;     /* stop strings (not part of the answer) */
     int n_stop;
     bool heal;                   /* token healing: see ts_session_generate */
+    bool ignore_eos;             /* end-of-generation tokens are never sampled (llama.cpp's
+                                    --ignore-eos): the answer runs to max_tokens or a stop string */
     /* Streaming: each piece of answer text once it is final (whole UTF-8 characters, nothing a
      * stop string could still claim). Returning non-zero stops the answer ("cancelled"). */
     int (*on_text)(void *user, const char *text, size_t len);

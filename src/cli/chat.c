@@ -220,7 +220,7 @@ static int answer_turn(ts_model *m, ts_session *s, const chat_options *o, conver
         return -1;
     }
     ts_gen_request rq = { .prompt = ids, .n_prompt = n, .max_tokens = o->max_tokens, .sampling = o->sampling,
-                          .stop = o->stop, .n_stop = o->n_stop, .heal = o->heal, .on_text = print_piece,
+                          .stop = o->stop, .n_stop = o->n_stop, .heal = o->heal, .ignore_eos = o->ignore_eos, .on_text = print_piece,
                           .user = out, .cancel = o->interrupted };
     ts_gen_result res = {0};
     int rc = ts_session_generate(s, &rq, &res, &err);
@@ -315,7 +315,7 @@ int run_chat(ts_model *m, ts_session *s, const chat_options *o) {
             turn--;
         }
         *o->interrupted = 0;   /* a Ctrl-C that stopped the answer is spent */
-        if (out.failed) break;
+        if (out.failed || o->single_turn) break;
     }
     sigaction(SIGINT, &old, NULL);
     conversation_free(&c);

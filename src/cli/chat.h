@@ -13,6 +13,8 @@ typedef struct chat_options {
     const char *system;              /* the first system prompt (NULL: none) */
     const char *first_prompt;        /* NULL, or the first user turn */
     bool raw, heal, verbose, quiet;
+    bool ignore_eos;                 /* --ignore-eos */
+    bool single_turn;                /* -st: end after the first answer */
     int max_tokens;                  /* per answer; -1: until the end of the answer or a full context */
     ts_sampler_params sampling;
     const char *const *stop;
@@ -23,7 +25,7 @@ typedef struct chat_options {
 } chat_options;
 
 /* Reads turns from stdin until end of input (or /exit). On a terminal it prompts with "> ".
- * Returns the exit status: 0, or 1 when a turn failed or stdout could not be written. */
+ * Returns the exit status: 0, or 1 when the last turn failed or stdout could not be written. */
 int run_chat(ts_model *m, ts_session *s, const chat_options *o);
 
 #endif

@@ -168,7 +168,7 @@ static int run_once(ts_model *m, ts_session *s, const cli_options *o, const temp
         else if (!chat) sink_write(&out, text, strlen(text));
     }
     ts_gen_request rq = { .prompt = tokens, .n_prompt = n_prompt, .max_tokens = o->n_predict,
-                          .sampling = o->sampling, .stop = o->stop, .n_stop = o->n_stop, .heal = o->heal,
+                          .sampling = o->sampling, .stop = o->stop, .n_stop = o->n_stop, .heal = o->heal, .ignore_eos = o->ignore_eos,
                           .on_text = sink_write, .on_logits = out.dump ? dump_rows : NULL, .user = &out };
     if (ts_session_generate(s, &rq, &res, &err) != 0) {
         sink_write(&out, "\n", 1);
@@ -233,6 +233,7 @@ static int run(int argc, char **argv) {
         chat_options co = { .model_path = o.model_path, .template_name = o.chat_template ? o.chat_template : o.model_path,
                             .chat = &tpl.opt, .system = o.system, .first_prompt = o.prompt, .raw = o.raw,
                             .heal = o.heal, .verbose = o.verbose, .quiet = o.quiet,
+                            .ignore_eos = o.ignore_eos, .single_turn = o.single_turn,
                             .max_tokens = o.n_predict_given ? o.n_predict : -1, .sampling = o.sampling,
                             .stop = o.stop, .n_stop = o.n_stop, .interrupted = &interrupted,
                             .on_interrupt = on_interrupt };

@@ -60,6 +60,8 @@ void options_usage(FILE *f) {
         "  --quiet                 no statistics line on stderr\n"
         "  --heal                  token healing: a prompt ending inside a word is completed as the\n"
         "                          whole word would be (the last token is backed up and re-generated)\n"
+        "  --ignore-eos            never end the answer at an end-of-generation token: generate -n\n"
+        "                          tokens (or up to a stop string or a full context)\n"
         "  --version               print the version, the commit and the build flags, and exit\n"
         "  -h, --help              this help\n"
         "  -ngl N, -fa [on|off|auto], -b N, -ub N, --mlock   llama-cli's GPU and batch options:\n"
@@ -71,6 +73,7 @@ void options_usage(FILE *f) {
         "                          turn per line; a line ending in \\ continues); a PROMPT is the\n"
         "                          first turn\n"
         "  -no-cnv, --no-conversation   never chat: with no prompt, read it from stdin\n"
+        "  -st, --single-turn      answer the first prompt (PROMPT or the first line) and end\n"
         "  -v, --verbose           a statistics line per turn (prompt tokens, how many came from the\n"
         "                          cache, speed)\n"
         "  In the chat: Ctrl-C stops the answer, Ctrl-C twice at the prompt or Ctrl-D exits;\n"
@@ -349,6 +352,8 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "-i", "--interactive", NULL) || is(name, "-cnv", "--conversation", NULL)) { FLAG(); o->interactive = true; }
         else if (is(name, "-no-cnv", "--no-conversation", NULL)) { FLAG(); o->no_conversation = true; }
         else if (is(name, "--heal", NULL, NULL)) { FLAG(); o->heal = true; }
+        else if (is(name, "--ignore-eos", NULL, NULL)) { FLAG(); o->ignore_eos = true; }
+        else if (is(name, "-st", "--single-turn", NULL)) { FLAG(); o->single_turn = true; }
         else if (is(name, "--batch", NULL, NULL)) { VALUE(); o->batch_path = val; }
         else if (is(name, "--check", NULL, NULL)) { VALUE(); o->check_path = val; }
         else if (is(name, "-o", "--output", NULL)) { VALUE(); o->output_path = val; }

@@ -33,6 +33,8 @@ typedef struct cli_options {
     const char *stop[MAX_STOP_STRINGS];   /* -r / --stop */
     int n_stop;
     bool heal;                   /* --heal: token healing */
+    bool ignore_eos;             /* --ignore-eos: generate past the end of the answer */
+    bool single_turn;            /* -st: the chat answers its first prompt and ends */
     const char *batch_path;      /* --batch FILE */
     const char *check_path;      /* --check FILE */
     const char *output_path;     /* -o FILE (--batch) */

@@ -160,6 +160,12 @@ static void mask_healed(const ts_model *m, float *logits, int nv, const char *re
     }
 }
 
+/* --ignore-eos: the end-of-generation tokens' logits out of reach */
+static void mask_eog(const ts_model *m, float *logits, int nv) {
+    for (int t = 0; t < nv; t++)
+        if (ts_token_is_eog(m, t)) logits[t] = -INFINITY;
+}
+
 int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *res, ts_error *err) {
     memset(res, 0, sizeof *res);
     const int nv = ts_model_n_vocab(s->m);
@@ -217,6 +223,7 @@ int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *
         if (rq->cancel && *rq->cancel) { res->finish_reason = "cancelled"; break; }
         bool first = res->n_generated == 0;
         if (n_covered < n_healed) mask_healed(s->m, last, nv, healed + n_covered, n_healed - n_covered);
+        if (rq->ignore_eos) mask_eog(s->m, last, nv);
         int32_t next = ts_sample(smp, last, history, n_hist);
         if (first) res->first_token_seconds = seconds_now() - t0;
         if (ts_token_is_eog(s->m, next)) { res->finish_reason = "stop"; break; }

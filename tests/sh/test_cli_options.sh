@@ -117,6 +117,19 @@ printf '{%% for x in %%}' >"$TMP/bad.jinja"
 expect_error "a template syntax error under --render names the template file, not the conversation" \
     "^error: .*bad.jinja: chat template: line 1:" "$RUN_OPT" --render "$TMP/conv.json" --chat-template "$TMP/bad.jinja"
 
+# --ignore-eos: the answer goes on past its end to -n tokens, the usual answer its beginning;
+# -st: the chat answers its first turn and ends
+QA="$FIX/qa-llama/qa-llama-q8_0.gguf"
+qa_sys="You are a helpful assistant. Answer briefly."
+qa_q="Facts: The owner of the newspaper Rowan is Cedric Yeboah. Name the owner of Rowan."
+"$RUN_OPT" "$QA" "$qa_q" -sys "$qa_sys" -n 30 -t 1 >"$TMP/eos.txt" 2>"$TMP/eos.err"
+"$RUN_OPT" "$QA" "$qa_q" -sys "$qa_sys" -n 30 -t 1 --ignore-eos >"$TMP/noeos.txt" 2>"$TMP/noeos.err"
+check "--ignore-eos: 30 tokens where the answer stopped at EOS, the answer their beginning" bash -c "
+    grep -q 'generation: 30 tokens' '$TMP/noeos.err' && ! grep -q 'generation: 30 tokens' '$TMP/eos.err' &&
+    [ \"\$(head -c \$(( \$(wc -c <'$TMP/eos.txt') - 1 )) '$TMP/noeos.txt')\" = \"\$(head -c \$(( \$(wc -c <'$TMP/eos.txt') - 1 )) '$TMP/eos.txt')\" ]"
+printf '%s\nWho is it?\n' "$qa_q" | "$RUN_OPT" "$QA" -i -st -sys "$qa_sys" -n 30 -t 1 >"$TMP/st.txt" 2>/dev/null
+check "-st: one turn answered, the next line left unread, exit 0" bash -c "[ $? -eq 0 ] && [ \$(wc -l <'$TMP/st.txt') -eq 1 ] && grep -q 'Cedric Yeboah' '$TMP/st.txt'"
+
 # llama-cli's GPU and batch options: accepted with one note, the answer unchanged
 "$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 -ngl 99 -fa -b 512 -ub 128 --mlock >"$TMP/llama.txt" 2>"$TMP/llama.err"
 check "-ngl 99 -fa -b 512 -ub 128 --mlock: the same answer and one note naming them" \
