@@ -4,15 +4,24 @@
  * PRETOK_GPT4O. MB/s of UTF-8 input, best of several rounds, after decoding to code points (both
  * sides get code points).
  *
- *   build/opt/bench_regex [MB] [ROUNDS]
+ * Then the whole encode (tokenizer_encode: pre-tokenizer split and BPE merges) of the same text with the
+ * real Llama 3 and gpt-oss tokenizers of the fixtures: their tokenizer.json as loaded (the split by
+ * the regex engine), against the same vocabulary given the hand-written pre-tokenizer of its GGUF
+ * name (llama3, gpt-4o), which is how the engine split these texts before the pipeline existed.
+ *
+ *   build/opt/bench_regex [MB] [ROUNDS] [FIXTURES_DIR]
  */
 #include "text/pretokenize.h"
 #include "text/regex.h"
+#include "text/pipeline.h"
+#include "text/tokenizer.h"
+#include "text/tokenizer_json.h"
 #include "core/utf8.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *gpt2 =
     "'s|'t|'re|'ve|'m|'ll|'d| ?\\p{L}+| ?\\p{N}+| ?[^\\s\\p{L}\\p{N}]+|\\s+(?!\\S)|\\s+";
@@ -90,6 +99,49 @@ int main(int argc, char **argv) {
         regex_free(re);
     }
     free(cps);
+
+    /* the whole encode, through each tokenizer.json's pipeline and through the hand-written split */
+    const char *fixtures = argc > 3 ? argv[3] : "../shared/fixtures";
+    struct { const char *dir, *pre; } tok[] = { { "llama3", "llama3" }, { "gptoss", "gpt-4o" } };
+    char tmp[] = "/tmp/tessera_bench_regex_XXXXXX";
+    if (!mkdtemp(tmp)) { perror("mkdtemp"); return 1; }
+    int32_t *ids = malloc((len + 16) * sizeof *ids), *ids2 = malloc((len + 16) * sizeof *ids2);
+    for (size_t c = 0; c < sizeof tok / sizeof tok[0]; c++) {
+        char cmd[1400], path[600];
+        snprintf(path, sizeof path, "%s/tokenizer.json", tmp);
+        snprintf(cmd, sizeof cmd, "gzip -dc '%s/tokenizers/hf/%s/tokenizer.json.gz' > '%s'", fixtures, tok[c].dir, path);
+        vocab v;
+        if (system(cmd) != 0 || tokenizer_json_read(path, &v, &err)) {
+            printf("%-7s encode: skipped (no %s/tokenizers/hf/%s/tokenizer.json.gz)\n", tok[c].dir, fixtures, tok[c].dir);
+            continue;
+        }
+        unlink(path);
+        double best[2] = { 1e9, 1e9 };
+        int count[2] = { 0, 0 };
+        for (int side = 0; side < 2; side++) {
+            if (side == 1) {   /* the same vocabulary, split by the hand-written matcher of its GGUF name */
+                pipeline_free(v.pipeline);
+                v.pipeline = NULL;
+                free(v.pre);
+                v.pre = strdup(tok[c].pre);
+            }
+            for (int r = 0; r < rounds; r++) {
+                double t0 = now();
+                count[side] = tokenizer_encode(&v, text, len, false, false, side ? ids2 : ids, (int)len + 16, &err);
+                double t = now() - t0;
+                if (count[side] < 0) { fprintf(stderr, "%s\n", err.msg); return 1; }
+                if (t < best[side]) best[side] = t;
+            }
+        }
+        int same = count[0] == count[1] && !memcmp(ids, ids2, (size_t)count[0] * sizeof *ids);
+        printf("%-7s encode: tokenizer.json (regex) %6.1f MB/s   hand-written %-7s %6.1f MB/s   ratio %.2fx   (%d tokens, %s)\n",
+               tok[c].dir, len / best[0] / 1e6, tok[c].pre, len / best[1] / 1e6, best[0] / best[1], count[0],
+               same ? "the same ids" : "other ids: llama.cpp's GGUF split differs on this text");
+        vocab_free(&v);
+    }
+    rmdir(tmp);
+    free(ids);
+    free(ids2);
     free(text);
     return 0;
 }
