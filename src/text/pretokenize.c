@@ -371,7 +371,15 @@ static const pretok_def defs[PRETOK_COUNT] = {
 
 typedef struct pretok_alias { const char *name; pretok_kind kind; bool ignore_merges; } pretok_alias;
 
-/* tokenizer.ggml.pre names as llama.cpp maps them. */
+/* tokenizer.ggml.pre names -> the hand-written kinds, as llama.cpp maps them. Each kind keeps llama.cpp's GGUF semantics where
+ * they differ from Hugging Face's for the same tokenizer (test_pretokenize_agree.c holds every kind to
+ * its regex list and skips only these):
+ *  - llama3, qwen2, seed-coder, tekken, gpt-4o: the contractions (?i:'s|'t|...) fold ASCII only
+ *    (Oniguruma also lets U+017F, long s, match 's');
+ *  - tekken, gpt-4o: [\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}] is "a letter but a-z" and
+ *    [\p{Ll}\p{Lm}\p{Lo}\p{M}] "a letter but A-Z" (other for non-ASCII cased letters and marks);
+ *  - deepseek-llm, deepseek-coder: explicit ranges hold no non-ASCII white space (std::wregex).
+ * A tokenizer.json of these models runs Hugging Face's meaning through the regex engine instead. */
 static const pretok_alias aliases[] = {
     { "default", PRETOK_DEFAULT, false },
     { "llama3", PRETOK_LLAMA3, true }, { "llama-v3", PRETOK_LLAMA3, true },
