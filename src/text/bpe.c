@@ -301,6 +301,7 @@ static int char_symbols(const vocab *v, const char *s, int n, bpe_work *w, size_
         return 0;
     }
     if (v->unk < 0) return ts_fail(err, "the vocabulary has no token for \"%.*s\" and no unknown token", n, s);
+    if (v->fuse_unk && *n_sym > 0 && w->sym[*n_sym - 1].id == v->unk) return 0;
     w->sym[(*n_sym)++].id = v->unk;
     return 0;
 }

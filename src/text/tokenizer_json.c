@@ -288,6 +288,17 @@ static int load(loader *L, const json_value *root, vocab *v) {
         return ts_fail(L->err, "%s: unsupported tokenizer model type \"%s\" (only BPE)", L->path,
                        type ? type : "?");
     bool byte_fallback = json_get_bool(model, "byte_fallback", false);
+    /* model options that would change the result and are not implemented: refused by name */
+    const json_value *dropout = json_get(model, "dropout");
+    if (dropout && dropout->type != JSON_NULL && !(dropout->type == JSON_NUMBER && dropout->number == 0))
+        return ts_fail(L->err, "%s: model.dropout is set (BPE dropout samples merges at random: a training option)", L->path);
+    static const char *const affixes[] = { "continuing_subword_prefix", "end_of_word_suffix" };
+    for (int i = 0; i < 2; i++) {
+        const json_value *a = json_get(model, affixes[i]);
+        if (a && a->type != JSON_NULL && !(a->type == JSON_STRING && a->len == 0))
+            return ts_fail(L->err, "%s: model.%s is not supported", L->path, affixes[i]);
+    }
+    v->fuse_unk = json_get_bool(model, "fuse_unk", false);
     const json_value *pt = json_get(root, "pre_tokenizer");
     const json_value *norm = json_get(root, "normalizer");
     const json_value *decoder = json_get(root, "decoder");

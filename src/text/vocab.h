@@ -46,6 +46,7 @@ typedef struct vocab {
      * GGUF name's regex list), owned; NULL: the hand-written pre-tokenizer of `pre` */
     struct pipeline *pipeline;
     bool ignore_merges;       /* with a pipeline: a piece that is itself a token is emitted whole */
+    bool fuse_unk;            /* tokenizer.json: consecutive unknown characters make one unknown token */
     int32_t bos, eos, eot, unk, pad;   /* -1 when absent */
     bool add_bos, add_eos;
     bool add_space_prefix;    /* SPM: prepend U+2581 to the text */

@@ -402,6 +402,34 @@ static void test_json_forms(void) {
               "refused by name (%s): %s", refused[i].names, err.msg);
     }
 
+    /* fuse_unk: a run of characters the vocabulary lacks is one unknown token (SentencePiece-style, no
+     * byte fallback) */
+    for (int fuse = 0; fuse < 2; fuse++) {
+        char json[512];
+        snprintf(json, sizeof json, "{\"model\": {\"type\": \"BPE\", \"unk_token\": \"<unk>\", \"fuse_unk\": %s, \"vocab\": {\"<unk>\": 0,"
+                 " \"a\": 1, \"b\": 2}, \"merges\": []}, \"decoder\": {\"type\": \"Fuse\"}}", fuse ? "true" : "false");
+        write_text(path, json);
+        if (tokenizer_json_read(path, &v, &err) == 0) {
+            int n = tokenizer_encode(&v, "axyzb", 5, false, false, ids, 16, &err);
+            CHECK(fuse ? n == 3 && ids[1] == 0 && ids[2] == 2 : n == 5 && ids[1] == 0 && ids[3] == 0,
+                  "fuse_unk %s: \"axyzb\" -> %s (n %d)", fuse ? "true" : "false", fuse ? "a <unk> b" : "a <unk> <unk> <unk> b", n);
+            vocab_free(&v);
+        } else {
+            CHECK(0, "fuse_unk tokenizer.json: %s", err.msg);
+        }
+    }
+    static const struct { const char *model, *names; } refused_model[] = {
+        { "\"dropout\": 0.1", "model.dropout" }, { "\"end_of_word_suffix\": \"</w>\"", "end_of_word_suffix" },
+        { "\"continuing_subword_prefix\": \"##\"", "continuing_subword_prefix" },
+    };
+    for (size_t i = 0; i < sizeof refused_model / sizeof refused_model[0]; i++) {
+        char json[512];
+        snprintf(json, sizeof json, "{\"model\": {\"type\": \"BPE\", %s, \"vocab\": {\"a\": 0}, \"merges\": []}}", refused_model[i].model);
+        write_text(path, json);
+        CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, refused_model[i].names),
+              "refused by name (%s): %s", refused_model[i].names, err.msg);
+    }
+
     write_text(path, "{\"model\": {\"type\": \"Unigram\", \"vocab\": []}}");
     CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, "Unigram"),
           "a non-BPE model is refused: %s", err.msg);
