@@ -8,12 +8,13 @@
 
 static _Noreturn void fail_undefined(jinja_run *r, jv u) { jinja_fail(r, "%s", u.s.p ? u.s.p : "undefined value"); }
 
-/* item.a.b / item.0 the way Jinja's attribute= arguments look values up (items first) */
+/* item.a.b / item.0 the way Jinja's attribute= arguments look values up (items first). As
+ * make_attrgetter: a none path is the item itself, any other non-string one a single item lookup,
+ * and a none default is no default. */
 static jv attr_path(jinja_run *r, jv item, jv path, jv def) {
-    if (path.type == JV_INT) return jinja_getitem(r, item, path);
-    if (path.type != JV_STR) jinja_fail(r, "attribute must be a string");
+    if (path.type != JV_STR && path.type != JV_NONE) item = jinja_getitem(r, item, path);
     const char *p = path.s.p, *end = p + path.s.n;
-    while (p <= end) {
+    while (path.type == JV_STR && p <= end) {
         const char *dot = memchr(p, '.', (size_t)(end - p));
         if (!dot) dot = end;
         jv key;
@@ -24,7 +25,7 @@ static jv attr_path(jinja_run *r, jv item, jv path, jv def) {
         item = jinja_getitem(r, item, key);
         p = dot + 1;
     }
-    if (item.type == JV_UNDEFINED && def.type != JV_UNDEFINED) return def;
+    if (item.type == JV_UNDEFINED && def.type != JV_UNDEFINED && def.type != JV_NONE) return def;
     return item;
 }
 
@@ -35,16 +36,18 @@ static jv sort_key(jinja_run *r, jv v, bool case_sensitive) {
     return !case_sensitive && v.type == JV_STR ? jinja_str_case(r, v, CASE_LOWER) : v;
 }
 
-/* stable merge sort of items by keys (both permuted together) */
-static void merge_sort(jinja_run *r, jv *items, jv *keys, size_t n, bool reverse, jv *tmp_i, jv *tmp_k) {
+/* stable merge sort of items by keys (both permuted together); in_list: the keys are compared
+ * as Python compares one-item lists [key], where equal keys never reach '<' (the sort filter's
+ * keys; [none, none] | sort is fine, as dictsort of two none values is not) */
+static void merge_sort(jinja_run *r, jv *items, jv *keys, size_t n, bool reverse, bool in_list, jv *tmp_i, jv *tmp_k) {
     if (n < 2) return;
     size_t h = n / 2;
-    merge_sort(r, items, keys, h, reverse, tmp_i, tmp_k);
-    merge_sort(r, items + h, keys + h, n - h, reverse, tmp_i, tmp_k);
+    merge_sort(r, items, keys, h, reverse, in_list, tmp_i, tmp_k);
+    merge_sort(r, items + h, keys + h, n - h, reverse, in_list, tmp_i, tmp_k);
     size_t i = 0, j = h, k = 0;
     jinja_charge(r, n / 8);
     while (i < h && j < n) {
-        int c = jinja_compare(r, keys[j], keys[i]);
+        int c = in_list && jinja_equal(keys[j], keys[i]) ? 0 : jinja_compare(r, keys[j], keys[i]);
         bool take_right = reverse ? c > 0 : c < 0;
         if (take_right) { tmp_i[k] = items[j]; tmp_k[k++] = keys[j++]; }
         else { tmp_i[k] = items[i]; tmp_k[k++] = keys[i++]; }
@@ -55,15 +58,22 @@ static void merge_sort(jinja_run *r, jv *items, jv *keys, size_t n, bool reverse
     memcpy(keys, tmp_k, n * sizeof *keys);
 }
 
-static jv sorted(jinja_run *r, jlist *in, jv *keys, bool reverse) {
+static jv sorted(jinja_run *r, jlist *in, jv *keys, bool reverse, bool in_list) {
     size_t n = in->n;
     jv out = jinja_list_new(r, n, false);
     for (size_t i = 0; i < n; i++) jinja_list_push(r, out.list, in->items[i]);
     if (n > 1) {
         jv *ti = jinja_alloc(r, n * sizeof *ti), *tk = jinja_alloc(r, n * sizeof *tk);
-        merge_sort(r, out.list->items, keys, n, reverse, ti, tk);
+        merge_sort(r, out.list->items, keys, n, reverse, in_list, ti, tk);
     }
     return out;
+}
+
+/* sorted()'s reverse=: a bool or an int (none and undefined are type errors) */
+static bool reverse_arg(jinja_run *r, jv v) {
+    if (v.type == JV_BOOL) return v.b;
+    if (v.type == JV_INT) return v.i != 0;
+    jinja_fail(r, "'%s' object cannot be interpreted as an integer", jinja_type_name(v));
 }
 
 /* ---- filters ---- */
@@ -144,7 +154,7 @@ static jv f_items(jinja_run *r, jv v, const jargs *a) {
 static jv f_dictsort(jinja_run *r, jv v, const jargs *a) {
     bool cs = jinja_truthy(jinja_arg(a, 0, "case_sensitive", jinja_bool(false)));
     jv by = jinja_arg(a, 1, "by", jinja_str_static("key"));
-    bool reverse = jinja_truthy(jinja_arg(a, 2, "reverse", jinja_bool(false)));
+    bool reverse = reverse_arg(r, jinja_arg(a, 2, "reverse", jinja_bool(false)));
     if (v.type == JV_UNDEFINED) fail_undefined(r, v);
     if (v.type != JV_DICT) jinja_fail(r, "dictsort needs a mapping, got %s", jinja_type_name(v));
     int pos;
@@ -154,18 +164,18 @@ static jv f_dictsort(jinja_run *r, jv v, const jargs *a) {
     jv pairs = jinja_dict_items(r, v.dict);
     jv *keys = jinja_alloc(r, (pairs.list->n + 1) * sizeof *keys);
     for (size_t i = 0; i < pairs.list->n; i++) keys[i] = sort_key(r, pairs.list->items[i].list->items[pos], cs);
-    return sorted(r, pairs.list, keys, reverse);
+    return sorted(r, pairs.list, keys, reverse, false);
 }
 
 static jv f_sort(jinja_run *r, jv v, const jargs *a) {
-    bool reverse = jinja_truthy(jinja_arg(a, 0, "reverse", jinja_bool(false)));
+    bool reverse = reverse_arg(r, jinja_arg(a, 0, "reverse", jinja_bool(false)));
     bool cs = jinja_truthy(jinja_arg(a, 1, "case_sensitive", jinja_bool(false)));
     jv attr = jinja_arg(a, 2, "attribute", jinja_none());
     jlist *items = jinja_iterate(r, v);
     jv *keys = jinja_alloc(r, (items->n + 1) * sizeof *keys);
     for (size_t i = 0; i < items->n; i++)
         keys[i] = sort_key(r, attr.type == JV_NONE ? items->items[i] : attr_path(r, items->items[i], attr, jinja_undefined(NULL)), cs);
-    return sorted(r, items, keys, reverse);
+    return sorted(r, items, keys, reverse, true);
 }
 
 static jv f_list(jinja_run *r, jv v, const jargs *a) {
@@ -315,12 +325,21 @@ static jv f_round(jinja_run *r, jv v, const jargs *a) {
     jv prec = jinja_arg(a, 0, "precision", jinja_int(0));
     jv method = jinja_arg(a, 1, "method", jinja_str_static("common"));
     if (v.type != JV_INT && v.type != JV_FLOAT && v.type != JV_BOOL) jinja_fail(r, "round needs a number");
-    /* Python's round(int, n >= 0) keeps the int */
     const char *how = method.type == JV_STR ? jinja_cstr(r, method) : "";
-    if (v.type != JV_FLOAT && !strcmp(how, "common") && (prec.type != JV_INT || prec.i >= 0))
-        return jinja_int(v.type == JV_INT ? v.i : v.b);
     double x = v.type == JV_FLOAT ? v.f : v.type == JV_INT ? (double)v.i : v.b;
-    double m = pow(10.0, prec.type == JV_INT ? (double)prec.i : 0.0);
+    if (prec.type == JV_NONE && !strcmp(how, "common")) {
+        /* Python's round(x, None) is round(x): an int */
+        if (v.type != JV_FLOAT) return jinja_int(v.type == JV_INT ? v.i : v.b);
+        double y = nearbyint(x);
+        if (!(fabs(y) < 9.2e18)) jinja_fail(r, "cannot convert float %s to integer", y != y ? "NaN" : "infinity or a huge value");
+        return jinja_int((int64_t)y);
+    }
+    if (prec.type != JV_INT && prec.type != JV_BOOL)   /* none and undefined too (10 ** None) */
+        jinja_fail(r, "'%s' object cannot be interpreted as an integer", jinja_type_name(prec));
+    if (prec.type == JV_BOOL) prec = jinja_int(prec.b);
+    /* Python's round(int, n >= 0) keeps the int */
+    if (v.type != JV_FLOAT && !strcmp(how, "common") && prec.i >= 0) return jinja_int(v.type == JV_INT ? v.i : v.b);
+    double m = pow(10.0, (double)prec.i);
     double y = x * m;
     if (!strcmp(how, "common")) y = nearbyint(y);   /* Python's round: halves to even */
     else if (!strcmp(how, "ceil")) y = ceil(y);
@@ -420,12 +439,21 @@ static jargs shift_args(const jargs *a, int k) {
     return b;
 }
 
+/* whether keyword name was given (whatever its value) */
+static bool has_kw(const jargs *a, const char *name) {
+    for (int k = 0; k < a->nkw; k++) if (strcmp(a->kw[k], name) == 0) return true;
+    return false;
+}
+
 static jv f_map(jinja_run *r, jv v, const jargs *a) {
+    /* Jinja2 maps only `if value:`, so a falsy value (none, '', 0, [], undefined) maps to nothing
+       and its arguments are never looked at */
+    if (!jinja_truthy(v)) return jinja_iterator(jinja_list_new(r, 0, false));
     jlist *items = jinja_iterate(r, v);
     jv out = jinja_list_new(r, items->n, false);
-    jv attr = jinja_arg(a, -1, "attribute", jinja_none());
-    if (attr.type != JV_NONE) {
-        jv def = jinja_arg(a, -1, "default", jinja_undefined(NULL));
+    if (a->npos == 0 && has_kw(a, "attribute")) {   /* attribute=none too: the items themselves */
+        jv attr = jinja_arg(a, -1, "attribute", jinja_none());
+        jv def = jinja_arg(a, -1, "default", jinja_none());
         for (size_t i = 0; i < items->n; i++) jinja_list_push(r, out.list, attr_path(r, items->items[i], attr, def));
         return jinja_iterator(out);
     }
@@ -438,16 +466,21 @@ static jv f_map(jinja_run *r, jv v, const jargs *a) {
 
 /* select / reject / selectattr / rejectattr */
 static jv select_items(jinja_run *r, jv v, const jargs *a, bool by_attr, bool keep) {
-    jlist *items = jinja_iterate(r, v);
     jv out = jinja_list_new(r, 0, false);
-    jv attr = by_attr ? jinja_arg(a, 0, NULL, jinja_none()) : jinja_none();
+    /* as map: `if value:` first, so none | selectattr(...) is empty, not an error */
+    if (!jinja_truthy(v)) return jinja_iterator(out);
+    jlist *items = jinja_iterate(r, v);
+    if (by_attr && a->npos < 1) jinja_fail(r, "Missing parameter for attribute name");
+    jv attr = by_attr ? a->pos[0] : jinja_none();
     int k = by_attr ? 1 : 0;
-    jv test = jinja_arg(a, k, NULL, jinja_none());
-    if (test.type != JV_NONE && test.type != JV_STR) jinja_fail(r, "the test must be named by a string");
+    /* a test named by anything but a string (none too) is no test; without one, truthiness */
+    bool has_test = a->npos > k;
+    jv test = has_test ? a->pos[k] : jinja_none();
+    if (has_test && test.type != JV_STR) jinja_fail(r, "No test named %s.", test.type == JV_NONE ? "None" : jinja_type_name(test));
     jargs rest = shift_args(a, k + 1);
     for (size_t i = 0; i < items->n; i++) {
         jv item = by_attr ? attr_path(r, items->items[i], attr, jinja_undefined(NULL)) : items->items[i];
-        bool t = test.type == JV_STR ? jinja_apply_test(r, jinja_cstr(r, test), item, &rest) : jinja_truthy(item);
+        bool t = has_test ? jinja_apply_test(r, jinja_cstr(r, test), item, &rest) : jinja_truthy(item);
         if (t == keep) jinja_list_push(r, out.list, items->items[i]);
     }
     return jinja_iterator(out);
@@ -497,7 +530,8 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
     if (!strcmp(name, "iterable")) return v.type == JV_STR || v.type == JV_LIST || v.type == JV_DICT || v.type == JV_UNDEFINED;
     if (!strcmp(name, "sequence"))
         return v.type == JV_STR || (v.type == JV_LIST && !v.list->iterator) || v.type == JV_DICT || v.type == JV_UNDEFINED;
-    if (!strcmp(name, "callable")) return v.type == JV_MACRO || v.type == JV_FUNC;
+    /* Undefined has a __call__ (that fails), so callable() is true of it */
+    if (!strcmp(name, "callable")) return v.type == JV_MACRO || v.type == JV_FUNC || v.type == JV_UNDEFINED;
     if (!strcmp(name, "escaped")) return false;
     if (!strcmp(name, "odd") || !strcmp(name, "even") || !strcmp(name, "divisibleby")) {
         /* value % 2 == 1, value % 2 == 0, value % num == 0 with Python's % */
@@ -526,7 +560,9 @@ bool jinja_apply_test(jinja_run *r, const char *name, jv v, const jargs *a) {
     if (!strcmp(name, "gt") || !strcmp(name, "greaterthan") || !strcmp(name, ">")) return jinja_compare(r, v, arg) > 0;
     if (!strcmp(name, "ge") || !strcmp(name, ">=")) return jinja_compare(r, v, arg) >= 0;
     if (!strcmp(name, "in")) {
-        if (arg.type == JV_STR && v.type == JV_STR) return v.s.n == 0 || memmem(arg.s.p, arg.s.n, v.s.p, v.s.n) != NULL;
+        if (arg.type == JV_STR && v.type != JV_STR)
+            jinja_fail(r, "'in <string>' requires string as left operand, not %s", jinja_type_name(v));
+        if (arg.type == JV_STR) return v.s.n == 0 || memmem(arg.s.p, arg.s.n, v.s.p, v.s.n) != NULL;
         if (arg.type == JV_DICT) return jinja_dict_get(arg.dict, v, NULL);
         jlist *items = jinja_iterate(r, arg);
         for (size_t i = 0; i < items->n; i++) if (jinja_equal(items->items[i], v)) return true;

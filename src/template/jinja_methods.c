@@ -94,10 +94,10 @@ static bool in_chars(uint32_t cp, jv chars) {
     return false;
 }
 
-/* str.strip(chars): chars none/undefined strips whitespace */
+/* str.strip(chars): chars none strips whitespace (an undefined one is a type error, as in Python) */
 jv jinja_str_strip(jinja_run *r, jv s, jv chars, bool lead, bool trail) {
     s = jinja_to_str(r, s);
-    bool ws = chars.type == JV_NONE || chars.type == JV_UNDEFINED;
+    bool ws = chars.type == JV_NONE;
     if (!ws && chars.type != JV_STR) jinja_fail(r, "strip arg must be None or str");
     const char *p = s.s.p;
     size_t n = s.s.n;
@@ -161,8 +161,9 @@ static jv need_str(jinja_run *r, jv v, const char *what) {
     return v;
 }
 
-static int64_t int_arg(jinja_run *r, jv v, int64_t def) {
-    if (v.type == JV_UNDEFINED || v.type == JV_NONE) return def;
+/* an integer argument; none and undefined are type errors, as in Python (callers give absent
+   ones their default) */
+static int64_t int_arg(jinja_run *r, jv v) {
     if (v.type == JV_INT) return v.i;
     if (v.type == JV_BOOL) return v.b;
     jinja_fail(r, "'%s' object cannot be interpreted as an integer", jinja_type_name(v));
@@ -191,18 +192,18 @@ static jv m_title(jinja_run *r, jv s, const jargs *a) {
 }
 
 static jv m_replace(jinja_run *r, jv s, const jargs *a) {
-    return jinja_str_replace(r, s, jinja_arg(a, 0, "old", jinja_none()), jinja_arg(a, 1, "new", jinja_none()), int_arg(r, jinja_arg(a, 2, "count", jinja_none()), -1));
+    return jinja_str_replace(r, s, jinja_arg(a, 0, "old", jinja_none()), jinja_arg(a, 1, "new", jinja_none()), int_arg(r, jinja_arg(a, 2, "count", jinja_int(-1))));
 }
 
 /* str.split / str.rsplit */
 static jv split(jinja_run *r, jv s, const jargs *a, bool from_right) {
     jv sep = jinja_arg(a, 0, "sep", jinja_none());
-    int64_t maxsplit = int_arg(r, jinja_arg(a, 1, "maxsplit", jinja_none()), -1);
+    int64_t maxsplit = int_arg(r, jinja_arg(a, 1, "maxsplit", jinja_int(-1)));
     jv out = jinja_list_new(r, 0, false);
     const char *p = s.s.p;
     size_t n = s.s.n;
     jinja_charge(r, n / 256);
-    if (sep.type == JV_NONE || sep.type == JV_UNDEFINED) {
+    if (sep.type == JV_NONE) {
         /* runs of whitespace separate; no empty pieces */
         size_t *starts = jinja_alloc(r, (n / 2 + 2) * sizeof *starts), *ends = jinja_alloc(r, (n / 2 + 2) * sizeof *ends);
         size_t cnt = 0, i = 0;
@@ -271,7 +272,7 @@ static jv m_split(jinja_run *r, jv s, const jargs *a) { return split(r, s, a, fa
 static jv m_rsplit(jinja_run *r, jv s, const jargs *a) { return split(r, s, a, true); }
 
 static jv m_splitlines(jinja_run *r, jv s, const jargs *a) {
-    bool keep = jinja_truthy(jinja_arg(a, 0, "keepends", jinja_bool(false)));
+    bool keep = int_arg(r, jinja_arg(a, 0, "keepends", jinja_bool(false))) != 0;
     jv out = jinja_list_new(r, 0, false);
     size_t start = 0;
     for (size_t i = 0; i < s.s.n; i++) {
@@ -396,18 +397,16 @@ static jv m_format(jinja_run *r, jv s, const jargs *a) {
             if (field[k] == ':') jinja_fail(r, "format specs in str.format are not supported");
             if (field[k] == '!' && k + 1 < fn) { conv = field[k + 1]; name_n = k; break; }
         }
-        jv v;
-        if (name_n == 0) v = jinja_arg(a, auto_index++, NULL, jinja_undefined(NULL));
-        else if (field[0] >= '0' && field[0] <= '9') {
-            long k = strtol(field, NULL, 10);   /* stops at the '}' */
-            v = jinja_arg(a, k < 0 || k > 1000 ? -1 : (int)k, NULL, jinja_undefined(NULL));
-        }
-        else {
-            char name[64];
-            snprintf(name, sizeof name, "%.*s", (int)(name_n < 63 ? name_n : 63), field);
-            v = jinja_arg(a, -1, name, jinja_undefined(NULL));
-        }
-        if (v.type == JV_UNDEFINED) jinja_fail(r, "str.format: replacement field %.*s has no argument", (int)(fn < 40 ? fn : 40), field);
+        /* a missing argument is an error; an undefined one given formats as Undefined does ("") */
+        jv v = jinja_none();
+        bool found = false;
+        if (name_n == 0 || (field[0] >= '0' && field[0] <= '9')) {
+            long k = name_n == 0 ? auto_index++ : strtol(field, NULL, 10);   /* stops at the '}' */
+            if ((found = k >= 0 && k < a->npos)) v = a->pos[k];
+        } else
+            for (int k = 0; k < a->nkw && !found; k++)
+                if ((found = strlen(a->kw[k]) == name_n && !memcmp(a->kw[k], field, name_n))) v = a->kwv[k];
+        if (!found) jinja_fail(r, "str.format: replacement field %.*s has no argument", (int)(fn < 40 ? fn : 40), field);
         if (conv == 'r') jinja_write_repr(r, &b, v);
         else jinja_write_str(r, &b, v);
         i = (size_t)(close - s.s.p);
@@ -538,11 +537,11 @@ bool jinja_method(jinja_run *r, jv obj, const char *name, jv *out) {
 static jv g_range(jinja_run *r, jv self, const jargs *a) {
     (void)self;
     int64_t start = 0, stop, step = 1;
-    if (a->npos == 1) stop = int_arg(r, a->pos[0], 0);
+    if (a->npos == 1) stop = int_arg(r, a->pos[0]);
     else if (a->npos == 2 || a->npos == 3) {
-        start = int_arg(r, a->pos[0], 0);
-        stop = int_arg(r, a->pos[1], 0);
-        if (a->npos == 3) step = int_arg(r, a->pos[2], 1);
+        start = int_arg(r, a->pos[0]);
+        stop = int_arg(r, a->pos[1]);
+        if (a->npos == 3) step = int_arg(r, a->pos[2]);
     } else jinja_fail(r, "range expected 1 to 3 arguments, got %d", a->npos);
     if (step == 0) jinja_fail(r, "range() arg 3 must not be zero");
     int64_t count = 0;
