@@ -34,6 +34,9 @@ typedef struct ts_load_options {
     bool mmap;                   /* true: the matrices are read in place from the file's pages
                                     (a faster load); false: copied once into 2 MB pages, which
                                     decode reads faster (a mixture's experts stay in place) */
+    /* NULL, or told how far the load is (bytes of matrices copied of total) as it goes */
+    void (*on_progress)(void *user, size_t done, size_t total);
+    void *progress_user;
 } ts_load_options;
 
 /* KV cache element types (llama.cpp's --cache-type-k/-v). f16 is the default, as in llama.cpp,
@@ -189,6 +192,9 @@ typedef struct ts_gen_request {
     void *user;
     /* NULL, or a flag a signal handler sets: the answer stops ("cancelled") before the next token. */
     const volatile sig_atomic_t *cancel;
+    /* NULL, or told the prompt tokens evaluated so far of those to evaluate, as a long prompt goes
+     * (it is then evaluated in slices; the results are the same) */
+    void (*on_prefill)(void *user, int done, int total);
 } ts_gen_request;
 
 typedef struct ts_gen_result {

@@ -236,7 +236,7 @@ static int answer_turn(ts_model *m, ts_session *s, const chat_options *o, conver
     if (o->verbose && !o->quiet) {
         char prefix[32];
         snprintf(prefix, sizeof prefix, "turn %d: ", turn);
-        stats_print(stderr, prefix, &res, n - res.n_prompt, &o->sampling);
+        stats_print(stderr, prefix, &res, n - res.n_prompt, &o->sampling, -1);
     } else if (!strcmp(res.finish_reason, "context") && !o->quiet) {
         fprintf(stderr, "(the context is full: /clear starts a new conversation)\n");
     }

@@ -5,6 +5,7 @@
 #include "cli/batch.h"
 #include "cli/chat.h"
 #include "cli/options.h"
+#include "cli/progress.h"
 #include "cli/prompt.h"
 #include "cli/stats.h"
 #include "cli/templates.h"
@@ -60,7 +61,16 @@ typedef struct outputs {
     FILE *dump;
     bool dump_failed;
     int dump_error;
+    progress prefill;    /* a long prompt's progress line */
 } outputs;
+
+static void prefill_progress(void *user, int done, int total) {
+    outputs *o = user;
+    progress_update(&o->prefill, done, total);
+    if (done == total) progress_end(&o->prefill);
+}
+
+static void load_progress(void *user, size_t done, size_t total) { progress_update(user, (double)done, (double)total); }
 
 static int sink_write(void *user, const char *text, size_t len) {
     outputs *s = user;
@@ -99,7 +109,7 @@ static bool wants_chat(const cli_options *o) {
 }
 
 /* A one-shot answer (or --tokenize / --verify): the prompt from -p, -f, --tokens or stdin. */
-static int run_once(ts_model *m, ts_session *s, const cli_options *o, const template_setup *tpl) {
+static int run_once(ts_model *m, ts_session *s, const cli_options *o, const template_setup *tpl, double load_seconds) {
     ts_error err = {{0}};
     int rc = 1, n_prompt = 0;
     int32_t *tokens = NULL;
@@ -120,6 +130,8 @@ static int run_once(ts_model *m, ts_session *s, const cli_options *o, const temp
             goto done;
         }
         if (path) {
+            if (!strcmp(path, "-") && isatty(STDIN_FILENO) && !o->quiet)
+                fprintf(stderr, "(reading the prompt from the terminal: end it with Ctrl-D)\n");
             if (prompt_read(path, limit, &read_text, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
             text = read_text;
             text_name = strcmp(path, "-") ? path : "stdin";
@@ -167,9 +179,11 @@ static int run_once(ts_model *m, ts_session *s, const cli_options *o, const temp
         if (o->tokens_csv) echo_tokens(m, tokens, n_prompt, &out);
         else if (!chat) sink_write(&out, text, strlen(text));
     }
+    progress_start(&out.prefill, "prompt", "tokens", 1.0, !o->quiet && isatty(STDERR_FILENO));
     ts_gen_request rq = { .prompt = tokens, .n_prompt = n_prompt, .max_tokens = o->n_predict,
                           .sampling = o->sampling, .stop = o->stop, .n_stop = o->n_stop, .heal = o->heal, .ignore_eos = o->ignore_eos,
-                          .on_text = sink_write, .on_logits = out.dump ? dump_rows : NULL, .user = &out };
+                          .on_text = sink_write, .on_logits = out.dump ? dump_rows : NULL, .user = &out,
+                          .on_prefill = prefill_progress };
     if (ts_session_generate(s, &rq, &res, &err) != 0) {
         sink_write(&out, "\n", 1);
         if (out.dump_failed) fprintf(stderr, "error: %s: write failed: %s\n", o->dump_logits, strerror(out.dump_error));
@@ -180,7 +194,7 @@ static int run_once(ts_model *m, ts_session *s, const cli_options *o, const temp
     if (out.failed) { fprintf(stderr, "error: stdout: write failed: %s\n", strerror(out.error)); goto done; }
     if (!strcmp(res.finish_reason, "context"))
         fprintf(stderr, "warning: the context is full (%d tokens)\n", ts_session_n_ctx(s));
-    if (!o->quiet) stats_print(stderr, NULL, &res, n_prompt - res.n_prompt, &o->sampling);
+    if (!o->quiet) stats_print(stderr, NULL, &res, n_prompt - res.n_prompt, &o->sampling, load_seconds);
     rc = 0;
 done:
     if (out.dump && fclose(out.dump) != 0 && rc == 0) { fprintf(stderr, "error: %s: write failed\n", o->dump_logits); rc = 1; }
@@ -208,7 +222,14 @@ static int run(int argc, char **argv) {
     int rc = 1;
     ts_load_options lo = { .tokenizer_path = o.tokenizer, .simd = o.simd, .quant = o.quant,
                            .cache_type_k = o.cache_type_k, .cache_type_v = o.cache_type_v, .mmap = o.mmap };
-    if (ts_model_load(o.model_path, &lo, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
+    progress loading;
+    progress_start(&loading, "loading", "MB", 1.0 / 1048576.0, !o.quiet && isatty(STDERR_FILENO));
+    lo.on_progress = load_progress;
+    lo.progress_user = &loading;
+    int load_rc = ts_model_load(o.model_path, &lo, &m, &err);
+    progress_end(&loading);
+    const double load_seconds = progress_elapsed(&loading);
+    if (load_rc != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
     if (o.info) {
         ts_model_print_info(m, stdout);
         if (!o.prompt && !o.prompt_file && !o.tokens_csv && !o.interactive && !o.batch_path && !o.check_path) {
@@ -239,7 +260,7 @@ static int run(int argc, char **argv) {
                             .on_interrupt = on_interrupt };
         rc = run_chat(m, s, &co);
     } else {
-        rc = run_once(m, s, &o, &tpl);
+        rc = run_once(m, s, &o, &tpl, load_seconds);
     }
 done:
     ts_session_free(s);

@@ -3,10 +3,12 @@
 #include <inttypes.h>
 #include <string.h>
 
-void stats_print(FILE *f, const char *prefix, const ts_gen_result *res, int n_backed, const ts_sampler_params *sampling) {
+void stats_print(FILE *f, const char *prefix, const ts_gen_result *res, int n_backed, const ts_sampler_params *sampling,
+                 double load_seconds) {
     int n_new = res->n_prompt - res->n_reused;
     /* decode speed: the tokens after the first, over the time after the first (none for one token) */
     double decode_seconds = res->prompt_seconds + res->gen_seconds - res->first_token_seconds;
+    if (load_seconds >= 0) fprintf(f, "%sload: %.2f s | ", prefix ? prefix : "", load_seconds), prefix = NULL;
     fprintf(f, "%sprompt: %d token%s, %d reused, %d new, %.1f tok/s | first token: %.1f ms | generation: %d token%s",
             prefix ? prefix : "", res->n_prompt, res->n_prompt == 1 ? "" : "s", res->n_reused, n_new,
             n_new / (res->prompt_seconds + 1e-9), res->first_token_seconds * 1e3, res->n_generated,

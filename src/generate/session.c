@@ -160,6 +160,10 @@ static void mask_healed(const ts_model *m, float *logits, int nv, const char *re
     }
 }
 
+/* Prompt tokens per evaluation when the prefill's progress is followed: big enough that the matrix
+ * tiles stay full, small enough for a line a second on a slow machine. */
+#define PREFILL_SLICE 512
+
 /* --ignore-eos: the end-of-generation tokens' logits out of reach */
 static void mask_eog(const ts_model *m, float *logits, int nv) {
     for (int t = 0; t < nv; t++)
@@ -203,7 +207,13 @@ int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *
     if (!logits || !history || !res->tokens || append(res, &cap, "", 0) != 0) { ts_fail(err, "out of memory"); goto out; }
     memcpy(history, rq->prompt, (size_t)n_eval * sizeof *history);
 
-    if (ts_eval(s->ctx, rq->prompt + kept, n_eval - kept, logits, rq->on_logits != NULL, err) != 0) goto out;
+    /* the prompt, in slices when someone follows its progress (batched prefill equals one pass) */
+    const int todo = n_eval - kept, slice = rq->on_prefill && !rq->on_logits ? PREFILL_SLICE : todo;
+    for (int done = 0; done < todo; done += slice) {
+        const int n = todo - done < slice ? todo - done : slice;
+        if (ts_eval(s->ctx, rq->prompt + kept + done, n, logits, rq->on_logits != NULL, err) != 0) goto out;
+        if (rq->on_prefill) rq->on_prefill(rq->user, done + n, todo);
+    }
     memcpy(s->cached + kept, rq->prompt + kept, (size_t)(n_eval - kept) * sizeof *s->cached);
     s->n_cached = n_eval;
     if (rq->on_logits && rq->on_logits(rq->user, logits, (int)rows, nv) != 0) {

@@ -111,7 +111,7 @@ static size_t experts_bytes(const model_geometry *g) {
     return n;
 }
 
-void resident_copy_matrices(ts_model *m) {
+void resident_copy_matrices(ts_model *m, const ts_load_options *opt) {
     model_geometry *g = &m->g;
     resident_list l = { .n = 0 };
     /* The experts too, though a token reads few of them: from the file's 4 KB pages a Qwen3.5-MoE
@@ -151,7 +151,7 @@ void resident_copy_matrices(ts_model *m) {
     uint8_t *base = (uint8_t *)(((uintptr_t)map + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
     madvise(base, size - (size_t)(base - (uint8_t *)map), MADV_HUGEPAGE);
 
-    size_t off = 0;
+    size_t off = 0, copied = 0;
     for (int i = 0; i < l.n; i++) {
         const uint8_t *src = l.w[i]->data;
         if (src >= base && src < base + total) continue;   /* shares bytes copied already */
@@ -164,6 +164,8 @@ void resident_copy_matrices(ts_model *m) {
             madvise((void *)page, (size_t)((uintptr_t)(src + s) + len - page), MADV_POPULATE_READ);
             memcpy(dst + s, src + s, len);
             release_source(m, src + s, len);
+            copied += len;
+            if (opt && opt->on_progress) opt->on_progress(opt->progress_user, copied, total);
         }
         off += (n + 63) / 64 * 64;
         for (int j = i; j < l.n; j++)

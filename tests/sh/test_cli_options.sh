@@ -130,6 +130,37 @@ check "--ignore-eos: 30 tokens where the answer stopped at EOS, the answer their
 printf '%s\nWho is it?\n' "$qa_q" | "$RUN_OPT" "$QA" -i -st -sys "$qa_sys" -n 30 -t 1 >"$TMP/st.txt" 2>/dev/null
 check "-st: one turn answered, the next line left unread, exit 0" bash -c "[ $? -eq 0 ] && [ \$(wc -l <'$TMP/st.txt') -eq 1 ] && grep -q 'Cedric Yeboah' '$TMP/st.txt'"
 
+# Progress: a long prompt shows "prompt: NN% (done of total tokens, ...)" on a terminal, rewritten in
+# place and cleared; in a pipe nothing but the statistics line (which starts with the load time)
+python3 -c "import sys; sys.stdout.write('Once upon a time there was a girl. ' * 700)" >"$TMP/mid.txt"
+python3 - "$RUN_OPT" "$S" "$TMP/mid.txt" >"$TMP/pty-progress.txt" 2>&1 <<'PY'
+import os, pty, sys
+run, model, prompt = sys.argv[1:]
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(run, [run, model, "-f", prompt, "-c", "8192", "-n", "1", "-t", "1", "--no-display-prompt"])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+os.waitpid(pid, 0)
+sys.stdout.write(out.decode("utf-8", "replace"))
+PY
+check "a long prompt on a terminal: a progress line ('prompt: NN% (N of 7702 tokens, N tokens/s, N s left)'), cleared, then the statistics" python3 - "$TMP/pty-progress.txt" <<'PY'
+import re, sys
+out = open(sys.argv[1], encoding="utf-8", errors="replace", newline="").read()
+shown = re.findall(r"\r\x1b\[Kprompt: +\d+% \(\d+ of 7702 tokens, \d+ tokens/s, [\d.]+ s left\)", out)
+sys.exit(0 if shown and "\r\x1b[K" in out.split(shown[-1], 1)[1] and re.search(r"load: [\d.]+ s \| prompt: 7702 tokens", out) else 1)
+PY
+"$RUN_OPT" "$S" -f "$TMP/mid.txt" -c 8192 -n 1 -t 1 --no-display-prompt >/dev/null 2>"$TMP/pipe-progress.txt"
+check "... in a pipe: no progress, one statistics line starting with the load time" bash -c "
+    [ \$(wc -l <'$TMP/pipe-progress.txt') -eq 1 ] && ! grep -aq '%' '$TMP/pipe-progress.txt' && grep -q '^load: [0-9.]* s | prompt: 7702 tokens' '$TMP/pipe-progress.txt'"
+
 # llama-cli's GPU and batch options: accepted with one note, the answer unchanged
 "$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 -ngl 99 -fa -b 512 -ub 128 --mlock >"$TMP/llama.txt" 2>"$TMP/llama.err"
 check "-ngl 99 -fa -b 512 -ub 128 --mlock: the same answer and one note naming them" \

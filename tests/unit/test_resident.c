@@ -2,7 +2,8 @@
  * decision to ask for 2 MB pages once more (MADV_COLLAPSE): a mapping in 4 KB pages counts 0, the
  * same mapping after a collapse counts its 2 MB pages, a range counts only mappings that overlap
  * it, and the count never exceeds what is mapped. Where the kernel has no transparent huge pages
- * or no MADV_COLLAPSE (before Linux 6.1), the collapse checks are skipped with a note. */
+ * or no MADV_COLLAPSE (before Linux 6.1), the collapse checks are skipped with a note. And the load's
+ * progress: the copy reports its bytes as it goes, rising to the total. */
 #include "check.h"
 #include "load/resident.h"
 #include <errno.h>
@@ -15,7 +16,36 @@
 #endif
 #define HUGE ((size_t)2 << 20)
 
+typedef struct heard { int calls; size_t last, total; bool rising; } heard;
+
+static void on_progress(void *user, size_t done, size_t total) {
+    heard *h = user;
+    h->rising &= done > h->last && (h->calls == 0 || total == h->total);
+    h->calls++;
+    h->last = done;
+    h->total = total;
+}
+
+static void test_load_progress(void) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/qa-llama/qa-llama-q8_0.gguf", fixtures_dir());
+    heard h = { .rising = true };
+    ts_load_options lo = { .on_progress = on_progress, .progress_user = &h };
+    ts_model *m;
+    ts_error err;
+    if (ts_model_load(path, &lo, &m, &err)) { CHECK(0, "qa-llama: %s", err.msg); return; }
+    CHECK(h.calls > 0 && h.rising && h.last == h.total && h.total > 1000000,
+          "the load reports the copy's progress: %d calls rising to %zu of %zu bytes", h.calls, h.last, h.total);
+    ts_model_free(m);
+    lo.mmap = true;   /* nothing copied: nothing to report */
+    h = (heard){ .rising = true };
+    if (ts_model_load(path, &lo, &m, &err)) { CHECK(0, "qa-llama --mmap: %s", err.msg); return; }
+    CHECK(h.calls == 0, "--mmap: no copy, no progress calls (%d)", h.calls);
+    ts_model_free(m);
+}
+
 int main(void) {
+    test_load_progress();
     const size_t n = 8 * HUGE;
     uint8_t *map = mmap(NULL, n + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     CHECK(map != MAP_FAILED, "an anonymous mapping of 18 MB");
