@@ -238,6 +238,10 @@ static int run(int argc, char **argv) {
         }
     }
     bool chat = wants_chat(&o);
+    const int trained = ts_model_n_ctx_train(m);
+    if (o.n_ctx > trained && trained > 0 && !o.quiet)
+        fprintf(stderr, "warning: -c %d is more than the %d tokens %s was trained on: answers past that may fall apart\n",
+                o.n_ctx, trained, o.model_path);
     if (!o.tokenize_only && !o.verify && ts_session_new(m, o.n_ctx, o.n_threads, &s, &err) != 0) {
         fprintf(stderr, "error: %s\n", err.msg);
         goto done;

@@ -159,7 +159,13 @@ sys.exit(0 if shown and "\r\x1b[K" in out.split(shown[-1], 1)[1] and re.search(r
 PY
 "$RUN_OPT" "$S" -f "$TMP/mid.txt" -c 8192 -n 1 -t 1 --no-display-prompt >/dev/null 2>"$TMP/pipe-progress.txt"
 check "... in a pipe: no progress, one statistics line starting with the load time" bash -c "
-    [ \$(wc -l <'$TMP/pipe-progress.txt') -eq 1 ] && ! grep -aq '%' '$TMP/pipe-progress.txt' && grep -q '^load: [0-9.]* s | prompt: 7702 tokens' '$TMP/pipe-progress.txt'"
+    [ \$(grep -vc '^warning: -c 8192' '$TMP/pipe-progress.txt') -eq 1 ] && ! grep -aq '%' '$TMP/pipe-progress.txt' && grep -q '^load: [0-9.]* s | prompt: 7702 tokens' '$TMP/pipe-progress.txt'"
+
+# -c past the context the model was trained on: a warning naming both (stories260K: 2048)
+"$RUN_OPT" "$S" "Once" -n 2 -t 1 -c 4096 >/dev/null 2>"$TMP/ctx.err"
+"$RUN_OPT" "$S" "Once" -n 2 -t 1 -c 2048 >/dev/null 2>"$TMP/ctx2.err"
+check "-c 4096 on a model trained on 2048: warned; -c 2048: not" bash -c "
+    grep -q '^warning: -c 4096 is more than the 2048 tokens .*stories260K.gguf was trained on' '$TMP/ctx.err' && ! grep -q warning '$TMP/ctx2.err'"
 
 # llama-cli's GPU and batch options: accepted with one note, the answer unchanged
 "$RUN_OPT" "$S" "Once upon a time" -n 20 -t 1 -ngl 99 -fa -b 512 -ub 128 --mlock >"$TMP/llama.txt" 2>"$TMP/llama.err"
