@@ -13,6 +13,8 @@ import bz2
 import os
 import sys
 
+from ucd import two_stage
+
 UCD = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/unicode"
 N_CODEPOINTS = 0x110000
 BLOCK = 128
@@ -99,13 +101,7 @@ def tables():
     excluded = read_exclusions()
 
     # canonical combining class: two stages
-    blocks, index, stage1 = [], {}, []
-    for start in range(0, N_CODEPOINTS, BLOCK):
-        blk = tuple(ccc.get(cp, 0) for cp in range(start, start + BLOCK))
-        if blk not in index:
-            index[blk] = len(blocks)
-            blocks.append(blk)
-        stage1.append(index[blk])
+    blocks, stage1 = two_stage(lambda cp: ccc.get(cp, 0), N_CODEPOINTS, BLOCK)
     assert len(blocks) < 256
 
     # full decompositions, canonical and compatibility, of every code point that has one

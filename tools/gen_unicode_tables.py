@@ -11,6 +11,8 @@ Input: UnicodeData.txt, PropList.txt and CaseFolding.txt from the Unicode Charac
 import os
 import sys
 
+from ucd import read_property_file, two_stage
+
 UCD = sys.argv[1] if len(sys.argv) > 1 else "/usr/share/unicode"
 N_CODEPOINTS = 0x110000
 BLOCK = 128
@@ -57,21 +59,7 @@ def read_categories(path):
 
 
 def read_property(path, prop):
-    cps = set()
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            line = line.split("#", 1)[0].strip()
-            if not line:
-                continue
-            rng, name = [x.strip() for x in line.split(";")]
-            if name != prop:
-                continue
-            if ".." in rng:
-                a, b = [int(x, 16) for x in rng.split("..")]
-            else:
-                a = b = int(rng, 16)
-            cps.update(range(a, b + 1))
-    return cps
+    return {cp for a, b, _ in read_property_file(path, prop) for cp in range(a, b + 1)}
 
 
 def read_simple_folds(path):
@@ -105,13 +93,7 @@ def main():
             f |= FLAG_WHITESPACE
         entries[cp] = f | category_index[cat or "Cn"] << CATEGORY_SHIFT
 
-    blocks, block_index, stage1 = [], {}, []
-    for start in range(0, N_CODEPOINTS, BLOCK):
-        blk = tuple(entries[start:start + BLOCK])
-        if blk not in block_index:
-            block_index[blk] = len(blocks)
-            blocks.append(blk)
-        stage1.append(block_index[blk])
+    blocks, stage1 = two_stage(lambda cp: entries[cp], N_CODEPOINTS, BLOCK)
 
     # Orbits: the code points sharing one simple fold (the fold itself included), each member
     # pointing to the next one round its orbit.
