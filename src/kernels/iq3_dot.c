@@ -14,23 +14,6 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i eight_u32(const uint32_t *g, const uint
                              (int)g[i[6]], (int)g[i[7]]);
 }
 
-/* Eight 4-byte grid entries by one gather, indices i[0..7] with bit k of hi_bits their ninth bit
- * (IQ3_S: forming 9-bit indices one by one cost more than the gather; bench_matvec 5.7 -> 7.0 GB/s,
- * where the byte indices of IQ3_XXS read faster by loads, 7.7 against 6.0). */
-static ALWAYS_INLINE TARGET_AVX2 __m256i eight_u32_9bit(const uint32_t *g, const uint8_t *i, int hi_bits) {
-    uint64_t lo;
-    memcpy(&lo, i, 8);
-    __m256i idx = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128((long long)lo));
-    const __m256i hi = _mm256_and_si256(_mm256_srlv_epi32(_mm256_set1_epi32(hi_bits), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)),
-                                        _mm256_set1_epi32(1));
-    idx = _mm256_or_si256(idx, _mm256_slli_epi32(hi, 8));
-    return _mm256_i32gather_epi32((const int *)g, idx, 4);
-}
-
-static ALWAYS_INLINE TARGET_AVX2 __m256i four_u64(uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
-    return _mm256_setr_epi64x((long long)a, (long long)b, (long long)c, (long long)d);
-}
-
 static inline float iq3_xxs_d(const block_iq3_xxs *b) { return load_f16(b->d) * 0.25f; }
 /* Per super-block: the sign bytes of all 32 groups (the words after the indices) in vectors */
 typedef struct { __m256i signs[2]; } iq3_xxs_prepared;
