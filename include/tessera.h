@@ -52,6 +52,7 @@ int  ts_model_load(const char *path, const ts_load_options *opt, ts_model **out,
 void ts_model_free(ts_model *m);
 int  ts_model_n_vocab(const ts_model *m);
 bool ts_model_has_tokenizer(const ts_model *m);   /* false: only --tokens can prompt it */
+bool ts_model_has_weights(const ts_model *m);     /* false: a tokenizer or vocab-only file */
 int  ts_model_n_ctx_train(const ts_model *m);     /* the context length the model declares */
 /* Writes the geometry table and the loader's layout decisions, human readable. */
 void ts_model_print_info(const ts_model *m, FILE *f);

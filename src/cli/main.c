@@ -142,7 +142,10 @@ static int run_once(ts_model *m, ts_session *s, const cli_options *o, const temp
         int n = 0;
         if (o->system) msgs[n++] = (ts_chat_message){ "system", o->system };
         msgs[n++] = (ts_chat_message){ "user", text };
-        n_prompt = prompt_to_tokens(m, msgs, n, o->raw || o->tokenize_only, &tpl->opt, s ? limit : 0, text_name,
+        /* --tokenize shows what a model is fed (its chat template applied unless --raw); a tokenizer
+         * file alone tokenizes the text as it is */
+        const bool raw = o->raw || (o->tokenize_only && !ts_model_has_weights(m));
+        n_prompt = prompt_to_tokens(m, msgs, n, raw, &tpl->opt, s ? limit : 0, text_name,
                                     o->chat_template ? o->chat_template : o->model_path, &tokens, &chat,
                                     &unknown_template, &err);
         if (unknown_template)

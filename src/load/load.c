@@ -178,6 +178,7 @@ void ts_model_free(ts_model *m) {
 
 int ts_model_n_vocab(const ts_model *m) { return m->g.n_vocab; }
 bool ts_model_has_tokenizer(const ts_model *m) { return m->has_vocab; }
+bool ts_model_has_weights(const ts_model *m) { return m->g.n_layers > 0; }
 int ts_model_n_ctx_train(const ts_model *m) { return m->g.n_ctx_train; }
 
 /* ---- tokenizer ---- */

@@ -62,3 +62,13 @@ check "a tokenizer-only folder cannot generate: clear error" grep -q "no model w
 printf '\xff\xfe bad' >"$TMP/badutf8.txt"
 "$RUN_SAN" "$G/ggml-vocab-llama-spm.gguf" --tokenize "$(cat "$TMP/badutf8.txt")" >/dev/null 2>"$TMP/e"
 check "invalid UTF-8 in the prompt: one-line error" grep -q "invalid UTF-8" "$TMP/e"
+
+# --tokenize on a chat model prints what the model is fed: the chat template applied (9 ids for "Hi",
+# as the statistics line of an answer counts), the text's own ids with --raw
+Q="$FIX/qa-llama/qa-llama-q8_0.gguf"
+fed=$("$RUN_OPT" "$Q" --tokenize "Hi")
+raw=$("$RUN_OPT" "$Q" --tokenize "Hi" --raw)
+"$RUN_OPT" "$Q" "Hi" -n 1 -t 1 >/dev/null 2>"$TMP/fed.err"
+n_fed=$(echo "$fed" | wc -w)
+check "--tokenize on a chat model: $n_fed ids, the prompt count of an answer; --raw: the text's own ($raw)" bash -c "
+    grep -q 'prompt: $n_fed tokens' '$TMP/fed.err' && [ $n_fed -gt 3 ] && [ '$raw' = '1 6324' ]"
