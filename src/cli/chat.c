@@ -1,5 +1,6 @@
 /* The interactive chat. */
 #include "cli/chat.h"
+#include "cli/line_edit.h"
 #include "cli/prompt.h"
 #include "cli/stats.h"
 #include <errno.h>
@@ -165,7 +166,11 @@ static void print_help(void) {
         "  /help           this list\n"
         "  /exit           end the chat (also Ctrl-D, or Ctrl-C twice at the prompt)\n"
         "  Ctrl-C during an answer stops it. A line ending in \\ continues on the next line;\n"
-        "  a line starting with // sends the text after the first /.\n");
+        "  a line starting with // sends the text after the first /.\n"
+        "  On a terminal: Left/Right, Home/End (Ctrl-A/E), Alt-B/F or Ctrl-Left/Right by words,\n"
+        "  Backspace/Delete, Ctrl-W/U/K delete, Up/Down and Ctrl-R recall earlier turns, Ctrl-L\n"
+        "  clears the screen; a paste is one turn, and so is a block from a line starting with\n"
+        "  \"\"\" to a line ending with \"\"\".\n");
 }
 
 /* A command line ("/..."). Returns 1 to end the chat, 0 to go on. */
@@ -265,6 +270,8 @@ int run_chat(ts_model *m, ts_session *s, const chat_options *o) {
     const size_t limit = ts_session_text_limit(s);
     int turn = 0, interrupts = 0;   /* consecutive Ctrl-Cs at the prompt */
     const char *first = o->first_prompt;
+    /* on a terminal (stdin and stdout), the line editor; else plain lines */
+    line_editor *editor = tty && line_edit_usable() ? line_edit_open(limit, !o->no_history) : NULL;
     for (;;) {
         char *text = NULL;
         size_t len = 0;
@@ -273,9 +280,15 @@ int run_chat(ts_model *m, ts_session *s, const chat_options *o) {
             len = strlen(text);
             first = NULL;
         } else {
-            if (tty) print_piece(&out, "> ", 2);
-            if (out.failed) break;
-            int r = read_turn(tty, o->interrupted, limit, &text, &len);
+            int r;
+            if (editor) {
+                if (fflush(stdout) != 0) { out.failed = true; out.error = errno; break; }
+                r = line_edit_read(editor, "> ", o->interrupted, &text, &len);
+            } else {
+                if (tty) print_piece(&out, "> ", 2);
+                if (out.failed) break;
+                r = read_turn(tty, o->interrupted, limit, &text, &len);
+            }
             if (r == 3) {
                 fprintf(stderr, "error: the turn is longer than %zu bytes, more than the context can hold; skipped\n", limit);
                 last_failed = true;
@@ -289,7 +302,11 @@ int run_chat(ts_model *m, ts_session *s, const chat_options *o) {
                 continue;
             }
             if (r == 0) { if (tty) print_piece(&out, "\n", 1); break; }
-            if (r < 0) { fprintf(stderr, "error: stdin: read error: %s\n", strerror(errno)); failed = true; break; }
+            if (r < 0) {
+                fprintf(stderr, editor ? "error: terminal: %s\n" : "error: stdin: read error: %s\n", strerror(errno));
+                failed = true;
+                break;
+            }
         }
         interrupts = 0;
         bool empty = strspn(text, " \t\n") == len;
@@ -318,6 +335,7 @@ int run_chat(ts_model *m, ts_session *s, const chat_options *o) {
         if (out.failed || o->single_turn) break;
     }
     sigaction(SIGINT, &old, NULL);
+    line_edit_close(editor);
     conversation_free(&c);
     if (out.failed) {
         fprintf(stderr, "error: stdout: write failed: %s\n", strerror(out.error));

@@ -15,6 +15,7 @@ typedef struct chat_options {
     bool raw, heal, verbose, quiet;
     bool ignore_eos;                 /* --ignore-eos */
     bool single_turn;                /* -st: end after the first answer */
+    bool no_history;                 /* --no-history: no history file (the session keeps its own) */
     int max_tokens;                  /* per answer; -1: until the end of the answer or a full context */
     ts_sampler_params sampling;
     const char *const *stop;

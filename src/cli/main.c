@@ -261,7 +261,7 @@ static int run(int argc, char **argv) {
         chat_options co = { .model_path = o.model_path, .template_name = o.chat_template ? o.chat_template : o.model_path,
                             .chat = &tpl.opt, .system = o.system, .first_prompt = o.prompt, .raw = o.raw,
                             .heal = o.heal, .verbose = o.verbose, .quiet = o.quiet,
-                            .ignore_eos = o.ignore_eos, .single_turn = o.single_turn,
+                            .ignore_eos = o.ignore_eos, .single_turn = o.single_turn, .no_history = o.no_history,
                             .max_tokens = o.n_predict_given ? o.n_predict : -1, .sampling = o.sampling,
                             .stop = o.stop, .n_stop = o.n_stop, .interrupted = &interrupted,
                             .on_interrupt = on_interrupt };

@@ -77,8 +77,12 @@ void options_usage(FILE *f) {
         "  -st, --single-turn      answer the first prompt (PROMPT or the first line) and end\n"
         "  -v, --verbose           a statistics line per turn (prompt tokens, how many came from the\n"
         "                          cache, speed)\n"
+        "  --no-history            the chat neither reads nor writes its history file\n"
+        "                          ($XDG_STATE_HOME/tessera/history, else ~/.local/state/tessera/history)\n"
         "  In the chat: Ctrl-C stops the answer, Ctrl-C twice at the prompt or Ctrl-D exits;\n"
-        "  /clear, /system TEXT, /help, /exit.\n"
+        "  /clear, /system TEXT, /help, /exit. On a terminal the line is edited in place: arrows,\n"
+        "  Home/End, Ctrl-A/E/B/F/W/U/K/L, Alt-B/F, Up/Down and Ctrl-R for history; a pasted block\n"
+        "  is one turn, and so is a block between lines starting and ending with \"\"\".\n"
         "\n"
         "chat templates (the model's Jinja template, run by tessera's sandboxed interpreter):\n"
         "  --chat-template FILE    use this template instead of the model's: a .jinja file, or a\n"
@@ -349,6 +353,7 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "--info", NULL, NULL)) { FLAG(); o->info = true; }
         else if (is(name, "--quiet", NULL, NULL)) { FLAG(); o->quiet = true; }
         else if (is(name, "-v", "--verbose", NULL)) { FLAG(); o->verbose = true; }
+        else if (is(name, "--no-history", NULL, NULL)) { FLAG(); o->no_history = true; }
         else if (is(name, "--no-display-prompt", NULL, NULL)) { FLAG(); o->no_display_prompt = true; }
         else if (is(name, "-i", "--interactive", NULL) || is(name, "-cnv", "--conversation", NULL)) { FLAG(); o->interactive = true; }
         else if (is(name, "-no-cnv", "--no-conversation", NULL)) { FLAG(); o->no_conversation = true; }

@@ -25,6 +25,7 @@ typedef struct cli_options {
     bool tokenize_only;          /* --tokenize: print the prompt's ids and exit */
     const char *quant;           /* --quant q8_0|q4_0 */
     bool info, quiet, verbose;
+    bool no_history;             /* --no-history: the chat neither reads nor writes its history file */
     bool no_display_prompt;      /* --no-display-prompt: the prompt is not echoed */
     bool interactive;            /* -i / -cnv: chat */
     bool no_conversation;        /* -no-cnv: never chat; with no prompt, read it from stdin */

@@ -104,8 +104,10 @@ check "a 20 MB turn: refused as longer than the context ($(head -c 120 "$TMP/hug
 
 # On a pseudo-terminal: "> " prompts, Ctrl-C stops a long answer and the chat goes on, Ctrl-C twice
 # at the prompt ends it; Ctrl-D ends it too.
+# (The line editor's control sequences -- redraws, bracketed paste on and off -- are taken out of
+# what the pty shows before it is checked.)
 python3 - "$RUN_SAN" "$S" >"$TMP/pty.txt" 2>&1 <<'EOF'
-import os, pty, select, signal, sys, time
+import os, pty, re, select, signal, sys, time
 run, model = sys.argv[1:]
 
 def spawn():
@@ -124,6 +126,7 @@ def read_until(fd, want, timeout=60):
             except OSError: break
             if not chunk: break
             buf += chunk
+            buf = re.sub(rb'\x1b\[[0-9;?]*[A-Za-z~]', b'', buf)
             if want(buf): return buf
     return buf
 
@@ -166,4 +169,142 @@ for what in "banner and prompt" "Ctrl-C stopped the answer" "a second answer str
             "Ctrl-C at the prompt says how to end" \
             "a second Ctrl-C at the prompt ends the chat" "Ctrl-D at the prompt ends the chat"; do
     if grep -q "^$what.*: True$" "$TMP/pty.txt"; then ok "pty: $what"; else notok "pty: $what ($(grep "^$what" "$TMP/pty.txt"))"; fi
+done
+
+# The line editor (a pty is a terminal on stdin and stdout): keys edit the line, Up recalls, a
+# bracketed paste and a """ block are one turn each, the history file is written (mode 0600) and
+# read back by the next chat, --no-history writes nothing, a too-long paste is refused, and the
+# terminal's modes are put back after the chat, also when it is ended by SIGTERM. The turns sent
+# are read back from the history file (one entry a line, line breaks escaped as \n).
+"$RUN_OPT" "$S" "Once" -n 8 -t 1 --no-display-prompt --quiet >"$TMP/once_ed.txt" 2>/dev/null
+python3 - "$RUN_SAN" "$S" "$TMP" >"$TMP/edit.txt" 2>&1 <<'EOF'
+import os, pty, re, select, signal, stat, sys, termios, time
+run, model, tmp = sys.argv[1:]
+
+def spawn(state, *extra):
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.environ['XDG_STATE_HOME'] = state
+        os.execv(run, [run, model, '-n', '8', '-t', '1', '-v'] + list(extra))
+    return pid, fd, termios.tcgetattr(fd)
+
+def read_until(fd, want, timeout=60):
+    buf = b''
+    end = time.time() + timeout
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.2)
+        if r:
+            try: chunk = os.read(fd, 4096)
+            except OSError: break
+            if not chunk: break
+            buf += chunk
+            if want(buf): return buf
+    return buf
+
+def send(fd, data):
+    while data:
+        data = data[os.write(fd, data):]
+
+def status(pid, timeout=30):
+    end = time.time() + timeout
+    while time.time() < end:
+        p, st = os.waitpid(pid, os.WNOHANG)
+        if p: return os.waitstatus_to_exitcode(st)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    return 'hung'
+
+def turn(fd, keys, k):   # sends keys, returns the output up to the next prompt after "turn k"
+    send(fd, keys)
+    return read_until(fd, lambda b: b'turn %d:' % k in b and b.endswith(b'> '))
+
+def plain(b): return re.sub(rb'\x1b\[[0-9;?]*[A-Za-z~]', b'', b)
+
+state = tmp + '/state'
+hist = state + '/tessera/history'
+pid, fd, modes = spawn(state)
+read_until(fd, lambda b: b.endswith(b'> '))
+a = termios.tcgetattr(fd)
+print('at the prompt the terminal is raw (no ECHO, no ICANON):', not (a[3] & (termios.ECHO | termios.ICANON)))
+out = turn(fd, b'Onxe\x1b[D\x7fc\r', 1)                   # Left, Backspace, c: "Once"
+answer = plain(out).split(b'> Once\r\n')[-1].split(b'\r\nturn 1:')[0].replace(b'\r\n', b'\n') + b'\n'
+print('Left and Backspace edit the line: the answer is one-shot "Once"\'s:', answer == open(tmp + '/once_ed.txt', 'rb').read())
+out = turn(fd, b'\x1b[A\r', 2)                           # Up: "Once" again
+print('Up recalls the previous turn:', out.count(b'> Once') >= 1 and b'turn 2:' in out)
+# Ctrl-U kills, Ctrl-W deletes words, Home/Delete take the two-byte u-umlaut, End, Ctrl-Left/Alt-F
+# word moves, Ctrl-A/Ctrl-E, Ctrl-K
+keys = (b'junk\x15' + b'x y\x17\x17' + 'ünce'.encode() + b'\x1b[H\x1b[3~O\x1b[F upon time' +
+        b"\x1b[1;5Da \x1bf" + b"\x01\x05 tail\x1bb\x7f\x0b\r")
+out = turn(fd, keys, 3)
+print('Ctrl-U, Ctrl-W, Home, Delete, End, word moves, Ctrl-K: the turn is "Once upon a time":',
+      b'turn 3:' in out and b'turn 4' not in out)
+out = turn(fd, b'\x1b[200~Once upon\r\na time\x1b[201~\r', 4)   # a pasted block of two lines
+print('a pasted two-line block is one turn:', b'turn 4:' in out and out.count(b'turn ') == 1)
+out = turn(fd, b'"""\rOnce\rthere\r"""\r', 5)
+print('a """ block is one turn:', b'turn 5:' in out and out.count(b'turn ') == 1)
+send(fd, b'\x04')
+rc = status(pid)
+print('Ctrl-D ends the chat with status 0:', rc == 0)
+print('the terminal modes are as before the chat:', termios.tcgetattr(fd) == modes)
+entries = [l.replace('\\n', '\n') for l in open(hist).read().splitlines()] if os.path.exists(hist) else []
+print('the history file holds the turns sent (%r):' % entries,
+      entries == ['Once', 'Once upon a time', 'Once upon\na time', 'Once\nthere'])
+print('the history file is private (0600):', os.path.exists(hist) and stat.S_IMODE(os.stat(hist).st_mode) == 0o600)
+
+# a second chat reads the history: Up recalls the last turn of the first
+pid, fd, modes = spawn(state)
+read_until(fd, lambda b: b.endswith(b'> '))
+out = turn(fd, b'\x1b[A\r', 1)
+send(fd, b'\x12up')                                     # Ctrl-R "up": the newest turn holding it
+out2 = read_until(fd, lambda b: b"(reverse-i-search)`up': Once upon" in b)
+out2 += turn(fd, b'\r', 2)
+send(fd, b'\x04')
+print('a second chat recalls the first one\'s turns:', b'> Once\r\nthere' in plain(out) and status(pid) == 0)
+last = open(hist).read().splitlines()[-1]
+print('Ctrl-R finds the newest turn holding what is typed (%r):' % last, b'reverse-i-search' in out2 and last == 'Once upon\\na time')
+
+# the history file keeps its last 1000 entries
+state5 = tmp + '/state5'
+os.makedirs(state5 + '/tessera')
+open(state5 + '/tessera/history', 'w').write(''.join('e%d\n' % i for i in range(1005)))
+pid, fd, modes = spawn(state5)
+read_until(fd, lambda b: b.endswith(b'> '))
+send(fd, b'\x04')
+lines = open(state5 + '/tessera/history').read().splitlines()
+print('the history file is cut to its last 1000 entries:', status(pid) == 0 and lines == ['e%d' % i for i in range(5, 1005)])
+
+# --no-history: nothing read or written
+state2 = tmp + '/state2'
+pid, fd, modes = spawn(state2, '--no-history')
+read_until(fd, lambda b: b.endswith(b'> '))
+out = turn(fd, b'\x1b[AOnce\r', 1)
+send(fd, b'\x04')
+print('--no-history writes nothing:', status(pid) == 0 and b'turn 1:' in out and not os.path.exists(state2))
+
+# a paste longer than the turn limit is refused, the chat goes on
+pid, fd, modes = spawn(tmp + '/state3', '-c', '32')
+read_until(fd, lambda b: b.endswith(b'> '))
+send(fd, b'\x1b[200~' + b'word ' * 20000 + b'\x1b[201~\r')
+out = read_until(fd, lambda b: b'skipped' in b and b.endswith(b'> '))
+out += turn(fd, b'Once\r', 1)
+send(fd, b'\x04')
+print('a pasted turn past the limit is refused and the chat goes on:',
+      b'the turn is longer than' in out and b'turn 1:' in out and status(pid) == 0)
+
+# SIGTERM at the prompt: the terminal is put back, the signal ends the chat
+pid, fd, modes = spawn(tmp + '/state4')
+read_until(fd, lambda b: b.endswith(b'> '))
+send(fd, b'abc')
+read_until(fd, lambda b: b.endswith(b'abc'))
+os.kill(pid, signal.SIGTERM)
+rc = status(pid)
+print('SIGTERM at the prompt restores the terminal modes:', rc == -signal.SIGTERM and termios.tcgetattr(fd) == modes)
+EOF
+for what in "at the prompt the terminal is raw" "Left and Backspace edit the line" "Up recalls the previous turn" \
+            "Ctrl-U, Ctrl-W, Home, Delete, End, word moves, Ctrl-K" "a pasted two-line block is one turn" \
+            "a \"\"\" block is one turn" "Ctrl-D ends the chat with status 0" "the terminal modes are as before the chat" \
+            "the history file holds the turns sent" "the history file is private" "a second chat recalls" \
+            "Ctrl-R finds the newest turn" "the history file is cut to its last 1000 entries" \
+            "--no-history writes nothing" "a pasted turn past the limit is refused" "SIGTERM at the prompt restores"; do
+    if grep -q "^$what.*: True$" "$TMP/edit.txt"; then ok "line editor: $what"; else notok "line editor: $what ($(grep "^$what" "$TMP/edit.txt" || tail -3 "$TMP/edit.txt"))"; fi
 done
