@@ -4,6 +4,8 @@ RUN_SAN="${RUN_SAN:-./build/san/run}"
 RUN_OPT="${RUN_OPT:-./run}"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
+# a chat on a terminal keeps its history under $XDG_STATE_HOME: the tests' own, not the user's
+export XDG_STATE_HOME="$TMP/state"
 ok()    { echo "ok - $*"; }
 notok() { echo "not ok - $*"; }
 check() { local desc=$1; shift; if "$@"; then ok "$desc"; else notok "$desc"; fi; }
