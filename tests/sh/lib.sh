@@ -5,7 +5,7 @@ RUN_OPT="${RUN_OPT:-./run}"
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 # a chat on a terminal keeps its history under $XDG_STATE_HOME: the tests' own, not the user's
-export XDG_STATE_HOME="$TMP/state"
+export XDG_STATE_HOME="$TMP/xdg-state"
 ok()    { echo "ok - $*"; }
 notok() { echo "not ok - $*"; }
 check() { local desc=$1; shift; if "$@"; then ok "$desc"; else notok "$desc"; fi; }
