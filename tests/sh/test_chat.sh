@@ -106,8 +106,10 @@ check "a 20 MB turn: refused as longer than the context ($(head -c 120 "$TMP/hug
 # at the prompt ends it; Ctrl-D ends it too.
 # (The line editor's control sequences -- redraws, bracketed paste on and off -- are taken out of
 # what the pty shows before it is checked.)
-python3 - "$RUN_SAN" "$S" >"$TMP/pty.txt" 2>&1 <<'EOF'
+PYTHONPATH="$(dirname "$0")" python3 - "$RUN_SAN" "$S" >"$TMP/pty.txt" 2>&1 <<'EOF'
 import os, pty, re, select, signal, sys, time
+import pty_util
+from pty_util import status
 run, model = sys.argv[1:]
 
 def spawn():
@@ -116,28 +118,7 @@ def spawn():
         os.execv(run, [run, model, '-n', '-1', '-c', '2048', '-t', '1', '-v'])
     return pid, fd
 
-def read_until(fd, want, timeout=60):
-    buf = b''
-    end = time.time() + timeout
-    while time.time() < end:
-        r, _, _ = select.select([fd], [], [], 0.2)
-        if r:
-            try: chunk = os.read(fd, 4096)
-            except OSError: break
-            if not chunk: break
-            buf += chunk
-            buf = re.sub(rb'\x1b\[[0-9;?]*[A-Za-z~]', b'', buf)
-            if want(buf): return buf
-    return buf
-
-def status(pid, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        p, st = os.waitpid(pid, os.WNOHANG)
-        if p: return os.waitstatus_to_exitcode(st)
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
-    return 'hung'
+def read_until(fd, want, timeout=60): return pty_util.read_until(fd, want, timeout, strip=True)
 
 pid, fd = spawn()
 out = read_until(fd, lambda b: b.endswith(b'> '))
@@ -177,8 +158,9 @@ done
 # terminal's modes are put back after the chat, also when it is ended by SIGTERM. The turns sent
 # are read back from the history file (one entry a line, line breaks escaped as \n).
 "$RUN_OPT" "$S" "Once" -n 8 -t 1 --no-display-prompt --quiet >"$TMP/once_ed.txt" 2>/dev/null
-python3 - "$RUN_SAN" "$S" "$TMP" >"$TMP/edit.txt" 2>&1 <<'EOF'
+PYTHONPATH="$(dirname "$0")" python3 - "$RUN_SAN" "$S" "$TMP" >"$TMP/edit.txt" 2>&1 <<'EOF'
 import os, pty, re, select, signal, stat, sys, termios, time
+from pty_util import plain, read_until, send, status
 run, model, tmp = sys.argv[1:]
 
 def spawn(state, *extra):
@@ -188,37 +170,10 @@ def spawn(state, *extra):
         os.execv(run, [run, model, '-n', '8', '-t', '1', '-v'] + list(extra))
     return pid, fd, termios.tcgetattr(fd)
 
-def read_until(fd, want, timeout=60):
-    buf = b''
-    end = time.time() + timeout
-    while time.time() < end:
-        r, _, _ = select.select([fd], [], [], 0.2)
-        if r:
-            try: chunk = os.read(fd, 4096)
-            except OSError: break
-            if not chunk: break
-            buf += chunk
-            if want(buf): return buf
-    return buf
-
-def send(fd, data):
-    while data:
-        data = data[os.write(fd, data):]
-
-def status(pid, timeout=30):
-    end = time.time() + timeout
-    while time.time() < end:
-        p, st = os.waitpid(pid, os.WNOHANG)
-        if p: return os.waitstatus_to_exitcode(st)
-        time.sleep(0.05)
-    os.kill(pid, signal.SIGKILL)
-    return 'hung'
-
 def turn(fd, keys, k):   # sends keys, returns the output up to the next prompt after "turn k"
     send(fd, keys)
     return read_until(fd, lambda b: b'turn %d:' % k in b and b.endswith(b'> '))
 
-def plain(b): return re.sub(rb'\x1b\[[0-9;?]*[A-Za-z~]', b'', b)
 
 state = tmp + '/state'
 hist = state + '/tessera/history'
