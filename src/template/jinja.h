@@ -16,12 +16,18 @@
 typedef struct jinja_limits {
     uint64_t max_steps;       /* expression/statement evaluations and loop iterations */
     int max_depth;            /* macro call nesting (and expression nesting when parsing) */
-    size_t max_output;        /* bytes of rendered text (also any captured block or macro output) */
-    size_t max_memory;        /* bytes the render may allocate for values */
+    size_t max_output;        /* bytes of rendered text (also any captured block, macro output or string) */
+    size_t max_memory;        /* bytes the render may hold at once for values and output */
 } jinja_limits;
 
-/* Generous limits for real templates on long conversations. */
+/* Generous limits for real templates on long conversations (the fixtures' templates take under a
+ * thousand steps and 100 KiB), small enough that a hostile template stops within a second or so:
+ * 20 million steps, macro calls 64 deep, 16 MiB of output and 64 MiB of memory. */
 jinja_limits jinja_default_limits(void);
+
+/* What a render used: steps, and the most memory it held at once (values and output buffers, as
+ * max_memory counts them). */
+typedef struct jinja_usage { uint64_t steps; size_t peak_memory; } jinja_usage;
 
 typedef struct jinja_template jinja_template;
 
@@ -38,5 +44,8 @@ typedef struct jinja_var { const char *name; const json_value *value; } jinja_va
  * that calls raise_exception(msg) fails with msg; other errors carry the template line. */
 int  jinja_render(const jinja_template *t, const jinja_var *vars, int n_vars, const struct tm *today,
                   const jinja_limits *limits, char **out, size_t *out_len, ts_error *err);
+/* jinja_render, also saying in *usage (when not NULL) what the render used, whether it failed or not. */
+int  jinja_render_usage(const jinja_template *t, const jinja_var *vars, int n_vars, const struct tm *today,
+                        const jinja_limits *limits, char **out, size_t *out_len, ts_error *err, jinja_usage *usage);
 
 #endif

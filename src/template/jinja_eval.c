@@ -19,11 +19,13 @@ struct jscope {
     const char **names;
     jv *vals;
     int n, cap;
+    uint64_t born;                /* epoch (jinja_note_store) */
 };
 
 static jscope *scope_new(jinja_run *r, jscope *parent) {
     jscope *s = jinja_alloc(r, sizeof *s);
     s->parent = parent;
+    s->born = r->epoch;
     return s;
 }
 
@@ -34,20 +36,55 @@ static bool scope_lookup(const jscope *s, const char *name, jv *out) {
     return false;
 }
 
+/* room for cap names */
+static void scope_reserve(jinja_run *r, jscope *s, int cap) {
+    if (s->cap >= cap) return;
+    jinja_note_grow(r, s->born);
+    const char **names = jinja_alloc(r, (size_t)cap * sizeof *names);
+    jv *vals = jinja_alloc(r, (size_t)cap * sizeof *vals);
+    if (s->n) { memcpy(names, s->names, (size_t)s->n * sizeof *names); memcpy(vals, s->vals, (size_t)s->n * sizeof *vals); }
+    s->names = names;
+    s->vals = vals;
+    s->cap = cap;
+}
+
 static void scope_set(jinja_run *r, jscope *s, const char *name, jv v) {
     for (int i = 0; i < s->n; i++)
-        if (strcmp(s->names[i], name) == 0) { s->vals[i] = v; return; }
-    if (s->n == s->cap) {
-        int cap = s->cap ? s->cap * 2 : 8;
-        const char **names = jinja_alloc(r, (size_t)cap * sizeof *names);
-        jv *vals = jinja_alloc(r, (size_t)cap * sizeof *vals);
-        if (s->n) { memcpy(names, s->names, (size_t)s->n * sizeof *names); memcpy(vals, s->vals, (size_t)s->n * sizeof *vals); }
-        s->names = names;
-        s->vals = vals;
-        s->cap = cap;
-    }
+        if (strcmp(s->names[i], name) == 0) { jinja_note_store(r, s->born, v); s->vals[i] = v; return; }
+    jinja_note_store(r, s->born, v);   /* names are the template's, or C literals */
+    if (s->n == s->cap) scope_reserve(r, s, s->cap ? s->cap * 2 : 8);
     s->names[s->n] = name;
     s->vals[s->n++] = v;
+}
+
+/* ---- regions ----
+ *
+ * Each statement of a body and each iteration of a loop runs in a region: what it allocates is
+ * freed when it ends (the list range() made for an inner loop, concatenations, filter results,
+ * a macro call's scope and arguments), unless an object older than the region took a reference to
+ * something while it ran (set into an enclosing scope, a namespace attribute): the write barrier,
+ * jinja_note_store, records that, and the region's memory then stays with the enclosing one.
+ * Output goes to malloc'd buffers outside the arena (jbuf.heap), so printing escapes nothing. A
+ * failed render unwinds without ending its regions: the whole arena is freed then. */
+
+typedef struct region { jinja_mark m; uint64_t mark, low; } region;
+
+static void region_enter(jinja_run *r, region *g) {
+    g->m = jinja_arena_mark(&r->arena);
+    g->mark = r->reg_mark;
+    g->low = r->reg_low;
+    r->reg_mark = ++r->epoch;
+    r->reg_low = UINT64_MAX;
+}
+
+/* true when the region's memory was freed */
+static bool region_exit(jinja_run *r, region *g) {
+    bool free = r->reg_low >= r->reg_mark;
+    if (free) jinja_arena_release(&r->arena, g->m);
+    /* a reference the region's objects gave to older ones, the enclosing region gave too */
+    r->reg_mark = g->mark;
+    if (g->low < r->reg_low) r->reg_low = g->low;
+    return free;
 }
 
 /* ---- helpers ---- */
@@ -140,13 +177,13 @@ static _Noreturn void fail_operands(jinja_run *r, int op, jv a, jv b) {
 static jv repeat(jinja_run *r, jv seq, int64_t times) {
     if (times < 0) times = 0;
     if (seq.type == JV_STR) {
-        if (seq.s.n && (uint64_t)times > r->lim.max_output / seq.s.n) jinja_fail(r, "the rendering is longer than %zu bytes", r->lim.max_output);
+        if (seq.s.n && (uint64_t)times > r->lim.max_output / seq.s.n) jinja_fail_output(r, false);
         jbuf b = {0};
         jinja_charge(r, (uint64_t)times * seq.s.n / 256);
         for (int64_t i = 0; i < times; i++) jinja_buf_put(r, &b, seq.s.p, seq.s.n);
         return b.p ? jinja_buf_value(&b) : jinja_str_static("");
     }
-    if (seq.list->n && (uint64_t)times > (r->lim.max_memory / sizeof(jv)) / seq.list->n) jinja_fail(r, "a list is too long");
+    if (seq.list->n && (uint64_t)times > (r->lim.max_memory / sizeof(jv)) / seq.list->n) jinja_fail_memory(r);
     jv out = jinja_list_new(r, (size_t)times * seq.list->n, seq.list->tuple);
     jinja_charge(r, (uint64_t)times * seq.list->n / 16);
     for (int64_t i = 0; i < times; i++)
@@ -241,7 +278,14 @@ static bool contains(jinja_run *r, jv container, jv item) {
     }
 }
 
+/* comparing two lists or dicts walks them: steps for their length */
+static void charge_walk(jinja_run *r, jv a, jv b) {
+    if (a.type == JV_LIST && b.type == JV_LIST) jinja_charge(r, a.list->n < b.list->n ? a.list->n : b.list->n);
+    else if (a.type == JV_DICT && b.type == JV_DICT) jinja_charge(r, a.dict->n < b.dict->n ? a.dict->n : b.dict->n);
+}
+
 static jv binary_op(jinja_run *r, int op, jv a, jv b) {
+    if (op == OP_EQ || op == OP_NE || op == '<' || op == '>' || op == OP_LE || op == OP_GE) charge_walk(r, a, b);
     switch (op) {
     case '~': {
         jv sa = jinja_to_str(r, a), sb = jinja_to_str(r, b);
@@ -288,16 +332,17 @@ static jv apply_chain(jinja_run *r, const node *x, jscope *sc, jv input) {
 /* {% set name | filters %}...{% endset %} and {% filter ... %}...{% endfilter %}: the body x->b
  * rendered in a scope of its own into a buffer, then the chain x->a applied to that text */
 static jv filtered_block(jinja_run *r, const node *x, jscope *sc) {
-    jbuf out = {0}, *saved = r->out;
+    jbuf out = { .heap = true }, *saved = r->out;
     r->out = &out;
     exec(r, x->b, scope_new(r, sc));
     r->out = saved;
-    return apply_chain(r, x->a, sc, out.p ? jinja_buf_value(&out) : jinja_str_static(""));
+    return apply_chain(r, x->a, sc, jinja_buf_take(r, &out));
 }
 
 static jv call_macro(jinja_run *r, const jmacro *m, const jargs *a) {
     const node *def = m->def;
-    if (r->depth >= r->lim.max_depth) jinja_fail(r, "macro calls nest deeper than %d", r->lim.max_depth);
+    if (r->depth >= r->lim.max_depth)
+        jinja_fail(r, "macro calls nest deeper than %d (the cap on call depth)", r->lim.max_depth);
     r->depth++;
     jscope *sc = scope_new(r, m->closure);
     int np = def->nnames;
@@ -324,12 +369,12 @@ static jv call_macro(jinja_run *r, const jmacro *m, const jargs *a) {
     }
     scope_set(r, sc, "varargs", varargs);
     scope_set(r, sc, "kwargs", kwargs);
-    jbuf out = {0}, *saved = r->out;
+    jbuf out = { .heap = true }, *saved = r->out;
     r->out = &out;
     exec(r, def->b, sc);
     r->out = saved;
     r->depth--;
-    return out.p ? jinja_buf_value(&out) : jinja_str_static("");
+    return jinja_buf_take(r, &out);
 }
 
 jv jinja_call(jinja_run *r, jv fn, const jargs *a) {
@@ -342,8 +387,8 @@ jv jinja_call(jinja_run *r, jv fn, const jargs *a) {
 }
 
 static jv eval_node(jinja_run *r, const node *x, jscope *sc) {
-    jinja_charge(r, 1);
     r->line = x->line;
+    jinja_charge(r, 1);
     jv v, a, b;
     switch (x->kind) {
     case N_CONST: return x->value;
@@ -439,12 +484,17 @@ static int exec_for(jinja_run *r, const node *x, jscope *sc) {
     jlist *items = jinja_iterate(r, eval(r, x->a, sc));
     if (x->c) {
         jv kept = jinja_list_new(r, items->n, false);
-        jscope *it = scope_new(r, sc);
         for (size_t i = 0; i < items->n; i++) {
+            region g;
+            region_enter(r, &g);
+            r->line = x->line;
             jinja_charge(r, 1);
-            it->n = 0;
+            jscope *it = scope_new(r, sc);
             bind_targets(r, it, x->names, x->nnames, items->items[i]);
-            if (jinja_truthy(eval(r, x->c, it))) jinja_list_push(r, kept.list, items->items[i]);
+            bool keep = jinja_truthy(eval(r, x->c, it));
+            region_exit(r, &g);
+            /* kept has room for every item, and the items are older than kept */
+            if (keep) kept.list->items[kept.list->n++] = items->items[i];
         }
         items = kept.list;
     }
@@ -454,37 +504,71 @@ static int exec_for(jinja_run *r, const node *x, jscope *sc) {
     lp->depth = 1;
     jv loop = { .type = JV_LOOP };
     loop.loop = lp;
-    /* every iteration starts from an empty scope; one is reused so long loops do not
-       accumulate scopes (a macro defined in a loop body sees the latest iteration's names) */
+    /* Every iteration starts from the same scope, emptied (a macro defined in a loop body sees the
+       latest iteration's names, as in Jinja2). While the iterations' regions are freed it counts
+       as born in each iteration's region (what the body sets in it goes when the iteration ends),
+       and it has room made before the loop for a few names, so that an iteration need not
+       allocate; room it grows in an iteration goes back to what it was. Once an iteration's
+       memory is kept (something older took a reference to it, maybe to a macro whose closure is
+       this scope), the scope counts as born before the loop again, so every later iteration
+       setting a name in it is kept too. */
     jscope *it = scope_new(r, sc);
+    scope_reserve(r, it, 8);
+    uint64_t born = it->born;
+    bool pinned = false;
     for (size_t i = 0; i < items->n; i++) {
-        jinja_charge(r, 1);
+        region g;
+        region_enter(r, &g);
+        if (!pinned) it->born = r->reg_mark;
         it->n = 0;
+        const char **names = it->names;
+        jv *vals = it->vals;
+        int cap = it->cap;
+        r->line = x->line;
+        jinja_charge(r, 1);
         bind_targets(r, it, x->names, x->nnames, items->items[i]);
         lp->index0 = i;
         scope_set(r, it, "loop", loop);
         int flow = exec(r, x->b, it);
+        if (region_exit(r, &g)) {
+            if (!pinned) {
+                it->n = 0;   /* its values were freed */
+                it->names = names;
+                it->vals = vals;
+                it->cap = cap;
+            }
+        } else {
+            pinned = true;
+            it->born = born;
+        }
         if (flow == FLOW_BREAK) break;
     }
     return FLOW_NEXT;
 }
 
 static int exec_node(jinja_run *r, const node *x, jscope *sc) {
-    jinja_charge(r, 1);
     r->line = x->line;
+    jinja_charge(r, 1);
     switch (x->kind) {
     case S_BODY:
         for (int i = 0; i < x->n; i++) {
+            if (x->kids[i]->kind == S_TEXT) { exec(r, x->kids[i], sc); continue; }   /* allocates nothing */
+            region g;
+            region_enter(r, &g);
             int flow = exec(r, x->kids[i], sc);
+            region_exit(r, &g);
             if (flow != FLOW_NEXT) return flow;
         }
         return FLOW_NEXT;
     case S_TEXT:
         jinja_buf_put(r, r->out, x->value.s.p, x->value.s.n);
         return FLOW_NEXT;
-    case S_OUTPUT:
-        jinja_write_str(r, r->out, eval(r, x->a, sc));
+    case S_OUTPUT: {
+        jv v = eval(r, x->a, sc);
+        r->line = x->line;
+        jinja_write_str(r, r->out, v);
         return FLOW_NEXT;
+    }
     case S_IF:
         if (jinja_truthy(eval(r, x->a, sc))) return exec(r, x->b, sc);
         return x->c ? exec(r, x->c, sc) : FLOW_NEXT;
@@ -513,9 +597,12 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         scope_set(r, sc, x->name, v);
         return FLOW_NEXT;
     }
-    case S_FILTER_BLOCK:
-        jinja_write_str(r, r->out, filtered_block(r, x, sc));
+    case S_FILTER_BLOCK: {
+        jv v = filtered_block(r, x, sc);
+        r->line = x->line;
+        jinja_write_str(r, r->out, v);
         return FLOW_NEXT;
+    }
     case S_SCOPE:
         return exec(r, x->b, scope_new(r, sc));
     case S_CALL_BLOCK: {
@@ -537,7 +624,9 @@ static int exec_node(jinja_run *r, const node *x, jscope *sc) {
         vals[args.npos + nkw - 1] = caller;
         jargs with_caller = { .pos = vals, .npos = args.npos, .kw = kw, .kwv = vals + args.npos, .nkw = nkw };
         r->line = x->line;
-        jinja_write_str(r, r->out, jinja_call(r, fn, &with_caller));
+        jv v = jinja_call(r, fn, &with_caller);
+        r->line = x->line;
+        jinja_write_str(r, r->out, v);
         return FLOW_NEXT;
     }
     case S_BREAK: return FLOW_BREAK;
@@ -568,8 +657,8 @@ static int exec(jinja_run *r, const node *x, jscope *sc) {
 /* ---- the public face ---- */
 
 jinja_limits jinja_default_limits(void) {
-    return (jinja_limits){ .max_steps = 100u * 1000 * 1000, .max_depth = 64,
-                           .max_output = (size_t)64 << 20, .max_memory = (size_t)512 << 20 };
+    return (jinja_limits){ .max_steps = 20u * 1000 * 1000, .max_depth = 64,
+                           .max_output = (size_t)16 << 20, .max_memory = (size_t)64 << 20 };
 }
 
 int jinja_parse(const char *text, size_t len, jinja_template **out, ts_error *err) {
@@ -594,19 +683,26 @@ void jinja_template_free(jinja_template *t) {
 
 int jinja_render(const jinja_template *t, const jinja_var *vars, int n_vars, const struct tm *today,
                  const jinja_limits *limits, char **out, size_t *out_len, ts_error *err) {
+    return jinja_render_usage(t, vars, n_vars, today, limits, out, out_len, err, NULL);
+}
+
+int jinja_render_usage(const jinja_template *t, const jinja_var *vars, int n_vars, const struct tm *today,
+                       const jinja_limits *limits, char **out, size_t *out_len, ts_error *err, jinja_usage *usage) {
     *out = NULL;
+    if (usage) *usage = (jinja_usage){0};
     if (out_len) *out_len = 0;
     jinja_run *r = calloc(1, sizeof *r);
     if (!r) return ts_fail(err, "out of memory");
     r->err = err;
     r->lim = limits ? *limits : jinja_default_limits();
     r->arena.limit = r->lim.max_memory;
+    r->reg_low = UINT64_MAX;
     if (today) r->today = *today;
     else {
         time_t now = time(NULL);
         localtime_r(&now, &r->today);
     }
-    jbuf text = {0};
+    jbuf text = { .heap = true };
     r->out = &text;
     int rc = -1;
     if (setjmp(r->fail) == 0) {
@@ -623,6 +719,8 @@ int jinja_render(const jinja_template *t, const jinja_var *vars, int n_vars, con
             rc = 0;
         }
     }
+    jinja_buf_free_all(r);
+    if (usage) *usage = (jinja_usage){ .steps = r->steps, .peak_memory = r->arena.peak };
     jinja_arena_free(&r->arena);
     free(r);
     return rc;

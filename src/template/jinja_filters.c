@@ -505,8 +505,18 @@ static const filter filters[] = {
 };
 
 jv jinja_apply_filter(jinja_run *r, const char *name, jv v, const jargs *a) {
-    for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++)
-        if (strcmp(filters[i].name, name) == 0) return filters[i].fn(r, v, a);
+    for (size_t i = 0; i < sizeof filters / sizeof filters[0]; i++) {
+        if (strcmp(filters[i].name, name) != 0) continue;
+        /* the work of a filter that goes through its input (join, map, tojson, list, ...) grows
+           with it: so does its cost in steps */
+        jinja_builtin fn = filters[i].fn;
+        bool walks = fn != f_default && fn != f_attr &&
+                     ((fn != f_length && fn != f_first && fn != f_last) || v.type == JV_STR);
+        if (walks && v.type == JV_LIST) jinja_charge(r, v.list->n);
+        else if (walks && v.type == JV_DICT) jinja_charge(r, v.dict->n);
+        else if (walks && v.type == JV_STR) jinja_charge(r, v.s.n / 64);
+        return fn(r, v, a);
+    }
     jinja_fail(r, "No filter named '%s'.", name);
 }
 

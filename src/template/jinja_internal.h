@@ -7,16 +7,29 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* ---- arena: everything a parse or a render allocates, freed at once ---- */
+/* ---- arena: everything a parse or a render allocates ----
+ *
+ * A render releases memory as it goes: each statement and each loop iteration runs in a region
+ * (jinja_region_enter / jinja_region_exit in jinja_eval.c) whose allocations are freed when it
+ * ends, unless something older took a reference to them while it ran (see jinja_note_store). The
+ * arena is a stack: a mark says where it stood, and a release frees what came after. */
 
 typedef struct jinja_arena {
-    struct jinja_block *blocks;
-    size_t used, limit;          /* bytes taken from malloc so far, and the most allowed */
+    struct jinja_block *blocks;  /* blocks allocations are carved from, newest first */
+    struct jinja_block *big;     /* blocks of one big allocation each, newest first */
+    struct jinja_block *spare;   /* a released block kept (zeroed) for the next one needed */
+    size_t used, limit;          /* bytes taken from malloc now (blocks and output buffers), and the most allowed */
+    size_t peak;                 /* the most used at once */
 } jinja_arena;
+
+typedef struct jinja_mark { struct jinja_block *block, *big; size_t used; } jinja_mark;
 
 /* NULL when the limit would be passed or malloc fails. Memory is zeroed. */
 void *jinja_arena_alloc(jinja_arena *a, size_t n);
 void  jinja_arena_free(jinja_arena *a);
+/* where the arena stands, and freeing everything allocated since (marks are released innermost first) */
+jinja_mark jinja_arena_mark(const jinja_arena *a);
+void  jinja_arena_release(jinja_arena *a, jinja_mark m);
 
 /* ---- values ---- */
 
@@ -52,9 +65,10 @@ typedef struct jv {
 } jv;
 
 /* iterator: what Jinja's map/select/unique/... return, a Python generator: iterable, always true,
-   no len(), no indexing, not JSON serializable */
-struct jlist { jv *items; size_t n, cap; bool tuple, iterator; };
-struct jdict { jv *keys, *vals; size_t n, cap; };      /* insertion-ordered */
+   no len(), no indexing, not JSON serializable;
+   born: the render's epoch when it was made (jinja_note_store) */
+struct jlist { jv *items; size_t n, cap; bool tuple, iterator; uint64_t born; };
+struct jdict { jv *keys, *vals; size_t n, cap; uint64_t born; };      /* insertion-ordered */
 
 /* call arguments: positional, then keyword */
 typedef struct jargs {
@@ -153,7 +167,10 @@ int jinja_build(const token *toks, int n, jinja_arena *a, node **root, ts_error 
 
 /* ---- render state ---- */
 
-typedef struct jbuf { char *p; size_t n, cap; } jbuf;   /* p: the text of a string buffer */
+/* p: the text of a string buffer in the arena; or, for an output buffer (heap: what {{ }} and text
+   write to: the render's, a macro call's or a captured block's), of a malloc'd block counted in the
+   arena's used and freed when the render ends or jinja_buf_take takes its text */
+typedef struct jbuf { char *p; size_t n, cap; bool heap; } jbuf;
 
 typedef struct jscope jscope;
 
@@ -163,17 +180,39 @@ struct jinja_run {
     jinja_arena arena;
     jinja_limits lim;
     uint64_t steps;
+    uint64_t written;             /* bytes put in buffers (and 64 a call) not yet charged as steps */
     int depth;                    /* macro calls */
     int nesting;                  /* eval/exec recursion */
     int line;                     /* of the node being evaluated, for error messages */
     bool raised;                  /* the error came from raise_exception() */
     jbuf *out;
+    struct jheap *heaps;          /* the output buffers' blocks (jbuf.heap), to free at the end */
     struct tm today;
+    /* regions (jinja_eval.c): objects record the epoch they were made in (born); a region begins a
+       new epoch, reg_mark, and reg_low is the oldest birth of an object older than the region that
+       took a reference during it (UINT64_MAX: none), which keeps the region's memory */
+    uint64_t epoch, reg_mark, reg_low;
 };
 
 _Noreturn void jinja_fail(jinja_run *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void *jinja_alloc(jinja_run *r, size_t n);          /* never NULL: fails the render instead */
 void jinja_charge(jinja_run *r, uint64_t steps);     /* counts work; fails past max_steps */
+_Noreturn void jinja_fail_memory(jinja_run *r);          /* past max_memory */
+_Noreturn void jinja_fail_output(jinja_run *r, bool output);   /* a string (or the output) past max_output */
+
+/* the write barrier: an object born in epoch born takes a reference to v (a value other than a
+   number, a bool or none may point into the current region's memory) */
+static inline void jinja_note_store(jinja_run *r, uint64_t born, jv v) {
+    if (born >= r->reg_low || born >= r->reg_mark) return;
+    /* any other value may point into this region or an enclosing one begun after born (a list
+       older than this region may still be newer than an enclosing one): all are kept */
+    if (v.type == JV_NONE || v.type == JV_BOOL || v.type == JV_INT || v.type == JV_FLOAT) return;
+    r->reg_low = born;
+}
+/* an object born in epoch born points to memory allocated now (its items grew) */
+static inline void jinja_note_grow(jinja_run *r, uint64_t born) {
+    if (born < r->reg_low && born < r->reg_mark) r->reg_low = born;
+}
 
 /* values (jinja_value.c) */
 jv   jinja_undefined(const char *hint);
@@ -218,7 +257,11 @@ void jinja_write_json(jinja_run *r, jbuf *b, jv v, bool ensure_ascii, const char
 void jinja_buf_put(jinja_run *r, jbuf *b, const char *p, size_t n);
 void jinja_buf_putc(jinja_run *r, jbuf *b, char c);
 void jinja_buf_puts(jinja_run *r, jbuf *b, const char *s);
-jv   jinja_buf_value(jbuf *b);                                   /* the text as a string value */
+jv   jinja_buf_value(jbuf *b);                                   /* the text as a string value (not heap) */
+/* the text of an output buffer (heap) as a string value in the arena; frees the buffer */
+jv   jinja_buf_take(jinja_run *r, jbuf *b);
+void jinja_buf_release(jinja_run *r, jbuf *b);                   /* frees an output buffer */
+void jinja_buf_free_all(jinja_run *r);                           /* frees every output buffer */
 
 /* strings as Python sees them: code points, whitespace */
 size_t jinja_str_length(const char *p, size_t n);                /* code points */

@@ -548,6 +548,7 @@ static jv g_range(jinja_run *r, jv self, const jargs *a) {
     if (step > 0 && stop > start) count = (int64_t)(((uint64_t)stop - (uint64_t)start - 1) / (uint64_t)step + 1);
     if (step < 0 && start > stop) count = (int64_t)(((uint64_t)start - (uint64_t)stop - 1) / (uint64_t)(-(step + 1) + 1) + 1);
     if (count > 100000) jinja_fail(r, "Range too big. The sandbox blocks ranges larger than MAX_RANGE (100000).");
+    jinja_charge(r, (uint64_t)count);
     jv out = jinja_list_new(r, (size_t)count, false);
     for (int64_t i = 0; i < count; i++) jinja_list_push(r, out.list, jinja_int(start + i * step));
     return out;

@@ -22,36 +22,82 @@ typedef struct jinja_block {
     max_align_t data[];
 } jinja_block;
 
+#define BLOCK_SIZE ((size_t)64 << 10)
+#define BIG_ALLOC ((size_t)16 << 10)      /* allocations this big get a block of their own */
+
+static void arena_took(jinja_arena *a, size_t n) {
+    a->used += n;
+    if (a->used > a->peak) a->peak = a->used;
+}
+
 void *jinja_arena_alloc(jinja_arena *a, size_t n) {
     if (n > SIZE_MAX / 2) return NULL;
     n = (n + 15) & ~(size_t)15;
     jinja_block *b = a->blocks;
-    if (!b || b->size - b->used < n) {
-        /* a big allocation gets a block of its own, behind the current one, which stays in use */
-        bool big = n >= (16u << 10);
-        size_t size = big ? n : (64u << 10);
-        if (a->limit && a->used + size + sizeof *b > a->limit) return NULL;
-        jinja_block *nb = calloc(1, sizeof *nb + size);
-        if (!nb) return NULL;
-        nb->size = size;
-        a->used += size + sizeof *nb;
-        if (big && b) {
-            nb->next = b->next;
-            b->next = nb;
-            nb->used = n;
-            return nb->data;
-        }
-        nb->next = b;
-        a->blocks = b = nb;
+    if (b && b->size - b->used >= n) {
+        void *p = (char *)b->data + b->used;
+        b->used += n;
+        return p;
     }
-    void *p = (char *)b->data + b->used;
-    b->used += n;
-    return p;
+    if (n >= BIG_ALLOC) {
+        /* on a list of its own, so the current block keeps its room */
+        if (a->limit && (n + sizeof *b > a->limit || a->used > a->limit - n - sizeof *b)) return NULL;
+        jinja_block *nb = calloc(1, sizeof *nb + n);
+        if (!nb) return NULL;
+        nb->size = nb->used = n;
+        nb->next = a->big;
+        a->big = nb;
+        arena_took(a, n + sizeof *nb);
+        return nb->data;
+    }
+    if (a->limit && a->used + BLOCK_SIZE + sizeof *b > a->limit) return NULL;
+    jinja_block *nb = a->spare;
+    if (nb) a->spare = NULL;
+    else if (!(nb = calloc(1, sizeof *nb + BLOCK_SIZE))) return NULL;
+    nb->size = BLOCK_SIZE;
+    nb->used = n;
+    nb->next = b;
+    a->blocks = nb;
+    arena_took(a, BLOCK_SIZE + sizeof *nb);
+    return nb->data;
+}
+
+jinja_mark jinja_arena_mark(const jinja_arena *a) {
+    return (jinja_mark){ .block = a->blocks, .big = a->big, .used = a->blocks ? a->blocks->used : 0 };
+}
+
+void jinja_arena_release(jinja_arena *a, jinja_mark m) {
+    while (a->big != m.big) {
+        jinja_block *b = a->big;
+        a->big = b->next;
+        a->used -= b->size + sizeof *b;
+        free(b);
+    }
+    while (a->blocks != m.block) {
+        jinja_block *b = a->blocks;
+        a->blocks = b->next;
+        a->used -= b->size + sizeof *b;
+        if (a->spare) free(b);
+        else {
+            /* kept for the next block, so a loop whose iterations cross a block boundary does not
+               go to malloc every time; memory in blocks stays zeroed past used */
+            memset(b->data, 0, b->used);
+            b->used = 0;
+            b->next = NULL;
+            a->spare = b;
+        }
+    }
+    if (m.block && m.block->used > m.used) {
+        memset((char *)m.block->data + m.used, 0, m.block->used - m.used);
+        m.block->used = m.used;
+    }
 }
 
 void jinja_arena_free(jinja_arena *a) {
     for (jinja_block *b = a->blocks, *next; b; b = next) { next = b->next; free(b); }
-    a->blocks = NULL;
+    for (jinja_block *b = a->big, *next; b; b = next) { next = b->next; free(b); }
+    free(a->spare);
+    a->blocks = a->big = a->spare = NULL;
     a->used = 0;
 }
 
@@ -66,15 +112,22 @@ void jinja_fail(jinja_run *r, const char *fmt, ...) {
     longjmp(r->fail, 1);
 }
 
+void jinja_fail_memory(jinja_run *r) {
+    size_t m = r->lim.max_memory;
+    if (m % (1u << 20) == 0) jinja_fail(r, "more than %zu MiB of values (the cap on memory)", m >> 20);
+    jinja_fail(r, "more than %zu bytes of values (the cap on memory)", m);
+}
+
 void *jinja_alloc(jinja_run *r, size_t n) {
     void *p = jinja_arena_alloc(&r->arena, n);
-    if (!p) jinja_fail(r, "the template needs more than %zu MiB of memory", r->lim.max_memory >> 20);
+    if (!p) jinja_fail_memory(r);
     return p;
 }
 
 void jinja_charge(jinja_run *r, uint64_t steps) {
     r->steps += steps;
-    if (r->steps > r->lim.max_steps) jinja_fail(r, "the template runs longer than %" PRIu64 " steps", r->lim.max_steps);
+    if (r->steps > r->lim.max_steps)
+        jinja_fail(r, "the render took more than %" PRIu64 " steps (a loop that does not end?)", r->lim.max_steps);
 }
 
 /* ---- growable text ---- */
@@ -86,24 +139,101 @@ typedef struct strbuf { size_t cap, used; char data[]; } strbuf;
 
 static strbuf *strbuf_of(const char *text) { return (strbuf *)(void *)(text - offsetof(strbuf, data)); }
 
-/* a buffer of room for at least need bytes (and a NUL) holding old[0..n) */
+/* a buffer of room for need bytes (and a NUL) holding old[0..n) */
 static char *strbuf_new(jinja_run *r, size_t need, const char *old, size_t n) {
-    size_t cap = 64;
-    while (cap < need + 1) cap *= 2;
-    strbuf *sb = jinja_alloc(r, sizeof *sb + cap);
-    sb->cap = cap;
+    size_t cap = need < 47 ? 47 : need;
+    strbuf *sb = jinja_alloc(r, sizeof *sb + cap + 1);
+    sb->cap = cap + 1;
     if (n) memcpy(sb->data, old, n);
     sb->used = n;
     sb->data[n] = '\0';
     return sb->data;
 }
 
+/* room for a string growing to n bytes and beyond: twice n, but no more than a string may hold */
+static size_t grown(jinja_run *r, size_t n) {
+    size_t max = r->lim.max_output;
+    return n <= max / 2 ? 2 * n : n > max ? n : max;
+}
+
+void jinja_fail_output(jinja_run *r, bool output) {
+    if (output) jinja_fail(r, "the rendering is longer than %zu bytes (the cap on output)", r->lim.max_output);
+    jinja_fail(r, "a string would be longer than %zu bytes (the cap on output)", r->lim.max_output);
+}
+
+/* ---- output buffers: malloc'd, counted in the arena's used ---- */
+
+typedef struct jheap { struct jheap *prev, *next; size_t cap; char data[]; } jheap;
+
+static void heap_put(jinja_run *r, jbuf *b, const char *p, size_t n) {
+    if (b->n + n + 1 > b->cap) {
+        jheap *h = b->p ? (jheap *)(void *)(b->p - offsetof(jheap, data)) : NULL;
+        size_t cap = grown(r, b->n + n) + 1, old = h ? h->cap + sizeof *h : 0;
+        if (cap < 256) cap = 256;
+        jinja_arena *a = &r->arena;
+        /* while it moves, the old block and the new one may both be held */
+        if (a->limit && (cap + sizeof *h > a->limit || a->used > a->limit - cap - sizeof *h)) jinja_fail_memory(r);
+        jheap *nh = realloc(h, sizeof *nh + cap);
+        if (!nh) jinja_fail_memory(r);
+        if (!h) {
+            nh->prev = NULL;
+            nh->next = r->heaps;
+            if (r->heaps) r->heaps->prev = nh;
+            r->heaps = nh;
+        } else {
+            if (nh->prev) nh->prev->next = nh; else r->heaps = nh;
+            if (nh->next) nh->next->prev = nh;
+        }
+        nh->cap = cap;
+        arena_took(a, cap + sizeof *nh);
+        a->used -= old;
+        b->p = nh->data;
+        b->cap = cap;
+    }
+    if (n) memcpy(b->p + b->n, p, n);
+    b->n += n;
+    b->p[b->n] = '\0';
+}
+
+void jinja_buf_release(jinja_run *r, jbuf *b) {
+    if (!b->heap || !b->p) return;
+    jheap *h = (jheap *)(void *)(b->p - offsetof(jheap, data));
+    if (h->prev) h->prev->next = h->next; else r->heaps = h->next;
+    if (h->next) h->next->prev = h->prev;
+    r->arena.used -= h->cap + sizeof *h;
+    free(h);
+    b->p = NULL;
+    b->n = b->cap = 0;
+}
+
+void jinja_buf_free_all(jinja_run *r) {
+    for (jheap *h = r->heaps, *next; h; h = next) {
+        next = h->next;
+        r->arena.used -= h->cap + sizeof *h;
+        free(h);
+    }
+    r->heaps = NULL;
+}
+
+jv jinja_buf_take(jinja_run *r, jbuf *b) {
+    if (!b->n) { jinja_buf_release(r, b); return jinja_str_static(""); }
+    jv v = { .type = JV_STR, .grow = true };
+    v.s.p = strbuf_new(r, b->n, b->p, b->n);
+    v.s.n = b->n;
+    jinja_buf_release(r, b);
+    return v;
+}
+
 void jinja_buf_put(jinja_run *r, jbuf *b, const char *p, size_t n) {
-    if (n > r->lim.max_output || b->n > r->lim.max_output - n)
-        jinja_fail(r, "the rendering is longer than %zu bytes", r->lim.max_output);
+    if (n > r->lim.max_output || b->n > r->lim.max_output - n) jinja_fail_output(r, b->heap);
+    /* text written costs steps (one a call, and one for 64 bytes): printing or
+       converting a big value (repr, tojson, join) is work though it is one expression */
+    r->written += 64 + n;
+    if (r->written >= 4096) { jinja_charge(r, r->written / 64); r->written %= 64; }
+    if (b->heap) { heap_put(r, b, p, n); return; }
     /* a concatenation may have extended the text past b's end: then b continues in a copy */
     if (!b->p || b->n + n + 1 > b->cap || strbuf_of(b->p)->used != b->n) {
-        b->p = strbuf_new(r, b->n + n > b->cap ? (b->n + n) * 2 : b->cap, b->p, b->n);
+        b->p = strbuf_new(r, b->n + n > b->cap ? grown(r, b->n + n) : b->cap, b->p, b->n);
         b->cap = strbuf_of(b->p)->cap - 1;
     }
     if (n) memcpy(b->p + b->n, p, n);
@@ -113,8 +243,7 @@ void jinja_buf_put(jinja_run *r, jbuf *b, const char *p, size_t n) {
 }
 
 jv jinja_concat(jinja_run *r, jv a, const char *p, size_t n) {
-    if (n > r->lim.max_output || a.s.n > r->lim.max_output - n)
-        jinja_fail(r, "the rendering is longer than %zu bytes", r->lim.max_output);
+    if (n > r->lim.max_output || a.s.n > r->lim.max_output - n) jinja_fail_output(r, false);
     if (a.grow) {
         strbuf *sb = strbuf_of(a.s.p);
         if (sb->used == a.s.n && sb->cap - sb->used > n) {
@@ -126,7 +255,7 @@ jv jinja_concat(jinja_run *r, jv a, const char *p, size_t n) {
         }
     }
     jinja_charge(r, (a.s.n + n) / 4096);
-    char *text = strbuf_new(r, (a.s.n + n) * 2, a.s.p, a.s.n);
+    char *text = strbuf_new(r, grown(r, a.s.n + n), a.s.p, a.s.n);
     memcpy(text + a.s.n, p, n);
     text[a.s.n + n] = '\0';
     strbuf_of(text)->used = a.s.n + n;
@@ -177,13 +306,16 @@ jv jinja_list_new(jinja_run *r, size_t cap, bool tuple) {
     }
     l->cap = cap;
     l->tuple = tuple;
+    l->born = r->epoch;
     jv v = { .type = JV_LIST };
     v.list = l;
     return v;
 }
 
 void jinja_list_push(jinja_run *r, jlist *l, jv v) {
+    jinja_note_store(r, l->born, v);
     if (l->n == l->cap) {
+        jinja_note_grow(r, l->born);
         size_t cap = l->cap ? l->cap * 2 : 4;
         jv *items = jinja_alloc(r, cap * sizeof *items);
         if (l->n) memcpy(items, l->items, l->n * sizeof *items);
@@ -201,6 +333,7 @@ jv jinja_dict_new(jinja_run *r, size_t cap) {
         d->vals = jinja_alloc(r, cap * sizeof(jv));
     }
     d->cap = cap;
+    d->born = r->epoch;
     jv v = { .type = JV_DICT };
     v.dict = d;
     return v;
@@ -241,9 +374,12 @@ jv jinja_dict_items(jinja_run *r, const jdict *d) {
 /* a key already there keeps its place and takes the new value, as in Python */
 void jinja_dict_set(jinja_run *r, jdict *d, jv key, jv val) {
     for (size_t i = 0; i < d->n; i++)
-        if (jinja_equal(d->keys[i], key)) { d->vals[i] = val; return; }
+        if (jinja_equal(d->keys[i], key)) { jinja_note_store(r, d->born, val); d->vals[i] = val; return; }
     jinja_charge(r, d->n / 64);
+    jinja_note_store(r, d->born, key);
+    jinja_note_store(r, d->born, val);
     if (d->n == d->cap) {
+        jinja_note_grow(r, d->born);
         size_t cap = d->cap ? d->cap * 2 : 4;
         jv *k = jinja_alloc(r, cap * sizeof *k), *v = jinja_alloc(r, cap * sizeof *v);
         if (d->n) { memcpy(k, d->keys, d->n * sizeof *k); memcpy(v, d->vals, d->n * sizeof *v); }
@@ -703,6 +839,7 @@ jlist *jinja_iterate(jinja_run *r, jv v) {
         jlist *items = jinja_alloc(r, sizeof *items);
         *items = *v.list;
         items->iterator = false;
+        items->born = r->epoch;
         v.list->n = 0;
         return items;
     }

@@ -464,7 +464,7 @@ static void check_errors(void) {
     lim = jinja_default_limits();
     lim.max_memory = 4 << 20;
     expect_error("{% set ns = namespace(l=[1]) %}{% for i in range(40) %}{% set ns.l = ns.l + ns.l %}{% endfor %}", &lim,
-                 "more than 4 MiB of memory", "the memory limit");
+                 "more than 4 MiB of values", "the memory limit");
     expect_error("{% set ns = namespace(l=[]) %}{% for i in range(300) %}{% set ns.l = [ns.l] %}{% endfor %}{{ ns.l }}", NULL,
                  "nested too deeply", "printing a deeply nested value");
     char deep[2000];
