@@ -4,6 +4,7 @@
 #include "core/utf8.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -101,12 +102,22 @@ int prompt_to_tokens(const ts_model *m, const ts_chat_message *msgs, int n_msgs,
         return ts_fail(err, "%s: %zu bytes, more than the context can hold (at most %zu bytes)", name, len, max_bytes);
     }
     if (len > (1u << 26)) { free(text); return ts_fail(err, "%s: longer than 64 MiB", name); }
+    /* a token per byte is the usual most; byte fallback can give up to three per character of
+     * U+2581-escaped text, so the count decides (the tokenizer says how many it needed) */
     int cap = (int)len + 8;
     int32_t *ids = malloc((size_t)cap * sizeof *ids);
     ts_error terr = {{0}};
     /* special-token text in the prompt becomes those tokens, as llama-cli parses it; BOS goes
      * first unless the text already spells it (a rendering that holds it, a --raw conversation) */
     int n = ids ? ts_tokenize(m, text, len, false, true, ids + 1, cap - 1, &terr) : ts_fail(&terr, "out of memory");
+    if (n > cap - 1 && n < INT_MAX - 1) {
+        int32_t *more = realloc(ids, ((size_t)n + 1) * sizeof *ids);
+        if (more) {
+            ids = more;
+            cap = n + 1;
+            n = ts_tokenize(m, text, len, false, true, ids + 1, cap - 1, &terr);
+        }
+    }
     free(text);
     if (n < 0 || n > cap - 1) {
         free(ids);

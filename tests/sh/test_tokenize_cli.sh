@@ -72,3 +72,23 @@ raw=$("$RUN_OPT" "$Q" --tokenize "Hi" --raw)
 n_fed=$(echo "$fed" | wc -w)
 check "--tokenize on a chat model: $n_fed ids, the prompt count of an answer; --raw: the text's own ($raw)" bash -c "
     grep -q 'prompt: $n_fed tokens' '$TMP/fed.err' && [ $n_fed -gt 3 ] && [ '$raw' = '1 6324' ]"
+
+# Byte fallback can make more tokens than the text has bytes (a U+2581 the vocabulary lacks is three
+# byte tokens): a vocab-only GGUF of byte tokens and "a" tokenizes "a a a ..." in full
+python3 - "$TMP/bytes-vocab.gguf" <<'PY'
+import struct, sys
+def s(x): b = x.encode(); return struct.pack('<Q', len(b)) + b
+def kv(key, typ, payload): return s(key) + struct.pack('<I', typ) + payload
+def arr(typ, items, pack): return struct.pack('<IQ', typ, len(items)) + b''.join(pack(i) for i in items)
+tokens = ['<unk>', '<s>', '</s>'] + ['<0x%02X>' % b for b in range(256)] + ['a']
+types = [2, 3, 3] + [6] * 256 + [1]
+kvs = [kv('general.architecture', 8, s('llama')), kv('tokenizer.ggml.model', 8, s('llama')),
+       kv('tokenizer.ggml.tokens', 9, arr(8, tokens, s)),
+       kv('tokenizer.ggml.scores', 9, arr(6, [0.0] * len(tokens), lambda f: struct.pack('<f', f))),
+       kv('tokenizer.ggml.token_type', 9, arr(5, types, lambda t: struct.pack('<i', t))),
+       kv('tokenizer.ggml.bos_token_id', 4, struct.pack('<I', 1)), kv('tokenizer.ggml.eos_token_id', 4, struct.pack('<I', 2))]
+open(sys.argv[1], 'wb').write(b'GGUF' + struct.pack('<IQQ', 3, 0, len(kvs)) + b''.join(kvs))
+PY
+ids=$("$RUN_SAN" "$TMP/bytes-vocab.gguf" --tokenize "a a a a a a a a a a a a" 2>&1)
+check "byte fallback past one token per byte: 12 a's and 12 U+2581s as 3 byte tokens each, after BOS ($(echo "$ids" | wc -w) ids)" \
+    test "$(echo "$ids" | wc -w)" -eq 49
