@@ -262,7 +262,6 @@ static int read_config(loader *L, const char *json_path, vocab *v) {
 
 /* BOS/EOS from a TemplateProcessing post-processor ("single": [<bos>, $A, <eos>]). */
 static void template_specials(const json_value *post, vocab *v) {
-    if (!post || strcmp(type_of(post), "TemplateProcessing") != 0) return;
     const json_value *single = json_get(post, "single");
     if (!single || single->type != JSON_ARRAY || single->n == 0) return;
     for (int end = 0; end < 2; end++) {
@@ -275,6 +274,24 @@ static void template_specials(const json_value *post, vocab *v) {
         if (end == 0) { v->bos = tok; v->add_bos = true; }
         else { v->eos = tok; v->add_eos = true; }
     }
+}
+
+/* The post-processor: TemplateProcessing gives the special tokens around a text, ByteLevel only
+ * trims offsets (nothing for ids), a Sequence holds them; others (RobertaProcessing, ...) add
+ * tokens this engine would not: refused by name. */
+static int read_post_processor(loader *L, const json_value *post, vocab *v) {
+    if (!post || post->type == JSON_NULL) return 0;
+    const char *t = type_of(post);
+    if (strcmp(t, "TemplateProcessing") == 0) { template_specials(post, v); return 0; }
+    if (strcmp(t, "ByteLevel") == 0) return 0;
+    if (strcmp(t, "Sequence") == 0) {
+        const json_value *list = json_get(post, "processors");
+        if (!list || list->type != JSON_ARRAY) return ts_fail(L->err, "%s: post_processor Sequence without a processors list", L->path);
+        for (size_t i = 0; i < list->n; i++)
+            if (read_post_processor(L, &list->items[i], v)) return -1;
+        return 0;
+    }
+    return ts_fail(L->err, "%s: unsupported post_processor \"%s\"", L->path, t);
 }
 
 /* ---- entry point ----------------------------------------------------------------------------- */
@@ -321,7 +338,7 @@ static int load(loader *L, const json_value *root, vocab *v) {
     v->add_space_prefix = false;      /* the pipeline's own Prepend or Metaspace puts it there */
     if (normalize_added_tokens(L, json_get(root, "added_tokens"), v)) return -1;
 
-    template_specials(json_get(root, "post_processor"), v);
+    if (read_post_processor(L, json_get(root, "post_processor"), v)) return -1;
     if (read_config(L, L->path, v)) return -1;
     vocab_find_eot(v);
     if (bpe_prepare(v, L->err)) return -1;

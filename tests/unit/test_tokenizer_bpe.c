@@ -430,6 +430,21 @@ static void test_json_forms(void) {
               "refused by name (%s): %s", refused_model[i].names, err.msg);
     }
 
+    /* post-processors: a Sequence holding ByteLevel and TemplateProcessing (Llama 3's) gives BOS;
+     * one that adds other tokens is refused by name */
+    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0, \"<s>\": 1}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"},"
+                     " \"post_processor\": {\"type\": \"Sequence\", \"processors\": [{\"type\": \"ByteLevel\"}, {\"type\": \"TemplateProcessing\","
+                     " \"single\": [{\"SpecialToken\": {\"id\": \"<s>\", \"type_id\": 0}}, {\"Sequence\": {\"id\": \"A\", \"type_id\": 0}}]}]}}");
+    if (tokenizer_json_read(path, &v, &err) == 0) {
+        CHECK(v.bos == 1 && v.add_bos, "post_processor Sequence [ByteLevel, TemplateProcessing]: BOS <s> added (bos %d)", v.bos);
+        vocab_free(&v);
+    } else {
+        CHECK(0, "post_processor Sequence: %s", err.msg);
+    }
+    write_text(path, "{\"model\": {\"type\": \"BPE\", \"vocab\": {\"a\": 0}, \"merges\": []}, \"pre_tokenizer\": {\"type\": \"ByteLevel\"},"
+                     " \"post_processor\": {\"type\": \"RobertaProcessing\", \"sep\": [\"</s>\", 2], \"cls\": [\"<s>\", 0]}}");
+    CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, "RobertaProcessing"), "refused by name (RobertaProcessing): %s", err.msg);
+
     write_text(path, "{\"model\": {\"type\": \"Unigram\", \"vocab\": []}}");
     CHECK(tokenizer_json_read(path, &v, &err) == -1 && strstr(err.msg, "Unigram"),
           "a non-BPE model is refused: %s", err.msg);
