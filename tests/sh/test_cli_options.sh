@@ -133,22 +133,15 @@ check "-st: one turn answered, the next line left unread, exit 0" bash -c "[ $? 
 # Progress: a long prompt shows "prompt: NN% (done of total tokens, ...)" on a terminal, rewritten in
 # place and cleared; in a pipe nothing but the statistics line (which starts with the load time)
 python3 -c "import sys; sys.stdout.write('Once upon a time there was a girl. ' * 700)" >"$TMP/mid.txt"
-python3 - "$RUN_OPT" "$S" "$TMP/mid.txt" >"$TMP/pty-progress.txt" 2>&1 <<'PY'
+PYTHONPATH="$(dirname "$0")" python3 - "$RUN_OPT" "$S" "$TMP/mid.txt" >"$TMP/pty-progress.txt" 2>&1 <<'PY'
 import os, pty, sys
+from pty_util import read_until, status
 run, model, prompt = sys.argv[1:]
 pid, fd = pty.fork()
 if pid == 0:
     os.execv(run, [run, model, "-f", prompt, "-c", "8192", "-n", "1", "-t", "1", "--no-display-prompt"])
-out = b""
-while True:
-    try:
-        chunk = os.read(fd, 4096)
-    except OSError:
-        break
-    if not chunk:
-        break
-    out += chunk
-os.waitpid(pid, 0)
+out = read_until(fd, lambda b: False, timeout=120)   # all it shows, to its exit
+status(pid)
 sys.stdout.write(out.decode("utf-8", "replace"))
 PY
 check "a long prompt on a terminal: a progress line ('prompt: NN% (N of 7702 tokens, N tokens/s, N s left)'), cleared, then the statistics" python3 - "$TMP/pty-progress.txt" <<'PY'
