@@ -2,6 +2,7 @@
  * return to the prompt's row, clear to the end of the screen, prompt and text, cursor put back),
  * which keeps wrapped and multi-line input right without tracking what the screen holds. */
 #include "cli/line_edit.h"
+#include "core/utf8.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -158,20 +159,9 @@ static int get_byte(line_editor *e, const volatile sig_atomic_t *intr, int timeo
 
 /* The length of the character at s[i] (1 for a byte that does not start a valid one). */
 static size_t char_len(const char *s, size_t n, size_t i) {
-    unsigned char c = (unsigned char)s[i];
-    size_t k = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 1;
-    if (i + k > n) return 1;
-    for (size_t j = 1; j < k; j++)
-        if (((unsigned char)s[i + j] & 0xC0) != 0x80) return 1;
-    return k;
-}
-
-static uint32_t decode(const char *s, size_t k) {
-    const unsigned char *u = (const unsigned char *)s;
-    if (k == 1) return u[0];
-    uint32_t c = u[0] & (0x7F >> k);
-    for (size_t j = 1; j < k; j++) c = c << 6 | (u[j] & 0x3F);
-    return c;
+    uint32_t cp;
+    int k = utf8_decode(s + i, n - i, &cp);
+    return k ? (size_t)k : 1;
 }
 
 static int cp_width(uint32_t c) {
@@ -232,7 +222,11 @@ static void put_char(sbuf *b, layout *l, const char *s, size_t k) {
     const char *show = s;
     if (k == 1 && ((unsigned char)s[0] < 0x20 || s[0] == 0x7F)) { show = s[0] == '\t' ? " " : "?"; k = 1; w = 1; }
     else if (k == 1 && (unsigned char)s[0] >= 0x80) { show = "?"; w = 1; }
-    else w = cp_width(decode(s, k));
+    else {
+        uint32_t cp = (unsigned char)s[0];
+        utf8_decode(s, k, &cp);   /* k is a whole character's length (char_len) */
+        w = cp_width(cp);
+    }
     if (l->col + w > l->width) { l->row++; l->col = 0; }   /* the terminal wraps first */
     sb_add(b, show, k);
     l->col += w;

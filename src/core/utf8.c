@@ -38,6 +38,22 @@ int utf8_encode(uint32_t cp, char *out) {
     return 0;
 }
 
+long utf8_to_code_points(const char *s, size_t len, uint32_t *out, size_t *bad_offset) {
+    long n = 0;
+    for (size_t i = 0; i < len; n++) {
+        int k = utf8_decode(s + i, len - i, &out[n]);
+        if (k == 0) { if (bad_offset) *bad_offset = i; return -1; }
+        i += (size_t)k;
+    }
+    return n;
+}
+
+size_t utf8_from_code_points(const uint32_t *cps, size_t n, char *out) {
+    size_t len = 0;
+    for (size_t i = 0; i < n; i++) len += (size_t)utf8_encode(cps[i], out + len);
+    return len;
+}
+
 bool utf8_valid(const char *s, size_t len, size_t *bad_offset) {
     size_t i = 0;
     while (i < len) {

@@ -10,6 +10,11 @@
 int utf8_decode(const char *s, size_t len, uint32_t *cp);
 /* Encodes cp into out (room for 4 bytes); returns the byte count, 0 for an invalid code point. */
 int utf8_encode(uint32_t cp, char *out);
+/* All of s[0..len) as code points into out (room for len of them): their count, or -1 with *bad_offset
+ * (if non-NULL) at the first byte that is not valid UTF-8. */
+long utf8_to_code_points(const char *s, size_t len, uint32_t *out, size_t *bad_offset);
+/* cps[0..n) as UTF-8 into out (room for 4 n bytes, not NUL-terminated): the byte count. */
+size_t utf8_from_code_points(const uint32_t *cps, size_t n, char *out);
 /* True when all of s[0..len) is valid UTF-8; else *bad_offset (if non-NULL) is the first bad byte. */
 bool utf8_valid(const char *s, size_t len, size_t *bad_offset);
 

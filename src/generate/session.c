@@ -164,10 +164,14 @@ static void mask_healed(const ts_model *m, float *logits, int nv, const char *re
  * tiles stay full, small enough for a line a second on a slow machine. */
 #define PREFILL_SLICE 512
 
-/* --ignore-eos: the end-of-generation tokens' logits out of reach */
-static void mask_eog(const ts_model *m, float *logits, int nv) {
-    for (int t = 0; t < nv; t++)
-        if (ts_token_is_eog(m, t)) logits[t] = -INFINITY;
+/* --ignore-eos: the end-of-generation tokens (EOS, end of turn and at most 8 more), found once per
+ * request; their logits are put out of reach before each sample */
+#define MAX_EOG 16
+static int eog_tokens(const ts_model *m, int nv, int32_t out[MAX_EOG]) {
+    int n = 0;
+    for (int t = 0; t < nv && n < MAX_EOG; t++)
+        if (ts_token_is_eog(m, t)) out[n++] = t;
+    return n;
 }
 
 int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *res, ts_error *err) {
@@ -200,6 +204,8 @@ int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *
     float *logits = malloc(rows * (size_t)nv * sizeof(float));
     ts_sampler *smp = NULL;
     int32_t *history = malloc(((size_t)n_eval + (size_t)max_tokens + 1) * sizeof *history);
+    int32_t eog[MAX_EOG];
+    const int n_eog = rq->ignore_eos ? eog_tokens(s->m, nv, eog) : 0;
     res->tokens = malloc(((size_t)max_tokens + 1) * sizeof *res->tokens);
     size_t cap = 0;
     int rc = -1;
@@ -233,7 +239,7 @@ int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *
         if (rq->cancel && *rq->cancel) { res->finish_reason = "cancelled"; break; }
         bool first = res->n_generated == 0;
         if (n_covered < n_healed) mask_healed(s->m, last, nv, healed + n_covered, n_healed - n_covered);
-        if (rq->ignore_eos) mask_eog(s->m, last, nv);
+        for (int i = 0; i < n_eog; i++) last[eog[i]] = -INFINITY;
         int32_t next = ts_sample(smp, last, history, n_hist);
         if (first) res->first_token_seconds = seconds_now() - t0;
         if (ts_token_is_eog(s->m, next)) { res->finish_reason = "stop"; break; }

@@ -256,18 +256,6 @@ static void emit_symbols(const bpe_work *w, int32_t *out, int max_out, int *coun
 
 /* ---- encoding ------------------------------------------------------------------------------- */
 
-/* The text's code points; -1 on invalid UTF-8. */
-static int decode_text(const char *text, size_t len, uint32_t *cps, size_t *n, ts_error *err) {
-    size_t m = 0;
-    for (size_t i = 0; i < len;) {
-        int k = utf8_decode(text + i, len - i, &cps[m++]);
-        if (k == 0) return ts_fail(err, "invalid UTF-8 at byte %zu", i);
-        i += (size_t)k;
-    }
-    *n = m;
-    return 0;
-}
-
 /* The pieces of cps[0..n) as spans: through the vocabulary's pipeline, or its hand-written
  * pre-tokenizer (contiguous pieces). */
 static int split_pieces(const vocab *v, const pretok_info *pre, const uint32_t *cps, size_t n, regex_matches *spans, ts_error *err) {
@@ -474,7 +462,10 @@ int bpe_encode(const vocab *v, const char *text, size_t len, int32_t *out, int m
     size_t n = 0;
     int rc = 0;
     if (!cps) return ts_fail(err, "out of memory tokenizing %zu bytes", len);
-    if (decode_text(text, len, cps, &n, err)) rc = -1;
+    size_t bad;
+    long got = utf8_to_code_points(text, len, cps, &bad);
+    if (got < 0) rc = ts_fail(err, "invalid UTF-8 at byte %zu", bad);
+    else n = (size_t)got;
     if (!rc && pipeline_normalizes(v->pipeline) && pipeline_normalize(v->pipeline, cps, n, &normalized, &n, err)) rc = -1;
     if (!rc) rc = bpe_encode_normalized(v, normalized ? normalized : cps, n, true, out, max_out, err);
     free(cps);

@@ -101,15 +101,10 @@ static int code_points_of(const json_value *s, uint32_t **out, size_t *n, const 
     if (!s || s->type != JSON_STRING) return ts_fail(err, "%s: %s is not a string", path, what);
     uint32_t *cps = malloc((s->len + 1) * sizeof *cps);
     if (!cps) return ts_fail(err, "%s: out of memory", path);
-    size_t m = 0;
-    for (size_t i = 0; i < s->len;) {
-        int k = utf8_decode(s->str + i, s->len - i, &cps[m]);
-        if (k == 0) { free(cps); return ts_fail(err, "%s: %s is not valid UTF-8", path, what); }
-        i += (size_t)k;
-        m++;
-    }
+    const long m = utf8_to_code_points(s->str, s->len, cps, NULL);
+    if (m < 0) { free(cps); return ts_fail(err, "%s: %s is not valid UTF-8", path, what); }
     *out = cps;
-    *n = m;
+    *n = (size_t)m;
     return 0;
 }
 

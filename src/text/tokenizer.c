@@ -124,7 +124,7 @@ static int encode_section(const vocab *v, const char *text, size_t len, bool at_
     size_t n = 0;
     int count = 0, rc = 0;
     if (!cps) return ts_fail(err, "out of memory tokenizing %zu bytes", len);
-    for (size_t i = 0; i < len; n++) i += (size_t)utf8_decode(text + i, len - i, &cps[n]);   /* valid: checked */
+    n = (size_t)utf8_to_code_points(text, len, cps, NULL);   /* valid: checked */
     if (pipeline_normalizes(v->pipeline)) {
         if (pipeline_normalize(v->pipeline, cps, n, &normalized, &n, err)) { rc = -1; goto done; }
         free(cps);
@@ -135,9 +135,8 @@ static int encode_section(const vocab *v, const char *text, size_t len, bool at_
         goto done;
     }
     /* the normalized text as UTF-8, cut at the normalized added tokens */
-    size_t nlen = 0;
     if (!(ntext = malloc(4 * n + 1))) { rc = ts_fail(err, "out of memory tokenizing"); goto done; }
-    for (size_t i = 0; i < n; i++) nlen += (size_t)utf8_encode(cps[i], ntext + nlen);
+    const size_t nlen = utf8_from_code_points(cps, n, ntext);
     if (split_special(v, ntext, nlen, parse_special, true, &frags, err)) { rc = -1; goto done; }
     for (size_t f = 0; f < frags.n; f++) {
         fragment fr = frags.items[f];
@@ -147,8 +146,7 @@ static int encode_section(const vocab *v, const char *text, size_t len, bool at_
             count++;
             continue;
         }
-        size_t m = 0;
-        for (size_t i = fr.off; i < fr.off + fr.len; m++) i += (size_t)utf8_decode(ntext + i, fr.off + fr.len - i, &cps[m]);
+        const size_t m = (size_t)utf8_to_code_points(ntext + fr.off, fr.len, cps, NULL);
         int k = bpe_encode_normalized(v, cps, m, at_start && fr.off == 0, room ? out + count : NULL, room, err);
         if (k < 0) { rc = -1; goto done; }
         count += k;

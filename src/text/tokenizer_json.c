@@ -181,21 +181,17 @@ static int normalize_added_tokens(loader *L, const json_value *added, vocab *v) 
         if (!json_get_bool(a, "normalized", !json_get_bool(a, "special", false)) || v->attr[id] == TOKEN_NORMAL) continue;
         const json_value *content = json_get(a, "content");
         uint32_t *cps = malloc((content->len + 1) * sizeof *cps), *norm = NULL;
-        size_t n = 0, m = 0;
+        size_t m = 0;
         if (!cps) return ts_fail(L->err, "%s: out of memory", L->path);
-        for (size_t k = 0; k < content->len; n++) {
-            int step = utf8_decode(content->str + k, content->len - k, &cps[n]);
-            if (step == 0) { free(cps); return ts_fail(L->err, "%s: added_tokens[%zu] is not valid UTF-8", L->path, i); }
-            k += (size_t)step;
-        }
-        int rc = pipeline_normalize(v->pipeline, cps, n, &norm, &m, L->err);
+        const long n = utf8_to_code_points(content->str, content->len, cps, NULL);
+        if (n < 0) { free(cps); return ts_fail(L->err, "%s: added_tokens[%zu] is not valid UTF-8", L->path, i); }
+        int rc = pipeline_normalize(v->pipeline, cps, (size_t)n, &norm, &m, L->err);
         free(cps);
         if (rc) return -1;
         if (!v->norm_text && !(v->norm_text = calloc((size_t)v->n, sizeof *v->norm_text))) { free(norm); return ts_fail(L->err, "%s: out of memory", L->path); }
         char *text = malloc(4 * m + 1);
         if (!text) { free(norm); return ts_fail(L->err, "%s: out of memory", L->path); }
-        size_t len = 0;
-        for (size_t k = 0; k < m; k++) len += (size_t)utf8_encode(norm[k], text + len);
+        const size_t len = utf8_from_code_points(norm, m, text);
         text[len] = '\0';
         free(norm);
         free(v->norm_text[id]);
