@@ -118,6 +118,8 @@ int  ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_
 typedef struct ts_context_options {
     int n_ctx, n_threads;        /* as ts_context_new */
     int cache_type_k, cache_type_v;   /* enum ts_kv_type; TS_KV_DEFAULT: the model's load option */
+    int n_seq;                   /* sequences the context holds, each n_ctx positions (0: 1); with
+                                    n_ctx 0, the memory cap is shared among them */
 } ts_context_options;
 /* ts_context_new with every option (opt NULL: all defaults). Fails, naming the problem, on an
  * unknown cache type or one that does not fit the model's head sizes. */
@@ -136,6 +138,31 @@ int  ts_context_truncate(ts_context *c, int pos);
  * logits: NULL, or room for n_vocab floats (all_rows false: the last position's) or
  * n * n_vocab floats (all_rows true: one row per position). */
 int  ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows, ts_error *err);
+
+/* ---- several sequences in one context ----
+ * A context made with ts_context_options.n_seq = N holds N sequences (0 .. N - 1), each with its own
+ * n_ctx positions of cache; the single-sequence calls above act on sequence 0. Evaluating several
+ * sequences together reads the weights once for all of them, which is what makes answering many
+ * prompts at once faster than one after another. */
+int  ts_context_n_seq(const ts_context *c);
+int  ts_seq_pos(const ts_context *c, int seq);   /* -1: no such sequence */
+/* ts_context_truncate for one sequence (-1: no such sequence). */
+int  ts_seq_truncate(ts_context *c, int seq, int pos);
+/* Makes sequence dst hold the first pos positions of sequence src (what dst held is forgotten):
+ * a prompt sharing a prefix with another sequence's starts from a copy of its cache. Returns the
+ * positions dst now holds: pos, or fewer when src's state cannot give them (a sliding layer's ring
+ * that has moved past them, a recurrent state without a snapshot there), or -1. */
+int  ts_seq_copy(ts_context *c, int dst, int src, int pos);
+typedef struct ts_batch_item {
+    int seq;
+    const int32_t *tokens;       /* appended to the sequence */
+    int n;
+    float *logits;               /* NULL, or room for n_vocab floats: the last token's logits */
+} ts_batch_item;
+/* Evaluates every item's tokens, packed into forwards of up to 64 positions. Each item's results
+ * (its cache, its logits) are bit for bit what ts_eval on that sequence alone gives, whatever else
+ * is in the batch. A sequence may appear once per call. */
+int  ts_eval_batch(ts_context *c, const ts_batch_item *items, int n_items, ts_error *err);
 
 /* ---- sampling ---- */
 typedef struct ts_sampler_params {

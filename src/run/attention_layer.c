@@ -58,17 +58,20 @@ size_t attention_layer_scratch(int hd, int group) {
     return (size_t)group * (ATTN_CHUNK + 1 + hd + 2) + 2 * (size_t)ATTN_POSITIONS * group;
 }
 
+/* One run's attention: its positions t0 .. t0 + n - 1 of the batch over its sequence's cache kv,
+ * the first at position pos0. */
 typedef struct attention_job {
     ts_context *c;
     const attention_geometry *ly;
+    const kv_cache *kv;
     attention_kernels ak;
-    int layer, n, pos0;
+    int layer, t0, n, pos0;
     long q_stride;            /* floats per position in c->q / c->att */
 } attention_job;
 
-/* The keys position t sees: first position and count. */
+/* The keys batch position t sees: first position and count. */
 static void visible_keys(const attention_job *j, int t, int *first, int *count) {
-    const int p = j->pos0 + t, w = j->ly->window;
+    const int p = j->pos0 + t - j->t0, w = j->ly->window;
     *first = w > 0 && p - w + 1 > 0 ? p - w + 1 : 0;
     *count = p - *first + 1;
 }
@@ -81,7 +84,7 @@ static void chunk_part(const attention_job *j, int t, int h0, int hn, int ch, fl
                        float *m, float *l, size_t ml_stride) {
     const ts_context *c = j->c;
     const attention_geometry *ly = j->ly;
-    const kv_cache *kv = &c->kv;
+    const kv_cache *kv = j->kv;
     const int hd = ly->head_dim, kvh = h0 / (ly->n_heads / ly->n_kv_heads);
     const int slots = kv->slots[j->layer];
     const size_t ss = ATTN_CHUNK + 1;   /* between the heads' scores */
@@ -138,7 +141,8 @@ static void attention_batch_task(void *ctx, int ith, int nth) {
     split_range((long)ranges * ly->n_kv_heads, ith, nth, &lo, &hi);
     for (long task = lo; task < hi; task++) {
         const int r = (int)(task / ly->n_kv_heads), h0 = (int)(task % ly->n_kv_heads) * group;
-        const int t0 = r * ATTN_POSITIONS, t1 = t0 + ATTN_POSITIONS < j->n ? t0 + ATTN_POSITIONS : j->n;
+        const int t0 = j->t0 + r * ATTN_POSITIONS, end = j->t0 + j->n;
+        const int t1 = t0 + ATTN_POSITIONS < end ? t0 + ATTN_POSITIONS : end;
         int first, count;
         visible_keys(j, t1 - 1, &first, &count);
         const int chunks = attention_layer_chunks(count);   /* the last position sees the most */
@@ -164,7 +168,7 @@ static void attention_chunks_task(void *ctx, int ith, int nth) {
     const attention_geometry *ly = j->ly;
     const int hd = ly->head_dim, group = ly->n_heads / ly->n_kv_heads;
     int first, count;
-    visible_keys(j, 0, &first, &count);
+    visible_keys(j, j->t0, &first, &count);
     const int chunks = attention_layer_chunks(count);
     int parts = 1;
     while (parts < group && (long)ly->n_kv_heads * chunks * parts < 2L * nth) parts++;
@@ -179,8 +183,9 @@ static void attention_chunks_task(void *ctx, int ith, int nth) {
         const int g0 = (int)(task % parts) * per_part, hn = group - g0 < per_part ? group - g0 : per_part;
         const int h0 = kvh * group + g0;
         float *part = c->attn_part + (size_t)h0 * stride + (size_t)ch * (hd + 2);
-        if (chunks == 1) chunk_part(j, 0, h0, hn, 0, scores, c->att + h0 * hd, hd, &part[0], &part[1], stride);   /* nothing to merge */
-        else chunk_part(j, 0, h0, hn, ch, scores, part + 2, stride, &part[0], &part[1], stride);
+        if (chunks == 1)   /* nothing to merge */
+            chunk_part(j, j->t0, h0, hn, 0, scores, c->att + j->t0 * j->q_stride + h0 * hd, hd, &part[0], &part[1], stride);
+        else chunk_part(j, j->t0, h0, hn, ch, scores, part + 2, stride, &part[0], &part[1], stride);
     }
 }
 
@@ -189,13 +194,13 @@ static void attention_merge_task(void *ctx, int ith, int nth) {
     ts_context *c = j->c;
     const int hd = j->ly->head_dim;
     int first, count;
-    visible_keys(j, 0, &first, &count);
+    visible_keys(j, j->t0, &first, &count);
     const int chunks = attention_layer_chunks(count);
     long lo, hi;
     split_range(j->ly->n_heads, ith, nth, &lo, &hi);
     for (long h = lo; h < hi; h++) {
         const float *part = c->attn_part + (size_t)h * chunks * (hd + 2);
-        float *out = c->att + h * hd, M = part[0], L = part[1];
+        float *out = c->att + j->t0 * j->q_stride + h * hd, M = part[0], L = part[1];
         memcpy(out, part + 2, (size_t)hd * sizeof(float));
         for (int ch = 1; ch < chunks; ch++) {
             const float *p = part + (size_t)ch * (hd + 2);
@@ -204,12 +209,13 @@ static void attention_merge_task(void *ctx, int ith, int nth) {
     }
 }
 
-static void attend(ts_context *c, const attention_geometry *ly, int n) {
-    attention_job aj = { c, ly, attention_kernels_for(matmul_kernels_level(c->mm.ks)), ly->kv_source, n, c->pos,
-                         (long)ly->n_heads * ly->head_dim };
-    if (n > 1) { thread_pool_run(c->pool, attention_batch_task, &aj); return; }
+/* Run r's positions over its sequence's cache. */
+static void attend(ts_context *c, const attention_geometry *ly, const batch_run *r) {
+    attention_job aj = { c, ly, &r->seq->kv, attention_kernels_for(matmul_kernels_level(c->mm.ks)), ly->kv_source,
+                         r->t0, r->n, r->seq->pos, (long)ly->n_heads * ly->head_dim };
+    if (r->n > 1) { thread_pool_run(c->pool, attention_batch_task, &aj); return; }
     int first, count;
-    visible_keys(&aj, 0, &first, &count);
+    visible_keys(&aj, r->t0, &first, &count);
     thread_pool_run(c->pool, attention_chunks_task, &aj);
     if (attention_layer_chunks(count) > 1) thread_pool_run(c->pool, attention_merge_task, &aj);
 }
@@ -220,7 +226,7 @@ static void rope_and_cache(ts_context *c, const layer_geometry *layer, int il, i
     const attention_geometry *ly = &layer->attn;
     const int hd = ly->head_dim, kv_width = ly->n_kv_heads * hd;
     const long qs = (long)ly->n_heads * hd, ks = kv_width;   /* strides of c->q and c->k, c->v */
-    const int pos = c->pos + t;
+    const int pos = c->pos_of[t];
     float cs[2048], sn[2048];   /* rope_pairs <= head_dim / 2 <= 2048 (the loader checks) */
     rope_angles(c, ly, pos, cs, sn);
     /* q/k norms per head, or over the whole projection (OLMo 2) */
@@ -242,7 +248,7 @@ static void rope_and_cache(ts_context *c, const layer_geometry *layer, int il, i
         rope(k, ly, cs, sn);
         if (ly->v_norm) { float *v = c->v + t * ks + h * hd; rmsnorm(v, v, NULL, hd, g->norm_eps); }
     }
-    kv_cache *kv = &c->kv;
+    kv_cache *kv = &c->seq_of[t]->kv;
     const int slot = pos % kv->slots[il];
     /* keys transposed within blocks of KV_KEY_BLOCK slots: [kv head][block][dim][slot in block] */
     for (int h = 0; h < ly->n_kv_heads; h++) {
@@ -289,7 +295,7 @@ void attention_layer_forward(ts_context *c, const layer_geometry *layer, int il,
         if (own_kv && ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
     }
     positions_each(c, layer, il, n, rope_and_cache);
-    attend(c, ly, n);
+    for (int r = 0; r < c->n_runs; r++) attend(c, ly, &c->runs[r]);
     if (ly->out_gate)   /* each head's output times sigmoid(its gate) */
         for (long i = 0; i < (long)n * qs; i++) c->att[i] *= sigmoid(c->q_gate[i]);
 
@@ -299,9 +305,9 @@ void attention_layer_forward(ts_context *c, const layer_geometry *layer, int il,
 
 /* Continuing at pos needs a sliding layer's ring to still hold positions pos - window + 1 .. pos - 1:
  * its slot for position x was overwritten if anything at x + slots was ever written. */
-int attention_layer_rewind(const ts_context *c, const layer_geometry *layer, int il, int pos) {
+int attention_layer_rewind(const ts_context *c, const sequence *s, const layer_geometry *layer, int il, int pos) {
     const attention_geometry *ly = &layer->attn;
-    if (ly->window > 0 && c->kv.slots[il] < c->n_ctx && c->high_water - pos > c->kv.slots[il] - ly->window)
+    if (ly->window > 0 && s->kv.slots[il] < c->n_ctx && s->high_water - pos > s->kv.slots[il] - ly->window)
         return 0;
     return pos;
 }

@@ -3,12 +3,14 @@
 #define TS_RUN_ATTENTION_LAYER_H
 #include "run/context.h"
 
-/* c->tmp = the attention sublayer of layer il on the normed input c->xn of n positions at c->pos..;
- * their keys and values go into the KV cache first. n == 1 is a decoded token's step (its keys'
- * chunks spread over the threads); a batch is prefill (positions and KV heads spread over them). */
+/* c->tmp = the attention sublayer of layer il on the normed input c->xn of the batch's n positions
+ * (c->runs); their keys and values go into their sequences' KV caches first. Each run attends over
+ * its own sequence: a run of one position is a decoded token's step (its keys' chunks spread over
+ * the threads), a longer one is prefill (positions and KV heads spread over them). */
 void attention_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n);
-/* The position <= pos the layer's cache can continue from (0 when a sliding ring lost what it needs). */
-int attention_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, int pos);
+/* The position <= pos sequence s's cache of the layer can continue from (0 when a sliding ring lost
+ * what it needs). */
+int attention_layer_rewind(const ts_context *c, const sequence *s, const layer_geometry *ly, int il, int pos);
 /* The chunks of keys a query that sees n_keys positions is computed in. */
 int attention_layer_chunks(int n_keys);
 /* Floats of per-thread scratch for heads of up to hd dimensions in groups of up to group query

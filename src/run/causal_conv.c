@@ -3,9 +3,9 @@
 #include "run/vector_ops.h"
 #include <string.h>
 
-typedef struct conv_job { ts_context *c; const causal_conv *cv; int il, n; float *window; } conv_job;
+typedef struct conv_job { const causal_conv *cv; const batch_run *r; int il; float *window; } conv_job;
 
-/* Channels [lo, hi) through every position of the batch (the run of channels a vector loop). */
+/* Channels [lo, hi) through every position of the run (the run of channels a vector loop). */
 static void conv_task(void *ctx, int ith, int nth) {
     const conv_job *j = ctx;
     const causal_conv *cv = j->cv;
@@ -15,7 +15,8 @@ static void conv_task(void *ctx, int ith, int nth) {
     split_range(C, ith, nth, &lo, &hi);
     const long n_ch = hi - lo;
     float acc[n_ch > 0 ? n_ch : 1];
-    for (int t = 0; t < j->n; t++) {
+    const batch_run *r = j->r;
+    for (int t = r->t0; t < r->t0 + r->n; t++) {
         const float *in = cv->in + t * cv->in_stride + lo;
         float *out = cv->out + t * cv->out_stride + lo;
         for (long i = 0; i < n_ch; i++) acc[i] = 0.0f;
@@ -35,15 +36,15 @@ static void conv_task(void *ctx, int ith, int nth) {
             for (long i = 0; i < n_ch; i++) out[i] = silu(acc[i]);
         else
             memcpy(out, acc, (size_t)n_ch * sizeof(float));
-        float *snap = recurrent_state_capture(&j->c->rs, j->il, j->c->pos + t + 1);
+        float *snap = recurrent_state_capture(&r->seq->rs, j->il, r->seq->pos + t - r->t0 + 1);
         if (snap)
             for (int i = 0; i < W; i++)
                 memcpy(snap + (long)i * C + lo, window + (long)i * C + lo, (size_t)n_ch * sizeof(float));
     }
 }
 
-void causal_conv_run(ts_context *c, int il, int n, float *window, const causal_conv *cv) {
-    conv_job j = { c, cv, il, n, window };
-    if (n > 1) thread_pool_run(c->pool, conv_task, &j);
+void causal_conv_run(ts_context *c, int il, const batch_run *r, float *window, const causal_conv *cv) {
+    conv_job j = { cv, r, il, window };
+    if (r->n > 1) thread_pool_run(c->pool, conv_task, &j);
     else conv_task(&j, 0, 1);
 }

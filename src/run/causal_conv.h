@@ -15,10 +15,10 @@ typedef struct causal_conv {
     long out_stride;
 } causal_conv;
 
-/* The n positions at c->pos.. in order: each position's input enters the window ([K - 1][C], the
- * oldest first) once its output is summed; where layer il's state is captured for a snapshot, the
- * window is copied there. Threaded over channels (each channel's sum in tap order: the same bits
- * however the channels are split). */
-void causal_conv_run(ts_context *c, int il, int n, float *window, const causal_conv *cv);
+/* Run r's positions in order (rows r->t0.. of in and out): each position's input enters the window
+ * ([K - 1][C], the oldest first: the run's sequence's state of layer il) once its output is summed;
+ * where that state is captured for a snapshot, the window is copied there. Threaded over channels
+ * (each channel's sum in tap order: the same bits however the channels are split). */
+void causal_conv_run(ts_context *c, int il, const batch_run *r, float *window, const causal_conv *cv);
 
 #endif

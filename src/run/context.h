@@ -1,6 +1,9 @@
-/* What a context is: one sequence's state (its position, the KV cache and any other per-layer state
- * its layers' kinds keep) and the scratch its forward runs in. Created by context_new.c, run by
- * eval.c through forward.c; the layer kinds (run/KIND_layer.c) and the experts (moe.c) read and write it. */
+/* What a context is: its sequences' states (each one's position, KV cache and any other per-layer
+ * state its layers' kinds keep) and the scratch one forward runs in. A forward evaluates a batch of
+ * positions that may belong to several sequences (runs of positions, one sequence each): the matrix
+ * products take the whole batch, the mixers' per-sequence parts (attention over a sequence's cache,
+ * a recurrence's scan) go run by run. Created by context_new.c, run by eval.c through forward.c;
+ * the layer kinds (run/KIND_layer.c) and the experts (moe.c) read and write it. */
 #ifndef TS_RUN_CONTEXT_H
 #define TS_RUN_CONTEXT_H
 #include "load/model.h"
@@ -28,14 +31,28 @@ typedef struct deltanet_scratch { float *qkv, *z, *beta, *alpha, *y; } deltanet_
  * output, the heads' outputs (then gated and normed). */
 typedef struct mamba2_scratch { float *proj, *xbc, *y; } mamba2_scratch;
 
-struct ts_context {
-    ts_model *m;
-    int n_ctx;
+/* One sequence's state. */
+typedef struct sequence {
     int pos;                 /* positions in the cache */
     int high_water;          /* the most positions ever held since the cache was last emptied */
-    bool rope_long;          /* LongRoPE: this context uses the long factor list */
     kv_cache kv;             /* the attention layers' state */
     recurrent_state rs;      /* the recurrent layers' state and its snapshots */
+} sequence;
+
+/* Positions t0 .. t0 + n - 1 of a forward's batch: the next n of one sequence (at seq->pos..). */
+typedef struct batch_run { sequence *seq; int t0, n; } batch_run;
+
+struct ts_context {
+    ts_model *m;
+    int n_ctx;               /* positions per sequence */
+    bool rope_long;          /* LongRoPE: this context uses the long factor list */
+    int n_seq;
+    sequence *seqs;          /* n_seq of them; the single-sequence calls (ts_eval, ...) use seqs[0] */
+    /* the batch of the forward under way: its runs, and each position's sequence and position */
+    batch_run runs[FORWARD_MAX_BATCH];
+    int n_runs;
+    sequence *seq_of[FORWARD_MAX_BATCH];
+    int pos_of[FORWARD_MAX_BATCH];
     thread_pool *pool;
     matmul_ctx mm;           /* the pool, the model's kernel set, quantized-activation scratch */
     /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */

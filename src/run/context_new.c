@@ -20,8 +20,10 @@ int ts_context_new_opts(ts_model *m, const ts_context_options *opt, ts_context *
     return context_new(m, opt, true, out, err);
 }
 
-int ts_context_cache_type_k(const ts_context *c) { return c->kv.type_k == KV_F32 ? TS_KV_F32 : c->kv.type_k == KV_Q8_0 ? TS_KV_Q8_0 : TS_KV_F16; }
-int ts_context_cache_type_v(const ts_context *c) { return c->kv.type_v == KV_F32 ? TS_KV_F32 : c->kv.type_v == KV_Q8_0 ? TS_KV_Q8_0 : TS_KV_F16; }
+static int ts_type_of_kv(int t) { return t == KV_F32 ? TS_KV_F32 : t == KV_Q8_0 ? TS_KV_Q8_0 : TS_KV_F16; }
+int ts_context_cache_type_k(const ts_context *c) { return ts_type_of_kv(c->seqs[0].kv.type_k); }
+int ts_context_cache_type_v(const ts_context *c) { return ts_type_of_kv(c->seqs[0].kv.type_v); }
+int ts_context_n_seq(const ts_context *c) { return c->n_seq; }
 
 /* The cache type (enum kv_type) of a requested ts_kv_type, checked against every layer. */
 static int cache_type(const ts_model *m, int requested, int model_default, const char *what, int *out, ts_error *err) {
@@ -41,17 +43,18 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     *out = NULL;
     const model_geometry *g = &m->g;
     int n_ctx = opt ? opt->n_ctx : 0, n_threads = opt ? opt->n_threads : 0, type_k, type_v;
+    int n_seq = opt && opt->n_seq > 0 ? opt->n_seq : 1;
     if (g->n_layers == 0) return ts_fail(err, "%s: the file holds no model weights (vocabulary only)", m->path);
     if (cache_type(m, opt ? opt->cache_type_k : TS_KV_DEFAULT, m->cache_type_k, "key", &type_k, err) != 0 ||
         cache_type(m, opt ? opt->cache_type_v : TS_KV_DEFAULT, m->cache_type_v, "value", &type_v, err) != 0)
         return -1;
     if (n_ctx <= 0) {
-        /* the model's context, capped so the KV cache takes at most a quarter of the memory */
+        /* the model's context, capped so the KV caches take at most a quarter of the memory */
         n_ctx = g->n_ctx_train;
         long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
         size_t per_token = kv_bytes_per_token(g, type_k, type_v);
         if (pages > 0 && page > 0 && per_token > 0) {
-            double cap = (double)pages * (double)page / 4.0 / (double)per_token;
+            double cap = (double)pages * (double)page / 4.0 / (double)per_token / n_seq;
             if (cap < n_ctx) n_ctx = cap < 256 ? 256 : (int)cap;
         }
     }
@@ -59,6 +62,9 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     if (!c) return ts_fail(err, "out of memory");
     c->m = m;
     c->n_ctx = n_ctx;
+    c->n_seq = n_seq;
+    c->seqs = calloc((size_t)n_seq, sizeof *c->seqs);
+    if (!c->seqs) { free(c); return ts_fail(err, "out of memory"); }
     if (g->rope_long_ctx > 0) {   /* LongRoPE: the long factor list for a context beyond the original one */
         long r = g->rope_long_round > 0 ? g->rope_long_round : 1;
         c->rope_long = (n_ctx + r - 1) / r * r > g->rope_long_ctx;
@@ -130,7 +136,11 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
         c->ple_row = calloc(w, sizeof(float));
         ple_ok = c->pli && c->ple_tmp && c->ple_row;
     }
-    bool kinds_ok = recurrent_state_init(&c->rs, g->n_layers, state_floats) == 0 && state_floats;
+    bool kinds_ok = state_floats != NULL, kv_ok = true;
+    for (int i = 0; i < n_seq && kinds_ok && kv_ok; i++) {
+        kinds_ok = recurrent_state_init(&c->seqs[i].rs, g->n_layers, state_floats) == 0;
+        kv_ok = kv_cache_init(&c->seqs[i].kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx, type_k, type_v) == 0;
+    }
     free(state_floats);
     if (gated) kinds_ok &= (c->q_gate = calloc(B * 2 * max_q, sizeof(float))) != NULL;
     if (max_dc > 0) {
@@ -178,7 +188,7 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
         }
     }
     if (!moe_ok || !kinds_ok || !c->pool || !c->x || !c->xn || !c->tmp || !c->q || !c->att || !c->k || !c->v || !c->gate ||
-        !c->up || !c->attn_scratch || !c->attn_part || !c->mm.act || !ple_ok || kv_cache_init(&c->kv, g, n_ctx, sliding_rings ? FORWARD_MAX_BATCH : n_ctx, type_k, type_v) != 0) {
+        !c->up || !c->attn_scratch || !c->attn_part || !c->mm.act || !ple_ok || !kv_ok) {
         ts_context_free(c);
         return ts_fail(err, "%s: out of memory for a context of %d positions", m->path, n_ctx);
     }
@@ -188,7 +198,11 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
 
 void ts_context_free(ts_context *c) {
     if (!c) return;
-    kv_cache_free(&c->kv);
+    for (int i = 0; i < c->n_seq; i++) {
+        kv_cache_free(&c->seqs[i].kv);
+        recurrent_state_free(&c->seqs[i].rs);
+    }
+    free(c->seqs);
     thread_pool_free(c->pool);
     free(c->x); free(c->xn); free(c->tmp); free(c->q); free(c->att); free(c->k); free(c->v);
     free(c->gate); free(c->up); free(c->attn_scratch); free(c->attn_part); free(c->pli); free(c->ple_tmp); free(c->ple_row);
@@ -201,7 +215,6 @@ void ts_context_free(ts_context *c) {
     free(c->mamba.proj); free(c->mamba.xbc); free(c->mamba.y);
     free(c->q_gate);
     free(c->shortconv_in);
-    recurrent_state_free(&c->rs);
     free(c->expert_usage);
     free(c->mm.act);
     free(c);

@@ -23,8 +23,8 @@ size_t deltanet_layer_state_floats(const layer_geometry *ly) {
     return (size_t)(d->conv_kernel - 1) * d->conv_channels + (size_t)d->n_v_heads * d->head_k * d->head_v;
 }
 
-int deltanet_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, int pos) {
-    return recurrent_state_best(&c->rs, pos);
+int deltanet_layer_rewind(const ts_context *c, const sequence *s, const layer_geometry *ly, int il, int pos) {
+    return recurrent_state_best(&s->rs, pos);
 }
 
 
@@ -36,14 +36,14 @@ static void l2_normalize(float *x, int n, float scale) {
     for (int i = 0; i < n; i++) x[i] *= inv;
 }
 
-/* The convolution (threaded over channels), then q and k normalized per key head. */
-static void convolve(ts_context *c, const deltanet_geometry *d, int il, int n, float *window) {
+/* Run r's convolution (threaded over channels), then q and k normalized per key head. */
+static void convolve(ts_context *c, const deltanet_geometry *d, int il, const batch_run *r, float *window) {
     const int C = d->conv_channels, hk = d->n_k_heads, dk = d->head_k;
     const float q_scale = 1.0f / sqrtf((float)dk);
     const causal_conv cv = { .channels = C, .kernel = d->conv_kernel, .taps = d->conv, .silu = true,
                              .in = c->delta.qkv, .in_stride = C, .out = c->delta.qkv, .out_stride = C };
-    causal_conv_run(c, il, n, window, &cv);
-    for (int t = 0; t < n; t++) {
+    causal_conv_run(c, il, r, window, &cv);
+    for (int t = r->t0; t < r->t0 + r->n; t++) {
         float *m = c->delta.qkv + (long)t * C;
         for (int i = 0; i < hk; i++) {
             l2_normalize(m + (long)i * dk, dk, q_scale);
@@ -55,12 +55,13 @@ static void convolve(ts_context *c, const deltanet_geometry *d, int il, int n, f
 typedef struct delta_job {
     ts_context *c;
     const deltanet_geometry *d;
-    int il, n;
+    const batch_run *r;
+    int il;
     float *state;
     delta_rule_scan_fn scan;   /* the model's SIMD level's */
 } delta_job;
 
-/* Value heads [lo, hi) through every position of the batch. */
+/* Value heads [lo, hi) through every position of the run. */
 static void heads_task(void *ctx, int ith, int nth) {
     const delta_job *j = ctx;
     const deltanet_geometry *d = j->d;
@@ -68,20 +69,23 @@ static void heads_task(void *ctx, int ith, int nth) {
     const int C = d->conv_channels, hv = d->n_v_heads, dk = d->head_k, dv = d->head_v, V = hv * dv;
     const long key_off = (long)d->n_k_heads * dk, v_off = 2 * key_off;
     const size_t conv_floats = (size_t)(d->conv_kernel - 1) * C;
-    const int n = j->n;
+    const batch_run *run = j->r;
+    const int n = run->n;
+    const long t0 = run->t0;
     float decay[n], beta[n];
     long lo, hi;
     split_range(hv, ith, nth, &lo, &hi);
     for (long h = lo; h < hi; h++) {
         const int i_k = d->key_head[h];
-        delta_rule_run r = { .dk = dk, .dv = dv, .n = n, .q = c->delta.qkv + (long)i_k * dk,
-                             .k = c->delta.qkv + key_off + (long)i_k * dk, .v = c->delta.qkv + v_off + h * dv,
+        const float *qkv = c->delta.qkv + t0 * C;
+        delta_rule_run r = { .dk = dk, .dv = dv, .n = n, .q = qkv + (long)i_k * dk,
+                             .k = qkv + key_off + (long)i_k * dk, .v = qkv + v_off + h * dv,
                              .qk_stride = C, .v_stride = C, .o_stride = V, .decay = decay, .beta = beta,
-                             .o = c->delta.y + h * dv };
+                             .o = c->delta.y + t0 * V + h * dv };
         for (int t = 0; t < n; t++) {
-            beta[t] = sigmoid(c->delta.beta[(long)t * hv + h]);
-            decay[t] = expf(d->a[h] * softplus(c->delta.alpha[(long)t * hv + h] + d->dt_bias[h]));
-            float *snap = recurrent_state_capture(&c->rs, j->il, c->pos + t + 1);
+            beta[t] = sigmoid(c->delta.beta[(t0 + t) * hv + h]);
+            decay[t] = expf(d->a[h] * softplus(c->delta.alpha[(t0 + t) * hv + h] + d->dt_bias[h]));
+            float *snap = recurrent_state_capture(&run->seq->rs, j->il, run->seq->pos + t + 1);
             if (snap && r.n_snap < DELTA_RULE_MAX_SNAPS) {
                 r.snap_t[r.n_snap] = t;
                 r.snap[r.n_snap++] = snap + conv_floats + (size_t)h * dk * dv;
@@ -89,9 +93,9 @@ static void heads_task(void *ctx, int ith, int nth) {
         }
         j->scan(j->state + conv_floats + (size_t)h * dk * dv, &r);
         /* the gated RMSNorm, in place on each position's output */
-        for (int t = 0; t < n; t++) {
-            float *y = c->delta.y + (long)t * V + h * dv;
-            const float *z = c->delta.z + (long)t * V + h * dv;
+        for (long t = t0; t < t0 + n; t++) {
+            float *y = c->delta.y + t * V + h * dv;
+            const float *z = c->delta.z + t * V + h * dv;
             rmsnorm(y, y, d->norm, dv, c->m->g.norm_eps);
             for (int b = 0; b < dv; b++) y[b] *= silu(z[b]);
         }
@@ -107,10 +111,14 @@ void deltanet_layer_forward(ts_context *c, const layer_geometry *ly, int il, int
         const long s4[4] = { C, V, hv, hv };
         matmul_multi(&c->mm, 4, w4, c->xn, H, n, y4, s4);
     }
-    float *state = recurrent_state_layer(&c->rs, il);
-    convolve(c, d, il, n, state);
-    delta_job j = { c, d, il, n, state, recurrence_kernels_for(matmul_kernels_level(c->mm.ks)).delta_rule_scan };
-    if (n > 1 || hv > 1) thread_pool_run(c->pool, heads_task, &j);
-    else heads_task(&j, 0, 1);
+    const delta_rule_scan_fn scan = recurrence_kernels_for(matmul_kernels_level(c->mm.ks)).delta_rule_scan;
+    for (int r = 0; r < c->n_runs; r++) {   /* each run through its sequence's state */
+        const batch_run *run = &c->runs[r];
+        float *state = recurrent_state_layer(&run->seq->rs, il);
+        convolve(c, d, il, run, state);
+        delta_job j = { c, d, run, il, state, scan };
+        if (run->n > 1 || hv > 1) thread_pool_run(c->pool, heads_task, &j);
+        else heads_task(&j, 0, 1);
+    }
     matmul(&c->mm, &d->w_out, c->delta.y, V, n, c->tmp, H);
 }

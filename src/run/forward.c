@@ -140,11 +140,17 @@ static void per_layer_inputs(ts_context *c, const int32_t *tokens, int n) {
     }
 }
 
-int forward_chunk(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows,
+int forward_batch(ts_context *c, const int32_t *tokens, int n, const int *rows, int n_rows, float *logits,
                   ts_error *err) {
     const model_geometry *g = &c->m->g;
     const int H = g->hidden;
     if (n <= 0 || n > FORWARD_MAX_BATCH) return ts_fail(err, "internal: batch of %d positions", n);
+    for (int r = 0, t = 0; r < c->n_runs; r++) {   /* each position's sequence and place in it */
+        const batch_run *run = &c->runs[r];
+        if (run->t0 != t || run->n <= 0) return ts_fail(err, "internal: the runs do not tile the batch");
+        for (int i = 0; i < run->n; i++, t++) { c->seq_of[t] = run->seq; c->pos_of[t] = run->seq->pos + i; }
+        if (r == c->n_runs - 1 && t != n) return ts_fail(err, "internal: the runs do not tile the batch");
+    }
     const type_traits *et = type_get(g->tok_embd.type);
     for (int t = 0; t < n; t++) {
         float *x = c->x + (long)t * H;
@@ -153,18 +159,17 @@ int forward_chunk(ts_context *c, const int32_t *tokens, int n, float *logits, bo
     }
     if (g->ple_dim > 0) per_layer_inputs(c, tokens, n);
     for (int il = 0; il < g->n_layers; il++) layer_forward(c, il, n);
-    c->pos += n;
+    for (int r = 0; r < c->n_runs; r++) c->runs[r].seq->pos += c->runs[r].n;
 
-    if (!logits) return 0;
-    int first = all_rows ? 0 : n - 1, rows = n - first;
-    for (int t = first; t < n; t++)
-        rmsnorm(c->xn + (long)(t - first) * H, c->x + (long)t * H, g->output_norm, H, g->norm_eps);
-    matmul(&c->mm, &g->output, c->xn, H, rows, logits, g->n_vocab);
+    if (n_rows <= 0) return 0;
+    for (int i = 0; i < n_rows; i++)
+        rmsnorm(c->xn + (long)i * H, c->x + (long)rows[i] * H, g->output_norm, H, g->norm_eps);
+    matmul(&c->mm, &g->output, c->xn, H, n_rows, logits, g->n_vocab);
     if (g->logit_scale != 1.0f)
-        for (long i = 0; i < (long)rows * g->n_vocab; i++) logits[i] *= g->logit_scale;
+        for (long i = 0; i < (long)n_rows * g->n_vocab; i++) logits[i] *= g->logit_scale;
     if (g->final_softcap > 0.0f) {
         float cap = g->final_softcap;
-        for (long i = 0; i < (long)rows * g->n_vocab; i++) logits[i] = cap * tanhf(logits[i] / cap);
+        for (long i = 0; i < (long)n_rows * g->n_vocab; i++) logits[i] = cap * tanhf(logits[i] / cap);
     }
     return 0;
 }

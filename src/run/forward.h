@@ -3,9 +3,10 @@
 #define TS_RUN_FORWARD_H
 #include "run/context.h"
 
-/* Evaluates tokens[0..n) at positions c->pos.. (n <= FORWARD_MAX_BATCH); writes the logits of
- * the positions asked for: all rows, or the last one only. */
-int forward_chunk(ts_context *c, const int32_t *tokens, int n, float *logits, bool all_rows,
+/* Evaluates the batch of c->runs: tokens[0..n) (n <= FORWARD_MAX_BATCH), each run's at its
+ * sequence's next positions, and moves the sequences on. Writes the logits of the batch positions
+ * rows[0..n_rows), one row after another, into logits. */
+int forward_batch(ts_context *c, const int32_t *tokens, int n, const int *rows, int n_rows, float *logits,
                   ts_error *err);
 
 #endif

@@ -76,6 +76,21 @@ void kv_cache_free(kv_cache *c) {
     memset(c, 0, sizeof *c);
 }
 
+void kv_cache_copy(kv_cache *dst, const kv_cache *src, const model_geometry *g, int n_ctx, int n) {
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        if (ly->kind != LAYER_ATTENTION || ly->attn.kv_source != il || n <= 0) continue;
+        const int slots = src->slots[il], used = slots < n_ctx ? slots : n;   /* a ring: all of it */
+        const size_t blocks = ((size_t)slots + KV_KEY_BLOCK - 1) / KV_KEY_BLOCK;
+        const size_t used_blocks = ((size_t)used + KV_KEY_BLOCK - 1) / KV_KEY_BLOCK;
+        for (int h = 0; h < ly->attn.n_kv_heads; h++) {   /* each head's keys, then its values, are contiguous */
+            memcpy(dst->k[il] + (size_t)h * blocks * src->k_head_bytes[il], src->k[il] + (size_t)h * blocks * src->k_head_bytes[il],
+                   used_blocks * src->k_head_bytes[il]);
+            memcpy(kv_value_row(dst, il, 0, h), kv_value_row(src, il, 0, h), (size_t)used * src->v_row_bytes[il]);
+        }
+    }
+}
+
 size_t kv_bytes_per_token_of_layer(const layer_geometry *ly, int type_k, int type_v) {
     return (attention_key_block_bytes(type_k, ly->attn.head_dim) / KV_KEY_BLOCK +
             attention_value_row_bytes(type_v, ly->attn.head_dim)) * ly->attn.n_kv_heads;

@@ -32,6 +32,10 @@ typedef struct kv_cache {
  * (attention_kv_type_fits; the caller checks, to name the problem). */
 int  kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch, int type_k, int type_v);
 void kv_cache_free(kv_cache *c);
+/* dst's cache made to hold src's positions 0 .. n - 1 (both of one geometry): a layer that holds
+ * every position has those slots copied, a sliding ring is copied whole (its slots hold what its
+ * positions map to). What dst held is overwritten. */
+void kv_cache_copy(kv_cache *dst, const kv_cache *src, const model_geometry *g, int n_ctx, int n);
 /* Bytes per cached position summed over the layers that own a cache (full-attention layers), and
  * of one layer. */
 size_t kv_bytes_per_token(const model_geometry *g, int type_k, int type_v);

@@ -7,12 +7,12 @@
 
 typedef struct layer_kind_run {
     const char *name;
-    /* c->tmp = the mixer of layer il on c->xn, n positions at c->pos.. (n == 1: a decode step),
-     * updating the layer's per-sequence state */
+    /* c->tmp = the mixer of layer il on c->xn, the n positions of the batch's runs (c->runs; a
+     * run of one position is a decode step), updating each run's sequence state */
     void (*forward)(ts_context *c, const layer_geometry *ly, int il, int n);
-    /* The position <= pos from which the layer's state can continue after the sequence is cut
+    /* The position <= pos from which the layer's state in sequence s can continue after s is cut
      * back to pos positions (0: only from the start) */
-    int (*rewind)(const ts_context *c, const layer_geometry *ly, int il, int pos);
+    int (*rewind)(const ts_context *c, const sequence *s, const layer_geometry *ly, int il, int pos);
     /* Floats of fixed-size per-sequence state (recurrent kinds; attention's grows with the
      * positions and lives in the KV cache: 0) */
     size_t (*state_floats)(const layer_geometry *ly);

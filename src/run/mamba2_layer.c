@@ -22,14 +22,14 @@ size_t mamba2_layer_state_floats(const layer_geometry *ly) {
     return (size_t)(mb->conv_kernel - 1) * mb->conv_channels + (size_t)mb->n_heads * mb->head_dim * mb->state_size;
 }
 
-int mamba2_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, int pos) {
-    return recurrent_state_best(&c->rs, pos);
+int mamba2_layer_rewind(const ts_context *c, const sequence *s, const layer_geometry *ly, int il, int pos) {
+    return recurrent_state_best(&s->rs, pos);
 }
 
 
-typedef struct scan_job { ts_context *c; const mamba2_geometry *mb; int il, n; float *state; } scan_job;
+typedef struct scan_job { ts_context *c; const mamba2_geometry *mb; const batch_run *r; int il; float *state; } scan_job;
 
-/* Heads [lo, hi) through every position of the batch: their outputs into c->mamba.y ([n][d_inner]). */
+/* Heads [lo, hi) through every position of the run: their outputs into c->mamba.y ([n][d_inner]). */
 static void heads_task(void *ctx, int ith, int nth) {
     const scan_job *j = ctx;
     const mamba2_geometry *mb = j->mb;
@@ -42,7 +42,7 @@ static void heads_task(void *ctx, int ith, int nth) {
     for (long h = lo; h < hi; h++) {
         float *S = j->state + conv_floats + (size_t)h * dh * N;   /* [dh][N] */
         const long g = h / (nh / ng);
-        for (int t = 0; t < j->n; t++) {
+        for (int t = j->r->t0; t < j->r->t0 + j->r->n; t++) {
             const float *xbc = c->mamba.xbc + (long)t * C;
             const float *x = xbc + h * dh, *B = xbc + inner + g * N, *Cg = xbc + inner + (ng + g) * N;
             const float delta = softplus(c->mamba.proj[t * P + inner + C + h] + mb->dt_bias[h]);
@@ -58,7 +58,7 @@ static void heads_task(void *ctx, int ith, int nth) {
                 }
                 y[p] = acc + mb->d[h] * x[p];
             }
-            float *snap = recurrent_state_capture(&c->rs, j->il, c->pos + t + 1);
+            float *snap = recurrent_state_capture(&j->r->seq->rs, j->il, j->r->seq->pos + t - j->r->t0 + 1);
             if (snap) memcpy(snap + conv_floats + (size_t)h * dh * N, S, (size_t)dh * N * sizeof(float));
         }
     }
@@ -69,15 +69,18 @@ void mamba2_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n
     const int H = c->m->g.hidden, C = mb->conv_channels, nh = mb->n_heads;
     const long inner = (long)nh * mb->head_dim, P = inner + C + nh;
     matmul(&c->mm, &mb->w_in, c->xn, H, n, c->mamba.proj, P);
-    float *state = recurrent_state_layer(&c->rs, il);
-    /* xBC through the convolution (taps, the bias, silu) into c->mamba.xbc */
+    /* per run: xBC through the convolution (taps, the bias, silu) into c->mamba.xbc, then the scan */
     const causal_conv cv = { .channels = C, .kernel = mb->conv_kernel, .taps = mb->conv, .bias = mb->conv_bias,
                              .silu = true, .in = c->mamba.proj + inner, .in_stride = P, .out = c->mamba.xbc,
                              .out_stride = C };
-    causal_conv_run(c, il, n, state, &cv);
-    scan_job j = { c, mb, il, n, state };
-    if (n > 1 || nh > 1) thread_pool_run(c->pool, heads_task, &j);
-    else heads_task(&j, 0, 1);
+    for (int r = 0; r < c->n_runs; r++) {
+        const batch_run *run = &c->runs[r];
+        float *state = recurrent_state_layer(&run->seq->rs, il);
+        causal_conv_run(c, il, run, state, &cv);
+        scan_job j = { c, mb, run, il, state };
+        if (run->n > 1 || nh > 1) thread_pool_run(c->pool, heads_task, &j);
+        else heads_task(&j, 0, 1);
+    }
     /* the gate before the norm; the norm per group of values (the container's rule) */
     const int G = mb->norm_group;
     for (int t = 0; t < n; t++) {

@@ -7,7 +7,7 @@
  * layer's state (its convolution window and its heads' matrices) one position at a time. */
 void mamba2_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n);
 /* The position <= pos its state can be restored at (a snapshot's, or 0). */
-int mamba2_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, int pos);
+int mamba2_layer_rewind(const ts_context *c, const sequence *s, const layer_geometry *ly, int il, int pos);
 /* The state's floats: the convolution window ((K - 1) x C) and a dh x N matrix per head. */
 size_t mamba2_layer_state_floats(const layer_geometry *ly);
 

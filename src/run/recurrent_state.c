@@ -72,6 +72,16 @@ void recurrent_state_restore(recurrent_state *rs, int pos) {
         if (rs->snap_pos[i] > pos) rs->snap_pos[i] = -1;
 }
 
+void recurrent_state_copy(recurrent_state *dst, const recurrent_state *src, int pos, int src_pos) {
+    for (int i = 0; i < RECURRENT_SNAPSHOTS; i++) dst->snap_pos[i] = -1;
+    if (!dst->floats) return;
+    int slot = pos > 0 && pos != src_pos ? best_slot(src, pos) : -1;
+    if (pos > 0 && pos == src_pos) memcpy(dst->live, src->live, dst->floats * sizeof(float));
+    else if (slot >= 0 && src->snap_pos[slot] == pos)
+        memcpy(dst->live, src->snaps + (size_t)slot * src->floats, dst->floats * sizeof(float));
+    else memset(dst->live, 0, dst->floats * sizeof(float));
+}
+
 size_t recurrent_state_bytes(const recurrent_state *rs, size_t *snapshot_bytes) {
     if (snapshot_bytes) *snapshot_bytes = rs->snaps ? (size_t)RECURRENT_SNAPSHOTS * rs->floats * sizeof(float) : 0;
     return rs->floats * sizeof(float);

@@ -42,6 +42,10 @@ void recurrent_state_commit(recurrent_state *rs, bool ok);
 int  recurrent_state_best(const recurrent_state *rs, int pos);
 /* Restores the state at pos (a snapshot's position, or 0: zeros) and forgets the snapshots after it. */
 void recurrent_state_restore(recurrent_state *rs, int pos);
+/* dst's live state made src's at pos: src's live state when pos is src_pos (the positions src
+ * holds), else its snapshot at pos (recurrent_state_best(src, pos) == pos), or zeros for 0. dst's
+ * snapshots are forgotten. */
+void recurrent_state_copy(recurrent_state *dst, const recurrent_state *src, int pos, int src_pos);
 /* Bytes of the live state and of the snapshots allocated so far. */
 size_t recurrent_state_bytes(const recurrent_state *rs, size_t *snapshot_bytes);
 

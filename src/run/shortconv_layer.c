@@ -14,8 +14,8 @@ size_t shortconv_layer_state_floats(const layer_geometry *ly) {
     return (size_t)(ly->conv.kernel - 1) * ly->conv.channels;
 }
 
-int shortconv_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, int pos) {
-    return recurrent_state_best(&c->rs, pos);
+int shortconv_layer_rewind(const ts_context *c, const sequence *s, const layer_geometry *ly, int il, int pos) {
+    return recurrent_state_best(&s->rs, pos);
 }
 
 void shortconv_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n) {
@@ -31,7 +31,8 @@ void shortconv_layer_forward(ts_context *c, const layer_geometry *ly, int il, in
     /* u through the convolution into b's place, then the output gate c */
     const causal_conv cv = { .channels = D, .kernel = s->kernel, .taps = s->conv, .in = bcu + 2L * D,
                              .in_stride = stride, .out = bcu, .out_stride = stride };
-    causal_conv_run(c, il, n, recurrent_state_layer(&c->rs, il), &cv);
+    for (int r = 0; r < c->n_runs; r++)
+        causal_conv_run(c, il, &c->runs[r], recurrent_state_layer(&c->runs[r].seq->rs, il), &cv);
     for (int t = 0; t < n; t++) {
         float *b = bcu + t * stride, *gate = b + D;
         for (int d = 0; d < D; d++) b[d] = gate[d] * b[d];

@@ -7,7 +7,7 @@
  * moving the layer's window of past inputs on one position at a time. */
 void shortconv_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n);
 /* The position <= pos its state can be restored at (a snapshot's, or 0). */
-int shortconv_layer_rewind(const ts_context *c, const layer_geometry *ly, int il, int pos);
+int shortconv_layer_rewind(const ts_context *c, const sequence *s, const layer_geometry *ly, int il, int pos);
 /* The state's floats: the last K - 1 gated inputs of every channel. */
 size_t shortconv_layer_state_floats(const layer_geometry *ly);
 
