@@ -157,7 +157,9 @@ typedef struct ts_batch_item {
     int seq;
     const int32_t *tokens;       /* appended to the sequence */
     int n;
-    float *logits;               /* NULL, or room for n_vocab floats: the last token's logits */
+    float *logits;               /* NULL, or room for n_vocab floats: the last token's logits (all_rows:
+                                    n x n_vocab, every token's) */
+    bool all_rows;
 } ts_batch_item;
 /* Evaluates every item's tokens, packed into forwards of up to 64 positions. Each item's results
  * (its cache, its logits) are bit for bit what ts_eval on that sequence alone gives, whatever else
@@ -184,18 +186,30 @@ void ts_sampler_free(ts_sampler *s);
 int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_recent);
 
 /* ---- generation sessions ---- */
-/* A session is one context whose KV cache is kept from one request to the next: a request whose
- * prompt shares a prefix with what the cache holds (a chat's earlier turns and answers, a batch's
- * system prompt) evaluates only the tokens after it. The chat, one-shot, batch and check modes of
+/* A session is a context whose KV caches are kept from one request to the next: a request whose
+ * prompt shares a prefix with what a cache holds (a chat's earlier turns and answers, a batch's
+ * system prompt) evaluates only the tokens after it, the shared part kept in place or copied from
+ * another slot's cache. It has one or more slots (sequences): requests started with
+ * ts_session_submit run side by side, each ts_session_step evaluating one batch for all of them
+ * (the weights read once per step), and a request that finishes frees its slot at once. What a
+ * request computes does not depend on what else runs. The chat, one-shot, batch and check modes of
  * the CLI all generate through it. */
 typedef struct ts_session ts_session;
+typedef struct ts_session_options {
+    int n_ctx;                   /* positions per slot; 0: the model's context, capped by memory */
+    int n_threads;               /* <= 0: all cores */
+    int n_slots;                 /* requests that can run at once (0: 1) */
+} ts_session_options;
 
 /* n_ctx 0: the model's context, capped by memory. The weights are read once here (one evaluation,
  * then forgotten), so the first prompt does not pay the first touch of the mapped file. */
 int  ts_session_new(ts_model *m, int n_ctx, int n_threads, ts_session **out, ts_error *err);
+int  ts_session_new_opts(ts_model *m, const ts_session_options *opt, ts_session **out, ts_error *err);
+int  ts_session_n_slots(const ts_session *s);
+int  ts_session_n_free(const ts_session *s);   /* slots without a request */
 void ts_session_free(ts_session *s);
 int  ts_session_n_ctx(const ts_session *s);
-/* Forgets the cache (the next request is evaluated whole). */
+/* Forgets the caches of the slots without a request (the next request is evaluated whole). */
 void ts_session_reset(ts_session *s);
 /* Text (a prompt, rendered or plain) longer than this many bytes cannot fit the context, whatever
  * it says: callers may refuse it before reading or tokenizing more of it. */
@@ -247,6 +261,18 @@ typedef struct ts_gen_result {
  * left of it, or being a beginning of it), then goes on freely. */
 int  ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *res, ts_error *err);
 void ts_gen_result_free(ts_gen_result *r);
+
+/* Several requests at once. ts_session_submit starts rq in a free slot and returns the slot, or -1
+ * (err) when no slot is free or the request is refused at once (an empty or too long prompt, bad
+ * sampling parameters). rq (and its prompt and stop strings), res and rq_err must stay valid until
+ * the request finishes: res then holds its result, or (failed) rq_err its error. ts_session_step
+ * evaluates one batch for every started request (a starting one's prompt, a generating one's
+ * latest token) and samples their next tokens; it writes the requests that finished in this step
+ * to done (room for ts_session_n_slots) and returns how many. ts_session_generate is one request
+ * submitted and stepped to its end (no other request may be under way). */
+typedef struct ts_gen_done { int slot; int rc; } ts_gen_done;   /* rc 0: complete, -1: failed */
+int  ts_session_submit(ts_session *s, const ts_gen_request *rq, ts_gen_result *res, ts_error *rq_err, ts_error *err);
+int  ts_session_step(ts_session *s, ts_gen_done *done);
 
 #ifdef __cplusplus
 }

@@ -1,37 +1,56 @@
-/* Generation sessions: a context whose KV cache is kept between requests (prefix cache), and the
- * generation loop every CLI mode shares: sampling, stop conditions, streaming, token healing and
- * a stop flag a signal handler can set. */
+/* Generation sessions: a context of one or more sequences ("slots") whose KV caches are kept
+ * between requests (the prefix cache), and the loop every CLI mode shares. Requests run in slots;
+ * each step evaluates, in one batch, the prompt of every request that is starting and the last
+ * sampled token of every one that is generating, so the weights are read once per step for all of
+ * them, and a request that finishes frees its slot for the next at once (continuous batching).
+ * What a request computes does not depend on what shares its steps (ts_eval_batch), so one request
+ * alone and the same request among others give the same answer. */
 #include "tessera.h"
+#include "generate/answer.h"
 #include "core/error.h"
-#include "core/utf8.h"
 #include "load/model.h"
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define HEAL_MAX_TOKENS 8
+/* Prompt tokens per step when the prefill's progress is followed: big enough that the matrix
+ * tiles stay full, small enough for a line a second on a slow machine. */
+#define PREFILL_SLICE 512
+
+enum { SLOT_FREE, SLOT_PREFILL, SLOT_DECODE };
+
+typedef struct slot {
+    int phase;
+    int32_t *cached;          /* the ids in the slot's sequence, in order */
+    int n_cached;
+    unsigned long last_used;  /* when it last took a request (the least recent is reused first) */
+    /* the request under way */
+    const ts_gen_request *rq;
+    ts_error *rq_err;
+    answer a;
+    int kept, done, todo;     /* prompt positions from the cache, evaluated, to evaluate */
+    int32_t next;             /* the token to evaluate next (decoding) */
+    float *logits;            /* one row, or a row per prompt position (on_logits) */
+} slot;
 
 struct ts_session {
     ts_model *m;
     ts_context *ctx;
-    int32_t *cached;          /* the ids in ctx's cache, in order */
-    int n_cached;
+    int n_slots;
+    slot *slots;
+    unsigned long clock;
     size_t longest_token;     /* bytes of the longest token string the vocabulary holds */
+    ts_batch_item *items;     /* a step's batch, one per slot */
+    int *item_slot;
 };
 
-static double seconds_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-int ts_session_new(ts_model *m, int n_ctx, int n_threads, ts_session **out, ts_error *err) {
+int ts_session_new_opts(ts_model *m, const ts_session_options *opt, ts_session **out, ts_error *err) {
     *out = NULL;
     ts_session *s = calloc(1, sizeof *s);
     if (!s) return ts_fail(err, "out of memory for a session");
     s->m = m;
-    if (ts_context_new(m, n_ctx, n_threads, &s->ctx, err) != 0) { free(s); return -1; }
+    s->n_slots = opt && opt->n_slots > 0 ? opt->n_slots : 1;
+    ts_context_options co = { .n_ctx = opt ? opt->n_ctx : 0, .n_threads = opt ? opt->n_threads : 0, .n_seq = s->n_slots };
+    if (ts_context_new_opts(m, &co, &s->ctx, err) != 0) { free(s); return -1; }
     /* Warm up: one evaluation reads every weight once, so the first pass over the mapped file is
      * paid here rather than by the first prompt; then the context starts over. On the machine
      * this was measured on, the first pass over a 400 MB mapping took 0.25-0.3 s against 0.02 s
@@ -41,8 +60,13 @@ int ts_session_new(ts_model *m, int n_ctx, int n_threads, ts_session **out, ts_e
         ts_session_free(s);
         return -1;
     }
-    s->cached = malloc(((size_t)ts_context_n_ctx(s->ctx) + 1) * sizeof *s->cached);
-    if (!s->cached) { ts_session_free(s); return ts_fail(err, "out of memory for a session"); }
+    s->slots = calloc((size_t)s->n_slots, sizeof *s->slots);
+    s->items = calloc((size_t)s->n_slots, sizeof *s->items);
+    s->item_slot = calloc((size_t)s->n_slots, sizeof *s->item_slot);
+    bool ok = s->slots && s->items && s->item_slot;
+    for (int i = 0; ok && i < s->n_slots; i++)
+        ok = (s->slots[i].cached = malloc(((size_t)ts_context_n_ctx(s->ctx) + 1) * sizeof(int32_t))) != NULL;
+    if (!ok) { ts_session_free(s); return ts_fail(err, "out of memory for a session"); }
     /* token strings as stored are at least as long as the text they stand for (SentencePiece's
      * space mark, byte-level BPE's byte characters and "<0x0A>" pieces are longer) */
     s->longest_token = 1;
@@ -52,17 +76,43 @@ int ts_session_new(ts_model *m, int n_ctx, int n_threads, ts_session **out, ts_e
     return 0;
 }
 
+int ts_session_new(ts_model *m, int n_ctx, int n_threads, ts_session **out, ts_error *err) {
+    ts_session_options o = { .n_ctx = n_ctx, .n_threads = n_threads, .n_slots = 1 };
+    return ts_session_new_opts(m, &o, out, err);
+}
+
+static void slot_abandon(slot *sl) {
+    if (sl->phase != SLOT_FREE) answer_end(&sl->a, false, NULL);
+    free(sl->logits);
+    sl->logits = NULL;
+    sl->phase = SLOT_FREE;
+}
+
 void ts_session_free(ts_session *s) {
     if (!s) return;
+    for (int i = 0; s->slots && i < s->n_slots; i++) {
+        slot_abandon(&s->slots[i]);
+        free(s->slots[i].cached);
+    }
+    free(s->slots);
+    free(s->items);
+    free(s->item_slot);
     ts_context_free(s->ctx);
-    free(s->cached);
     free(s);
 }
 
 int ts_session_n_ctx(const ts_session *s) { return ts_context_n_ctx(s->ctx); }
+int ts_session_n_slots(const ts_session *s) { return s->n_slots; }
+
+int ts_session_n_free(const ts_session *s) {
+    int n = 0;
+    for (int i = 0; i < s->n_slots; i++) n += s->slots[i].phase == SLOT_FREE;
+    return n;
+}
 
 void ts_session_reset(ts_session *s) {
-    s->n_cached = ts_context_truncate(s->ctx, 0);
+    for (int i = 0; i < s->n_slots; i++)
+        if (s->slots[i].phase == SLOT_FREE) s->slots[i].n_cached = ts_seq_truncate(s->ctx, i, 0);
 }
 
 size_t ts_session_text_limit(const ts_session *s) {
@@ -71,220 +121,160 @@ size_t ts_session_text_limit(const ts_session *s) {
     return (size_t)ts_context_n_ctx(s->ctx) * s->longest_token * 2 + 4096;
 }
 
-void ts_gen_result_free(ts_gen_result *r) {
-    free(r->text);
-    free(r->tokens);
-    memset(r, 0, sizeof *r);
+/* How much of the prompt (its first n_eval tokens) a slot's cache shares, leaving at least the last
+ * token to evaluate (its logits are needed). */
+static int shared_prefix(const slot *sl, const int32_t *prompt, int n_eval) {
+    int common = 0;
+    while (common < sl->n_cached && common < n_eval - 1 && sl->cached[common] == prompt[common]) common++;
+    return common;
 }
 
-/* Appends to the answer buffer. */
-static int append(ts_gen_result *r, size_t *cap, const char *p, size_t n) {
-    if (r->len + n + 1 > *cap) {
-        size_t nc = (*cap ? *cap * 2 : 256) + n;
-        char *t = realloc(r->text, nc);
-        if (!t) return -1;
-        r->text = t;
-        *cap = nc;
+/* The free slot for a prompt: the one whose cache shares the most of it, the least recently used
+ * among equals. Its cache then starts from the longest prefix any slot holds: its own, cut back,
+ * or another's, copied. Returns the slot and the positions kept (*kept). */
+static int place(ts_session *s, const int32_t *prompt, int n_eval, bool use_cache, int *kept) {
+    int dst = -1, dst_common = -1, src = -1, src_common = 0;
+    for (int i = 0; i < s->n_slots; i++) {
+        const slot *sl = &s->slots[i];
+        int common = use_cache ? shared_prefix(sl, prompt, n_eval) : 0;
+        if (sl->phase == SLOT_FREE &&
+            (common > dst_common || (common == dst_common && sl->last_used < s->slots[dst].last_used))) {
+            dst = i;
+            dst_common = common;
+        }
+        if (common > src_common) { src = i; src_common = common; }
     }
-    memcpy(r->text + r->len, p, n);
-    r->len += n;
-    r->text[r->len] = 0;
-    return 0;
-}
-
-/* The earliest position in text where a stop string starts, or -1. */
-static long find_stop(const ts_gen_request *rq, const char *text, size_t len) {
-    long best = -1;
-    for (int i = 0; i < rq->n_stop; i++) {
-        size_t sl = strlen(rq->stop[i]);
-        if (sl == 0 || sl > len) continue;
-        for (size_t p = 0; p + sl <= len; p++)
-            if (memcmp(text + p, rq->stop[i], sl) == 0) { if (best < 0 || (long)p < best) best = (long)p; break; }
+    if (dst < 0) return -1;
+    slot *d = &s->slots[dst];
+    if (src >= 0 && src != dst && src_common > dst_common) {
+        int k = ts_seq_copy(s->ctx, dst, src, src_common);
+        memcpy(d->cached, s->slots[src].cached, (size_t)(k > 0 ? k : 0) * sizeof *d->cached);
+        d->n_cached = k > 0 ? k : 0;
+        if (k < 0) d->n_cached = ts_seq_truncate(s->ctx, dst, 0);
+    } else {
+        d->n_cached = ts_seq_truncate(s->ctx, dst, dst_common);
     }
-    return best;
+    *kept = d->n_cached;
+    return dst;
 }
 
-/* How many trailing bytes of text could still grow into a stop string (held back from streaming). */
-static size_t stop_holdback(const ts_gen_request *rq, const char *text, size_t len) {
-    size_t hold = 0;
-    for (int i = 0; i < rq->n_stop; i++) {
-        size_t sl = strlen(rq->stop[i]);
-        for (size_t k = sl > 1 ? sl - 1 : 0; k > hold; k--)
-            if (k <= len && memcmp(text + len - k, rq->stop[i], k) == 0) { hold = k; break; }
+int ts_session_submit(ts_session *s, const ts_gen_request *rq, ts_gen_result *res, ts_error *rq_err, ts_error *err) {
+    if (ts_session_n_free(s) == 0) return ts_fail(err, "every slot of the session is busy");
+    answer a;
+    if (answer_begin(&a, s->m, rq, res, ts_context_n_ctx(s->ctx), err) != 0) return -1;
+    int kept = 0;
+    int i = place(s, rq->prompt, a.n_eval, !rq->on_logits, &kept);
+    slot *sl = &s->slots[i];
+    const size_t nv = (size_t)ts_model_n_vocab(s->m);
+    size_t rows = rq->on_logits ? (size_t)(a.n_eval - kept) : 1;
+    if (!(sl->logits = malloc(rows * nv * sizeof(float)))) {
+        answer_end(&a, false, NULL);
+        return ts_fail(err, "out of memory for the logits of a request");
     }
-    return hold;
+    sl->a = a;
+    sl->a.res = res;
+    sl->rq = rq;
+    sl->rq_err = rq_err;
+    sl->kept = kept;
+    sl->done = 0;
+    sl->todo = a.n_eval - kept;
+    sl->phase = SLOT_PREFILL;
+    sl->last_used = ++s->clock;
+    return i;
 }
 
-/* Letters, digits and anything non-ASCII continue a word. */
-static bool word_byte(unsigned char c) {
-    return c >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+/* Ends slot i's request: 0 complete, or failed with msg. */
+static void finish(ts_session *s, int i, const char *msg, ts_gen_done *done, int *n_done) {
+    slot *sl = &s->slots[i];
+    int rc = 0;
+    ts_error e = {{0}};
+    if (msg) snprintf(e.msg, sizeof e.msg, "%s", msg);
+    if (answer_end(&sl->a, msg == NULL, &e) != 0) rc = -1;
+    if (rc != 0 && sl->rq_err) *sl->rq_err = e;
+    free(sl->logits);
+    sl->logits = NULL;
+    sl->phase = SLOT_FREE;
+    done[(*n_done)++] = (ts_gen_done){ i, rc };
 }
 
-/* Token healing: backs up the tokens of the prompt's last word (word characters; the first may
- * carry the space before the word; at least one token is kept to evaluate). Returns how many, and
- * their text in removed (*n_removed bytes, at most cap). */
-static int heal_prompt(const ts_model *m, const int32_t *prompt, int n_prompt, char *removed, size_t cap,
-                       int *n_removed) {
-    *n_removed = 0;
-    int n_back = 0;
-    size_t len = 0;
-    while (n_back < HEAL_MAX_TOKENS && n_back < n_prompt - 1) {
-        int32_t t = prompt[n_prompt - 1 - n_back];
-        char piece[256];
-        if (t == ts_token_bos(m) || ts_token_is_eog(m, t)) break;
-        int pl = ts_token_text(m, t, piece, sizeof piece);
-        /* control tokens print nothing; a lone byte-fallback token is not a whole character */
-        if (pl <= 0 || !utf8_valid(piece, (size_t)pl, NULL) || len + (size_t)pl > cap) break;
-        bool leading_space = piece[0] == ' ';
-        bool word = pl > leading_space;
-        for (int i = leading_space; i < pl && word; i++) word = word_byte((unsigned char)piece[i]);
-        if (!word) break;
-        memmove(removed + pl, removed, len);
-        memcpy(removed, piece, (size_t)pl);
-        len += (size_t)pl;
-        n_back++;
-        if (leading_space) break;   /* the start of the word */
+/* After slot i's latest evaluation: the prompt's bookkeeping, the logits handed on, the next token
+ * sampled. */
+static void advance(ts_session *s, int i, int n_evaluated, ts_gen_done *done, int *n_done) {
+    slot *sl = &s->slots[i];
+    const ts_gen_request *rq = sl->rq;
+    const int nv = ts_model_n_vocab(s->m);
+    float *last = sl->logits;
+    ts_error e = {{0}};
+    if (sl->phase == SLOT_PREFILL) {
+        memcpy(sl->cached + sl->kept + sl->done, rq->prompt + sl->kept + sl->done, (size_t)n_evaluated * sizeof *sl->cached);
+        sl->done += n_evaluated;
+        sl->n_cached = sl->kept + sl->done;
+        if (rq->on_prefill) rq->on_prefill(rq->user, sl->done, sl->todo);
+        if (sl->done < sl->todo) return;
+        answer_prompt_done(&sl->a, sl->kept);
+        if (rq->on_logits && rq->on_logits(rq->user, sl->logits, sl->todo, nv) != 0) {
+            finish(s, i, "writing the logits failed", done, n_done);
+            return;
+        }
+        if (rq->on_logits) last = sl->logits + (size_t)(sl->todo - 1) * nv;
+        sl->phase = SLOT_DECODE;
+    } else {
+        sl->cached[sl->n_cached++] = sl->next;
+        if (rq->on_logits && rq->on_logits(rq->user, sl->logits, 1, nv) != 0) {
+            finish(s, i, "writing the logits failed", done, n_done);
+            return;
+        }
     }
-    *n_removed = (int)len;
-    return n_back;
+    int r = answer_step(&sl->a, last, &sl->next, &e);
+    if (r < 0) finish(s, i, e.msg, done, n_done);
+    else if (r == 0) finish(s, i, NULL, done, n_done);
 }
 
-/* While healing, a token may only spell the next part of the removed text: its text starts with
- * what is left of it, or is a (non-empty) beginning of it. */
-static void mask_healed(const ts_model *m, float *logits, int nv, const char *rest, int n_rest) {
-    char piece[256];
-    for (int t = 0; t < nv; t++) {
-        int pl = ts_token_text(m, t, piece, sizeof piece);
-        int n = pl < n_rest ? pl : n_rest;
-        if (pl <= 0 || memcmp(piece, rest, (size_t)n) != 0) logits[t] = -INFINITY;
+int ts_session_step(ts_session *s, ts_gen_done *done) {
+    const size_t nv = (size_t)ts_model_n_vocab(s->m);
+    int n = 0, n_done = 0;
+    for (int i = 0; i < s->n_slots; i++) {
+        slot *sl = &s->slots[i];
+        if (sl->phase == SLOT_PREFILL) {
+            /* the whole prompt at once, or in slices when someone follows its progress */
+            int left = sl->todo - sl->done;
+            int take = sl->rq->on_prefill && !sl->rq->on_logits && left > PREFILL_SLICE ? PREFILL_SLICE : left;
+            float *dst = sl->rq->on_logits ? sl->logits + (size_t)sl->done * nv : sl->logits;
+            s->items[n] = (ts_batch_item){ i, sl->rq->prompt + sl->kept + sl->done, take, dst, sl->rq->on_logits != NULL };
+        } else if (sl->phase == SLOT_DECODE) {
+            s->items[n] = (ts_batch_item){ i, &sl->next, 1, sl->logits, false };
+        } else {
+            continue;
+        }
+        s->item_slot[n++] = i;
     }
-}
-
-/* Prompt tokens per evaluation when the prefill's progress is followed: big enough that the matrix
- * tiles stay full, small enough for a line a second on a slow machine. */
-#define PREFILL_SLICE 512
-
-/* --ignore-eos: the end-of-generation tokens (EOS, end of turn and at most 8 more), found once per
- * request; their logits are put out of reach before each sample */
-#define MAX_EOG 16
-static int eog_tokens(const ts_model *m, int nv, int32_t out[MAX_EOG]) {
-    int n = 0;
-    for (int t = 0; t < nv && n < MAX_EOG; t++)
-        if (ts_token_is_eog(m, t)) out[n++] = t;
-    return n;
+    if (n == 0) return 0;
+    ts_error e = {{0}};
+    if (ts_eval_batch(s->ctx, s->items, n, &e) != 0) {
+        /* one forward for all of them: each fails with its message (their caches are cut back
+         * to what the slots record at the next request) */
+        for (int k = 0; k < n; k++) finish(s, s->item_slot[k], e.msg, done, &n_done);
+        return n_done;
+    }
+    for (int k = 0; k < n; k++) advance(s, s->item_slot[k], s->items[k].n, done, &n_done);
+    return n_done;
 }
 
 int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *res, ts_error *err) {
-    memset(res, 0, sizeof *res);
-    const int nv = ts_model_n_vocab(s->m);
-    const int n_ctx = ts_context_n_ctx(s->ctx);
-    if (rq->n_prompt <= 0) return ts_fail(err, "empty prompt");
-    if (rq->n_prompt > n_ctx)
-        return ts_fail(err, "the prompt has %d tokens, longer than the context of %d", rq->n_prompt, n_ctx);
-    double t0 = seconds_now();
-    char healed[256];
-    int n_healed = 0, n_covered = 0;   /* healed bytes, and how many of them are generated again */
-    int n_backed = rq->heal ? heal_prompt(s->m, rq->prompt, rq->n_prompt, healed, sizeof healed, &n_healed) : 0;
-    const int n_eval = rq->n_prompt - n_backed;
-    /* prefix cache: keep what the cache shares with this prompt, minus at least the last token
-     * (its logits are needed) */
-    int common = 0;
-    if (!rq->on_logits)
-        while (common < s->n_cached && common < n_eval - 1 && s->cached[common] == rq->prompt[common]) common++;
-    int kept = ts_context_truncate(s->ctx, common);
-    s->n_cached = kept;
-    res->n_reused = kept;
-    res->n_prompt = n_eval;
-    res->n_healed = n_healed;
-
-    /* the answer can hold at most what the context has room for, whatever max_tokens says */
-    int room = n_ctx - n_eval + 1;
-    int max_tokens = rq->max_tokens < 0 || rq->max_tokens > room ? room : rq->max_tokens;
-    size_t rows = rq->on_logits ? (size_t)(n_eval - kept) : 1;
-    float *logits = malloc(rows * (size_t)nv * sizeof(float));
-    ts_sampler *smp = NULL;
-    int32_t *history = malloc(((size_t)n_eval + (size_t)max_tokens + 1) * sizeof *history);
-    int32_t eog[MAX_EOG];
-    const int n_eog = rq->ignore_eos ? eog_tokens(s->m, nv, eog) : 0;
-    res->tokens = malloc(((size_t)max_tokens + 1) * sizeof *res->tokens);
-    size_t cap = 0;
-    int rc = -1;
-    if (ts_sampler_new(&rq->sampling, nv, &smp, err) != 0) goto out;
-    if (!logits || !history || !res->tokens || append(res, &cap, "", 0) != 0) { ts_fail(err, "out of memory"); goto out; }
-    memcpy(history, rq->prompt, (size_t)n_eval * sizeof *history);
-
-    /* the prompt, in slices when someone follows its progress (batched prefill equals one pass) */
-    const int todo = n_eval - kept, slice = rq->on_prefill && !rq->on_logits ? PREFILL_SLICE : todo;
-    for (int done = 0; done < todo; done += slice) {
-        const int n = todo - done < slice ? todo - done : slice;
-        if (ts_eval(s->ctx, rq->prompt + kept + done, n, logits, rq->on_logits != NULL, err) != 0) goto out;
-        if (rq->on_prefill) rq->on_prefill(rq->user, done + n, todo);
-    }
-    memcpy(s->cached + kept, rq->prompt + kept, (size_t)(n_eval - kept) * sizeof *s->cached);
-    s->n_cached = n_eval;
-    if (rq->on_logits && rq->on_logits(rq->user, logits, (int)rows, nv) != 0) {
-        ts_fail(err, "writing the logits failed");
-        goto out;
-    }
-    float *last = logits + (rows - 1) * (size_t)nv;
-    double t1 = seconds_now();
-    res->prompt_seconds = t1 - t0;
-
-    utf8_stream st = {{0}, 0};
-    size_t streamed = 0;   /* bytes of res->text already handed to on_text */
-    bool text_refused = false;   /* on_text asked to stop */
-    int n_hist = n_eval;
-    res->finish_reason = rq->max_tokens < 0 || rq->max_tokens > room ? "context" : "length";
-    while (res->n_generated < max_tokens) {
-        if (rq->cancel && *rq->cancel) { res->finish_reason = "cancelled"; break; }
-        bool first = res->n_generated == 0;
-        if (n_covered < n_healed) mask_healed(s->m, last, nv, healed + n_covered, n_healed - n_covered);
-        for (int i = 0; i < n_eog; i++) last[eog[i]] = -INFINITY;
-        int32_t next = ts_sample(smp, last, history, n_hist);
-        if (first) res->first_token_seconds = seconds_now() - t0;
-        if (ts_token_is_eog(s->m, next)) { res->finish_reason = "stop"; break; }
-        res->tokens[res->n_generated++] = next;
-        history[n_hist++] = next;
-        char piece[256], text[256 + 16];
-        int pl = ts_token_text(s->m, next, piece, sizeof piece);
-        /* the healed part is already in the prompt text */
-        int skip = pl > 0 && n_covered < n_healed ? (pl < n_healed - n_covered ? pl : n_healed - n_covered) : 0;
-        n_covered += skip;
-        size_t tl = pl > skip ? utf8_stream_push(&st, piece + skip, (size_t)(pl - skip), text) : 0;
-        if (tl && append(res, &cap, text, tl) != 0) { ts_fail(err, "out of memory"); goto out; }
-        long at = find_stop(rq, res->text, res->len);
-        if (at >= 0) {
-            res->len = (size_t)at;
-            res->text[at] = 0;
-            res->finish_reason = "stop";
-            break;
-        }
-        size_t safe = res->len - stop_holdback(rq, res->text, res->len);
-        if (rq->on_text && safe > streamed) {
-            int stop = rq->on_text(rq->user, res->text + streamed, safe - streamed);
-            streamed = safe;
-            if (stop) { res->finish_reason = "cancelled"; text_refused = true; break; }
-        }
-        if (res->n_generated == max_tokens) break;              /* the last token need not be evaluated */
-        if (ts_eval(s->ctx, &next, 1, logits, false, err) != 0) goto out;
-        s->cached[s->n_cached++] = next;
-        last = logits;
-        if (rq->on_logits && rq->on_logits(rq->user, logits, 1, nv) != 0) {
-            ts_fail(err, "writing the logits failed");
-            goto out;
+    if (ts_session_n_free(s) != s->n_slots) return ts_fail(err, "the session has requests under way");
+    ts_error rq_err = {{0}};
+    int i = ts_session_submit(s, rq, res, &rq_err, err);
+    if (i < 0) return -1;
+    ts_gen_done *done = malloc((size_t)s->n_slots * sizeof *done);
+    if (!done) { slot_abandon(&s->slots[i]); return ts_fail(err, "out of memory"); }
+    for (;;) {
+        int n = ts_session_step(s, done);
+        for (int k = 0; k < n; k++) {
+            if (done[k].slot != i) continue;
+            int rc = done[k].rc;
+            free(done);
+            if (rc != 0) *err = rq_err;
+            return rc;
         }
     }
-    char tail[8];
-    size_t w = utf8_stream_flush(&st, tail);
-    if (w && append(res, &cap, tail, w) != 0) { ts_fail(err, "out of memory"); goto out; }
-    if (rq->on_text && res->len > streamed && !text_refused)
-        rq->on_text(rq->user, res->text + streamed, res->len - streamed);
-    res->gen_seconds = seconds_now() - t1;
-    rc = 0;
-out:
-    free(logits);
-    free(history);
-    ts_sampler_free(smp);
-    if (rc != 0) ts_gen_result_free(res);
-    return rc;
 }

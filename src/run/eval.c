@@ -87,7 +87,8 @@ static int check_finite(const ts_context *c, const float *row, int pos, ts_error
 static int eval_items(ts_context *c, eval_item *items, int n_items, float *scratch, ts_error *err) {
     const size_t nv = (size_t)c->m->g.n_vocab;
     int32_t tokens[FORWARD_MAX_BATCH];
-    int rows[FORWARD_MAX_BATCH], row_item[FORWARD_MAX_BATCH], row_pos[FORWARD_MAX_BATCH];
+    int rows[FORWARD_MAX_BATCH], row_pos[FORWARD_MAX_BATCH];
+    float *row_dst[FORWARD_MAX_BATCH];
     int item = 0, done = 0;   /* the next token: items[item].tokens[done] */
     while (item < n_items) {
         int n = 0, n_rows = 0;
@@ -101,7 +102,7 @@ static int eval_items(ts_context *c, eval_item *items, int n_items, float *scrat
             for (int i = 0; i < take && it->logits; i++) {
                 if (!it->all_rows && done + i != it->n - 1) continue;
                 rows[n_rows] = n + i;
-                row_item[n_rows] = item;
+                row_dst[n_rows] = it->logits + (it->all_rows ? (size_t)(done + i) * nv : 0);
                 row_pos[n_rows++] = it->s->pos + i;
             }
             if (!scratch && it->logits) out = it->logits + (it->all_rows ? (size_t)done * nv : 0);
@@ -113,7 +114,7 @@ static int eval_items(ts_context *c, eval_item *items, int n_items, float *scrat
         for (int r = 0; r < n_rows; r++) {
             const float *row = out + (size_t)r * nv;
             if (check_finite(c, row, row_pos[r], err) != 0) return -1;
-            if (scratch) memcpy(items[row_item[r]].logits, row, nv * sizeof(float));
+            if (scratch) memcpy(row_dst[r], row, nv * sizeof(float));
         }
         for (int r = 0; r < c->n_runs; r++)
             if (c->runs[r].seq->pos > c->runs[r].seq->high_water) c->runs[r].seq->high_water = c->runs[r].seq->pos;
@@ -146,17 +147,17 @@ int ts_eval_batch(ts_context *c, const ts_batch_item *items, int n_items, ts_err
     if (n_items <= 0) return ts_fail(err, "nothing to evaluate");
     eval_item *its = malloc((size_t)n_items * sizeof *its);
     if (!its) return ts_fail(err, "out of memory");
-    int with_logits = 0;
+    long with_logits = 0;   /* rows of logits asked for */
     for (int i = 0; i < n_items; i++) {
         if (items[i].seq < 0 || items[i].seq >= c->n_seq) {
             free(its);
             return ts_fail(err, "sequence %d does not exist (the context holds %d)", items[i].seq, c->n_seq);
         }
-        its[i] = (eval_item){ &c->seqs[items[i].seq], items[i].tokens, items[i].n, items[i].logits, false };
-        with_logits += items[i].logits != NULL;
+        its[i] = (eval_item){ &c->seqs[items[i].seq], items[i].tokens, items[i].n, items[i].logits, items[i].all_rows };
+        if (items[i].logits) with_logits += items[i].all_rows && items[i].n > 0 ? items[i].n : 1;
     }
     /* a batch's logits rows go to their items after each forward */
-    int rows = with_logits < FORWARD_MAX_BATCH ? with_logits : FORWARD_MAX_BATCH;
+    int rows = with_logits < FORWARD_MAX_BATCH ? (int)with_logits : FORWARD_MAX_BATCH;
     float *scratch = NULL;
     if (rows > 0 && !(scratch = malloc((size_t)rows * (size_t)c->m->g.n_vocab * sizeof(float)))) {
         free(its);
