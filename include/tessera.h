@@ -153,6 +153,9 @@ int  ts_seq_truncate(ts_context *c, int seq, int pos);
  * positions dst now holds: pos, or fewer when src's state cannot give them (a sliding layer's ring
  * that has moved past them, a recurrent state without a snapshot there), or -1. */
 int  ts_seq_copy(ts_context *c, int dst, int src, int pos);
+/* Whether ts_seq_copy can copy a prefix of any length (no layer keeps a recurrent state, which
+ * can be copied only where a snapshot was taken). */
+bool ts_context_copies_any_prefix(const ts_context *c);
 typedef struct ts_batch_item {
     int seq;
     const int32_t *tokens;       /* appended to the sequence */
@@ -271,8 +274,14 @@ void ts_gen_result_free(ts_gen_result *r);
  * to done (room for ts_session_n_slots) and returns how many. ts_session_generate is one request
  * submitted and stepped to its end (no other request may be under way). */
 typedef struct ts_gen_done { int slot; int rc; } ts_gen_done;   /* rc 0: complete, -1: failed */
+/* The slots a batch runs by default: 8, or fewer when a quarter of the memory cannot hold that many
+ * sequences' caches of min(n_ctx (0: the model's context), 4096) positions each, with their
+ * recurrent states and snapshots. At least 1. */
+int  ts_default_slots(const ts_model *m, int n_ctx);
 int  ts_session_submit(ts_session *s, const ts_gen_request *rq, ts_gen_result *res, ts_error *rq_err, ts_error *err);
 int  ts_session_step(ts_session *s, ts_gen_done *done);
+/* Drops the request in a slot at once (its result freed, nothing reported). */
+void ts_session_cancel(ts_session *s, int slot);
 
 #ifdef __cplusplus
 }

@@ -37,6 +37,9 @@ typedef struct line_request {
     bool has_id;
     ts_chat_message *msgs;
     int n_msgs;
+    int32_t *tokens;                /* "tokens": the prompt as ids (no template), else NULL */
+    int n_tokens;
+    bool ignore_eos;
     int max_tokens;
     ts_sampler_params sampling;
     const char *stop[MAX_STOP];
@@ -57,6 +60,7 @@ static void line_request_free(line_request *r) {
     json_free(r->root);
     json_buf_free(&r->id);
     free(r->msgs);
+    free(r->tokens);
     memset(r, 0, sizeof *r);
 }
 
@@ -129,8 +133,25 @@ static const json_value *line_id(const json_value *root) {
 /* Parses one line. The id is filled in as far as the line allows even when -1 is returned. */
 /* The keys a line may hold; an unknown one is ignored with a warning (once per name), as OpenAI's API
  * ignores fields it does not know but a typo ("max_token") should not pass unseen. */
-static const char *const line_keys[] = { "id", "prompt", "messages", "system", "user", "max_tokens", "temperature",
-                                         "top_p", "top_k", "min_p", "repeat_penalty", "seed", "stop", "expected", "match" };
+static const char *const line_keys[] = { "id", "prompt", "messages", "system", "user", "tokens", "max_tokens", "temperature",
+                                         "top_p", "top_k", "min_p", "repeat_penalty", "seed", "stop", "ignore_eos",
+                                         "expected", "match" };
+
+/* "tokens": the prompt as an array of token ids, instead of a text. */
+static int parse_tokens(line_request *r, const json_value *v, ts_error *err) {
+    if (json_get(r->root, "prompt") || json_get(r->root, "messages") || json_get(r->root, "user"))
+        return ts_fail(err, "give the prompt one way: \"tokens\", \"prompt\", \"messages\" or \"user\"");
+    if (v->type != JSON_ARRAY || v->n == 0 || v->n > INT_MAX / 2) return ts_fail(err, "\"tokens\" must be a non-empty array of token ids");
+    if (!(r->tokens = malloc(v->n * sizeof *r->tokens))) return ts_fail(err, "out of memory");
+    for (size_t i = 0; i < v->n; i++) {
+        const json_value *t = &v->items[i];
+        if (t->type != JSON_NUMBER || !t->is_integer || t->integer < 0 || t->integer > INT32_MAX)
+            return ts_fail(err, "\"tokens\" must hold token ids (whole numbers >= 0)");
+        r->tokens[i] = (int32_t)t->integer;
+    }
+    r->n_tokens = (int)v->n;
+    return 0;
+}
 
 static void warn_unknown_keys(const json_value *root, const batch_options *o, int line, batch_warnings *w) {
     for (size_t i = 0; i < root->n && !o->quiet; i++) {
@@ -174,9 +195,15 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
     if (id && id->type == JSON_NUMBER && !id->is_integer && id->number == floor(id->number) && fabs(id->number) >= 9007199254740992.0)
         return ts_fail(err, "\"id\" is a number too large to keep exactly: write it as a string");
     warn_unknown_keys(root, o, line, w);
-    if (parse_messages(r, o, err) != 0) return -1;
-
     const json_value *v;
+    if ((v = json_get(root, "tokens"))) { if (parse_tokens(r, v, err) != 0) return -1; }
+    else if (parse_messages(r, o, err) != 0) return -1;
+    r->ignore_eos = o->ignore_eos;
+    if ((v = json_get(root, "ignore_eos"))) {
+        if (v->type != JSON_BOOL) return ts_fail(err, "\"ignore_eos\" must be true or false");
+        r->ignore_eos = v->boolean;
+    }
+
     double x = 0;
     int got;
     if ((got = get_number(root, "top_p", 0, 1, "in [0, 1]", &x, err)) < 0) return -1;
@@ -248,22 +275,126 @@ static double now_seconds(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* Tokenizes and answers one parsed request. */
-static int answer(ts_model *m, ts_session *s, const batch_options *o, const line_request *r, batch_warnings *w,
-                  ts_gen_result *res, ts_error *err) {
-    int32_t *ids = NULL;
-    bool chat, unknown_template;
-    int n = prompt_to_tokens(m, r->msgs, r->n_msgs, o->raw, o->chat, ts_session_text_limit(s), NULL, NULL,
-                             &ids, &chat, &unknown_template, err);
+/* A line being answered in one of the session's slots: its request, and its result once it is
+ * done. order: the line's place among those this run reads (--check prints in that order). */
+typedef struct flight {
+    bool busy;
+    int slot, number, order;
+    line_request r;
+    int32_t *ids;
+    ts_gen_request rq;
+    ts_gen_result res;
+    ts_error err;
+    double t1;
+} flight;
+
+static void flight_clear(flight *f) {
+    ts_gen_result_free(&f->res);
+    line_request_free(&f->r);
+    free(f->ids);
+    memset(f, 0, sizeof *f);
+}
+
+static int too_long_error(ts_error *err, const ts_session *s);
+
+/* Tokenizes a parsed line and starts it in a free slot: the slot, or -1 (err). */
+static int start(ts_model *m, ts_session *s, const batch_options *o, flight *f, batch_warnings *w, ts_error *err) {
+    bool chat, unknown_template = false;
+    int n;
+    if (f->r.tokens) {   /* ids as given, checked against the vocabulary */
+        for (int i = 0; i < f->r.n_tokens; i++)
+            if (f->r.tokens[i] >= ts_model_n_vocab(m))
+                return ts_fail(err, "token id %d is out of range (vocabulary of %d)", f->r.tokens[i], ts_model_n_vocab(m));
+        f->ids = f->r.tokens;
+        f->r.tokens = NULL;
+        n = f->r.n_tokens;
+    } else {
+        n = prompt_to_tokens(m, f->r.msgs, f->r.n_msgs, o->raw, o->chat, ts_session_text_limit(s), NULL, NULL,
+                             &f->ids, &chat, &unknown_template, err);
+    }
     if (unknown_template && !w->template_unparsed && !o->quiet) {
         fprintf(stderr, "warning: %s: the chat template does not parse; sending the prompts as plain text (--chat-template FILE gives another)\n", o->model_path);
         w->template_unparsed = true;
     }
     if (n < 0) return -1;
-    ts_gen_request rq = { .prompt = ids, .n_prompt = n, .max_tokens = r->max_tokens, .sampling = r->sampling,
-                          .stop = r->stop, .n_stop = r->n_stop, .heal = o->heal };
-    int rc = ts_session_generate(s, &rq, res, err);
-    free(ids);
+    f->rq = (ts_gen_request){ .prompt = f->ids, .n_prompt = n, .max_tokens = f->r.max_tokens, .sampling = f->r.sampling,
+                              .stop = f->r.stop, .n_stop = f->r.n_stop, .heal = o->heal, .ignore_eos = f->r.ignore_eos };
+    return ts_session_submit(s, &f->rq, &f->res, &f->err, err);
+}
+
+/* Where the lines come from and where their answers go (--batch and --check differ only there). */
+typedef struct line_flow {
+    /* the next line to answer: 1 (in lr), 0 none left, -1 failed (message printed) */
+    int (*next)(void *user, line_reader *lr);
+    /* a line is done: ok, or failed with error; 0, or -1 to stop the run (message printed) */
+    int (*done)(void *user, flight *f, bool ok, const char *error);
+    void *user;
+} line_flow;
+
+/* Answers the flow's lines, as many at once as the session has slots: whenever a slot is free the
+ * next line is read, parsed, tokenized and started; each step of the session then moves every
+ * started line on. A line that fails (bad JSON, a prompt too long, ...) fails alone. Returns 0, or
+ * -1 when the flow stopped the run. */
+static int answer_lines(ts_model *m, ts_session *s, const batch_options *o, bool check, line_reader *lr,
+                        const line_flow *flow) {
+    const int n_slots = ts_session_n_slots(s);
+    flight *fl = calloc((size_t)n_slots, sizeof *fl);
+    int *by_slot = calloc((size_t)n_slots, sizeof *by_slot);
+    ts_gen_done *done = calloc((size_t)n_slots, sizeof *done);
+    batch_warnings warned = {0};
+    int rc = -1, busy = 0, order = 0;
+    bool more = true;
+    ts_error err = {{0}};
+    if (!fl || !by_slot || !done) { fprintf(stderr, "error: out of memory\n"); goto out; }
+    for (;;) {
+        while (more && busy < n_slots) {
+            int got = flow->next(flow->user, lr);
+            if (got < 0) goto out;
+            if (got == 0) { more = false; break; }
+            flight *f = &fl[0];
+            while (f->busy) f++;
+            f->number = lr->number;
+            f->order = order++;
+            f->t1 = now_seconds();
+            int slot = -1;
+            if (lr->too_long) {
+                ids_put(&f->r.id, NULL);
+                too_long_error(&err, s);
+            } else if (parse_line(lr->text, lr->len, o, check, lr->number, &warned, &f->r, &err) == 0) {
+                slot = start(m, s, o, f, &warned, &err);
+            }
+            if (slot < 0) {
+                int drc = flow->done(flow->user, f, false, err.msg);
+                flight_clear(f);
+                if (drc != 0) goto out;
+                continue;
+            }
+            f->busy = true;
+            f->slot = slot;
+            by_slot[slot] = (int)(f - fl);
+            busy++;
+        }
+        if (busy == 0) break;
+        int n = ts_session_step(s, done);
+        for (int k = 0; k < n; k++) {
+            flight *f = &fl[by_slot[done[k].slot]];
+            int drc = flow->done(flow->user, f, done[k].rc == 0, done[k].rc == 0 ? NULL : f->err.msg);
+            flight_clear(f);
+            busy--;
+            if (drc != 0) goto out;
+        }
+    }
+    rc = 0;
+out:
+    /* a run stopped early: the lines still in slots are dropped */
+    for (int i = 0; fl && i < n_slots; i++)
+        if (fl[i].busy) {
+            ts_session_cancel(s, fl[i].slot);
+            flight_clear(&fl[i]);
+        }
+    free(fl);
+    free(by_slot);
+    free(done);
     return rc;
 }
 
@@ -464,6 +595,46 @@ static int check_output_path(const batch_options *o, ts_error *err) {
 
 /* ---- --batch ---- */
 
+/* The state of a --batch run the line flow reads and writes. */
+typedef struct batch_run {
+    const batch_options *o;
+    const input_line *lines;
+    const int *todo;
+    int n_todo, next, n_done;
+    FILE *dst;
+    const char *out_name;
+    json_buf *b;
+    totals *t;
+    bool progress;
+    double t0;
+} batch_run;
+
+/* The next line of this run (the lines are read in file order, skipping the others). */
+static int batch_next(void *user, line_reader *lr) {
+    batch_run *br = user;
+    if (br->next == br->n_todo) return 0;
+    int number = br->lines[br->todo[br->next++]].number, got;
+    while ((got = lines_next(lr)) == 1 && lr->number < number) {}
+    if (got == 1) return 1;
+    if (br->progress) fputc('\n', stderr);
+    fprintf(stderr, "error: %s: %s\n", br->o->input_path, got < 0 ? strerror(errno) : "the file changed while it was answered");
+    return -1;
+}
+
+/* A line's answer (or error) written out at once, flushed. */
+static int batch_done(void *user, flight *f, bool ok, const char *error) {
+    batch_run *br = user;
+    if (ok) { br->t->answered++; count(br->t, &f->r, &f->res); } else br->t->errors++;
+    double ms = (now_seconds() - f->t1) * 1e3;
+    if (format_answer(br->b, f->number, &f->r.id, &f->res, ok ? NULL : error, ms) != 0 || write_line(br->dst, br->b) != 0) {
+        if (br->progress) fputc('\n', stderr);
+        fprintf(stderr, "error: %s: write failed: %s\n", br->out_name, strerror(errno));
+        return -1;
+    }
+    if (br->progress) print_progress(++br->n_done, br->n_todo, br->t, now_seconds() - br->t0);
+    return 0;
+}
+
 int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
     ts_error err = {{0}};
     FILE *in = NULL;
@@ -521,43 +692,14 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
         }
     }
 
-    /* second pass: answer this run's lines in file order */
+    /* second pass: this run's lines, started in file order */
     rewind(in);
     if (lines_open(&lr, in, line_limit(s)) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
     bool progress = !o->quiet && isatty(STDERR_FILENO);
-    batch_warnings warned = {0};
     double t0 = now_seconds();
-    for (int k = 0; k < n_todo; k++) {
-        int number = lines[todo[k]].number, got;
-        while ((got = lines_next(&lr)) == 1 && lr.number < number) {}
-        if (got != 1) {
-            if (progress) fputc('\n', stderr);
-            fprintf(stderr, "error: %s: %s\n", o->input_path, got < 0 ? strerror(errno) : "the file changed while it was answered");
-            goto done;
-        }
-        line_request r = {0};
-        ts_gen_result res = {0};
-        double t1 = now_seconds();
-        int ok;
-        if (lr.too_long) {
-            ids_put(&r.id, NULL);
-            ok = too_long_error(&err, s) == 0;
-        } else {
-            ok = parse_line(lr.text, lr.len, o, false, number, &warned, &r, &err) == 0 &&
-                 answer(m, s, o, &r, &warned, &res, &err) == 0;
-        }
-        double ms = (now_seconds() - t1) * 1e3;
-        if (ok) { t.answered++; count(&t, &r, &res); } else t.errors++;
-        int wrc = format_answer(&b, number, &r.id, &res, ok ? NULL : err.msg, ms);
-        ts_gen_result_free(&res);
-        line_request_free(&r);
-        if (wrc != 0 || write_line(dst, &b) != 0) {
-            if (progress) fputc('\n', stderr);
-            fprintf(stderr, "error: %s: write failed: %s\n", out_name, strerror(errno));
-            goto done;
-        }
-        if (progress) print_progress(k + 1, n_todo, &t, now_seconds() - t0);
-    }
+    batch_run run = { o, lines, todo, n_todo, 0, 0, dst, out_name, &b, &t, progress, t0 };
+    line_flow flow = { batch_next, batch_done, &run };
+    if (answer_lines(m, s, o, false, &lr, &flow) != 0) goto done;
     if (progress && n_todo) fputc('\n', stderr);
     if (!o->quiet) print_totals("batch", &t, now_seconds() - t0, o->sampling.seed);
     /* the status says what the output holds: this run's errors and the ones it kept */
@@ -596,53 +738,84 @@ static bool matches(match_mode mode, const char *answer, size_t alen, const char
     return false;
 }
 
+/* The state of a --check run: the verdicts so far, printed in the cases' order as they become
+ * complete (cases finish out of order when several run at once). */
+typedef struct check_run {
+    const batch_options *o;
+    int passed, failed, printed;
+    char **report;           /* by case order: the verdict line, until printed */
+    int cap;
+    json_buf b;
+    totals t;
+} check_run;
+
+static int check_next(void *user, line_reader *lr) {
+    check_run *cr = user;
+    int got;
+    while ((got = lines_next(lr)) == 1 && !lr->too_long && blank(lr->text, lr->len)) {}
+    if (got < 0) { fprintf(stderr, "error: %s: read error: %s\n", cr->o->input_path, strerror(errno)); return -1; }
+    return got;
+}
+
+static int check_done(void *user, flight *f, bool ok, const char *error) {
+    check_run *cr = user;
+    const line_request *r = &f->r;
+    if (ok) { cr->t.answered++; count(&cr->t, r, &f->res); } else cr->t.errors++;
+    bool pass = ok && matches(r->match, f->res.text, f->res.len, r->expected);
+    pass ? cr->passed++ : cr->failed++;
+    /* the case's label (its id, else its line number), then the expected text or what went wrong */
+    json_buf *b = &cr->b;
+    b->len = 0;
+    char head[64];
+    int hl = snprintf(head, sizeof head, r->has_id ? "%s " : "%s line %d: ", pass ? "PASS" : "FAIL", f->number);
+    int bad = json_buf_put(b, head, (size_t)hl);
+    if (r->has_id) bad |= json_buf_put(b, r->id.data, r->id.len) || json_buf_put(b, ": ", 2);
+    if (!ok) {
+        bad |= json_buf_put(b, "error: ", 7) || json_buf_put(b, error, strlen(error));
+    } else if (pass) {
+        bad |= json_buf_put_string(b, r->expected, strlen(r->expected));
+    } else {
+        bad |= json_buf_put(b, "expected ", 9) || json_buf_put_string(b, r->expected, strlen(r->expected)) ||
+               json_buf_put(b, ", got ", 6) || json_buf_put_string(b, f->res.text, f->res.len);
+    }
+    if (f->order >= cr->cap) {
+        int nc = cr->cap ? cr->cap * 2 : 64;
+        while (nc <= f->order) nc *= 2;
+        char **t = realloc(cr->report, (size_t)nc * sizeof *t);
+        if (!t) bad = 1;
+        else { memset(t + cr->cap, 0, (size_t)(nc - cr->cap) * sizeof *t); cr->report = t; cr->cap = nc; }
+    }
+    if (bad || !(cr->report[f->order] = strndup(b->data, b->len))) { fprintf(stderr, "error: out of memory\n"); return -1; }
+    for (; cr->printed < cr->cap && cr->report[cr->printed]; cr->printed++) {
+        printf("%s\n", cr->report[cr->printed]);
+        free(cr->report[cr->printed]);
+        cr->report[cr->printed] = NULL;
+    }
+    fflush(stdout);
+    return 0;
+}
+
 int run_check(ts_model *m, ts_session *s, const batch_options *o) {
-    ts_error err = {{0}};
     FILE *in = reads_stdin(o->input_path) ? stdin : fopen(o->input_path, "r");
     line_reader lr = {0};
-    int passed = 0, failed = 0, rc = 1, got;
-    json_buf b = {0};
-    totals t = {0};
+    check_run cr = { .o = o };
+    int rc = 1;
 
     if (!in) { fprintf(stderr, "error: %s: cannot open: %s\n", o->input_path, strerror(errno)); return 1; }
     if (lines_open(&lr, in, line_limit(s)) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
-    batch_warnings warned = {0};
     double t0 = now_seconds();
-    while ((got = lines_next(&lr)) == 1) {
-        if (!lr.too_long && blank(lr.text, lr.len)) continue;
-        line_request r = {0};
-        ts_gen_result res = {0};
-        bool ok = lr.too_long ? too_long_error(&err, s) == 0
-                : parse_line(lr.text, lr.len, o, true, lr.number, &warned, &r, &err) == 0 &&
-                  answer(m, s, o, &r, &warned, &res, &err) == 0;
-        if (ok) { t.answered++; count(&t, &r, &res); } else t.errors++;
-        bool pass = ok && matches(r.match, res.text, res.len, r.expected);
-        pass ? passed++ : failed++;
-        /* the case's label: its id, else its line number */
-        if (r.has_id) printf("%s %s: ", pass ? "PASS" : "FAIL", r.id.data);
-        else printf("%s line %d: ", pass ? "PASS" : "FAIL", lr.number);
-        b.len = 0;
-        if (!ok) {
-            printf("error: %s\n", err.msg);
-        } else if (json_buf_put_string(&b, r.expected, strlen(r.expected)) == 0) {
-            size_t exp_len = b.len;
-            if (pass) printf("%s\n", b.data);
-            else if (json_buf_put_string(&b, res.text, res.len) == 0)
-                printf("expected %.*s, got %s\n", (int)exp_len, b.data, b.data + exp_len);
-        }
-        fflush(stdout);
-        ts_gen_result_free(&res);
-        line_request_free(&r);
-    }
-    if (got < 0) { fprintf(stderr, "error: %s: read error: %s\n", o->input_path, strerror(errno)); goto done; }
-    if (passed + failed == 0) { fprintf(stderr, "error: %s: no cases\n", o->input_path); goto done; }
-    printf("%d passed, %d failed\n", passed, failed);
+    line_flow flow = { check_next, check_done, &cr };
+    if (answer_lines(m, s, o, true, &lr, &flow) != 0) goto done;
+    if (cr.passed + cr.failed == 0) { fprintf(stderr, "error: %s: no cases\n", o->input_path); goto done; }
+    printf("%d passed, %d failed\n", cr.passed, cr.failed);
     if (fflush(stdout) != 0 || ferror(stdout)) { fprintf(stderr, "error: stdout: write failed: %s\n", strerror(errno)); goto done; }
-    if (!o->quiet) print_totals("check", &t, now_seconds() - t0, o->sampling.seed);
-    rc = failed ? 1 : 0;
+    if (!o->quiet) print_totals("check", &cr.t, now_seconds() - t0, o->sampling.seed);
+    rc = cr.failed ? 1 : 0;
 done:
     lines_close(&lr);
     if (in != stdin) fclose(in);
-    json_buf_free(&b);
+    for (int i = 0; i < cr.cap; i++) free(cr.report[i]);
+    free(cr.report);
+    json_buf_free(&cr.b);
     return rc;
 }

@@ -20,6 +20,7 @@ typedef struct batch_options {
     match_mode match;            /* --check: the default match */
     const char *system;          /* --system: a system turn for lines that give a plain prompt */
     bool raw, heal, quiet;
+    bool ignore_eos;             /* --ignore-eos: the default of the lines' "ignore_eos" */
     const ts_chat_options *chat; /* --chat-template, --chat-template-kwargs, --tools, --date (or NULL) */
 } batch_options;
 

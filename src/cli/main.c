@@ -245,7 +245,10 @@ static int run(int argc, char **argv) {
     if (o.n_ctx > trained && trained > 0 && !o.quiet)
         fprintf(stderr, "warning: -c %d is more than the %d tokens %s was trained on: answers past that may fall apart\n",
                 o.n_ctx, trained, o.model_path);
-    if (!o.tokenize_only && !o.verify && ts_session_new(m, o.n_ctx, o.n_threads, &s, &err) != 0) {
+    /* batch answering runs several lines at once (--parallel), every other mode one request */
+    ts_session_options so = { .n_ctx = o.n_ctx, .n_threads = o.n_threads, .n_slots = 1 };
+    if (o.batch_path || o.check_path) so.n_slots = o.n_parallel > 0 ? o.n_parallel : ts_default_slots(m, o.n_ctx);
+    if (!o.tokenize_only && !o.verify && ts_session_new_opts(m, &so, &s, &err) != 0) {
         fprintf(stderr, "error: %s\n", err.msg);
         goto done;
     }
@@ -254,7 +257,7 @@ static int run(int argc, char **argv) {
                              .output_path = o.output_path, .resume = o.resume, .wait_lock = o.wait_lock,
                              .shard_k = o.shard_k, .shard_n = o.shard_n, .max_tokens = o.n_predict,
                              .sampling = o.sampling, .match = o.match_mode, .system = o.system, .raw = o.raw,
-                             .heal = o.heal, .quiet = o.quiet, .chat = &tpl.opt };
+                             .heal = o.heal, .quiet = o.quiet, .ignore_eos = o.ignore_eos, .chat = &tpl.opt };
         if (o.check_path && !o.n_predict_given) bo.max_tokens = 64;
         rc = o.batch_path ? run_batch(m, s, &bo) : run_check(m, s, &bo);
     } else if (chat) {

@@ -100,10 +100,15 @@ void options_usage(FILE *f) {
         "                          (optional per line: max_tokens, temperature, top_p, top_k, min_p,\n"
         "                          repeat_penalty, seed, stop; another key is warned about); output lines\n"
         "                          {\"line\",\"id\",\"answer\",\"tokens_prompt\",\"tokens_generated\",\n"
-        "                          \"finish_reason\",\"ms\"} or {\"line\",\"id\",\"error\"}, in input order.\n"
+        "                          \"finish_reason\",\"ms\"} or {\"line\",\"id\",\"error\"}, as lines finish\n"
+        "                          (in input order with --parallel 1; sort -t: -k2,2n -s restores it).\n"
         "                          Ids must be unique (1 and 1.0 are the same id); lines without one\n"
         "                          are known by their line number. Exit 0: all answered; 2: some lines\n"
         "                          have errors; 1: could not run. FILE '-' (or /dev/stdin) reads stdin\n"
+        "  -np, --parallel N       answer N lines at once, each step reading the weights once for all\n"
+        "                          of them (default: 8, fewer when a quarter of the memory cannot hold\n"
+        "                          8 caches of min(-c, 4096) positions; 1: one line after another).\n"
+        "                          A line's answer is the same whatever N; -c is per line\n"
         "  -o, --output FILE       write the answers there (default stdout), flushed line by line; the\n"
         "                          file is locked while written, and may not be the input or the model\n"
         "  --resume                keep the answers already in the -o file and answer the rest; lines\n"
@@ -365,6 +370,7 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "-o", "--output", NULL)) { VALUE(); o->output_path = val; }
         else if (is(name, "--resume", NULL, NULL)) { FLAG(); o->resume = true; }
         else if (is(name, "--wait-lock", NULL, NULL)) { FLAG(); o->wait_lock = true; }
+        else if (is(name, "--parallel", "-np", NULL)) { VALUE(); if (parse_int(name, val, 1, 256, &o->n_parallel)) return -1; }
         else if (is(name, "--shard", NULL, NULL)) { VALUE(); if (parse_shard(val, &o->shard_k, &o->shard_n)) return -1; }
         else if (is(name, "--match", NULL, NULL)) {
             VALUE();
@@ -437,6 +443,10 @@ int options_parse(int argc, char **argv, cli_options *o) {
     if (o->resume && !o->output_path) { fprintf(stderr, "error: --resume needs -o FILE (the answers so far)\n"); return -1; }
     if (o->wait_lock && !o->output_path) { fprintf(stderr, "error: --wait-lock needs -o FILE\n"); return -1; }
     if (o->match && !o->check_path) { fprintf(stderr, "error: --match goes with --check\n"); return -1; }
+    if (o->n_parallel && !o->batch_path && !o->check_path) {
+        fprintf(stderr, "error: --parallel goes with --batch and --check (the lines answered at once)\n");
+        return -1;
+    }
     if ((o->batch_path || o->check_path) && (prompt_given || o->dump_logits || o->n_stop)) {
         fprintf(stderr, "error: --batch and --check take their prompts (and stop strings) from the file\n");
         return -1;

@@ -42,6 +42,7 @@ typedef struct cli_options {
     bool resume;                 /* --resume (--batch) */
     bool wait_lock;              /* --wait-lock (--batch) */
     int shard_k, shard_n;        /* --shard K/N (--batch) */
+    int n_parallel;              /* --parallel / -np N (--batch, --check); 0: ts_default_slots */
     const char *match;           /* --match MODE (--check) */
     match_mode match_mode;
     bool verify;                 /* --verify */

@@ -16,7 +16,10 @@
  * tiles stay full, small enough for a line a second on a slow machine. */
 #define PREFILL_SLICE 512
 
-enum { SLOT_FREE, SLOT_PREFILL, SLOT_DECODE };
+/* A slot's request waits (SLOT_WAIT) while another slot evaluates a prompt it shares a prefix
+ * with, then starts from a copy of that prefix: lines that start alike (a batch's system prompt)
+ * evaluate the shared part once, even when they all start at the same moment. */
+enum { SLOT_FREE, SLOT_WAIT, SLOT_PREFILL, SLOT_DECODE };
 
 typedef struct slot {
     int phase;
@@ -28,6 +31,7 @@ typedef struct slot {
     ts_error *rq_err;
     answer a;
     int kept, done, todo;     /* prompt positions from the cache, evaluated, to evaluate */
+    int wait_for;             /* SLOT_WAIT: the slot whose prompt evaluation it waits for */
     int32_t next;             /* the token to evaluate next (decoding) */
     float *logits;            /* one row, or a row per prompt position (on_logits) */
 } slot;
@@ -39,6 +43,7 @@ struct ts_session {
     slot *slots;
     unsigned long clock;
     size_t longest_token;     /* bytes of the longest token string the vocabulary holds */
+    bool copies_anywhere;     /* no recurrent layer: a prefix can be copied at any position */
     ts_batch_item *items;     /* a step's batch, one per slot */
     int *item_slot;
 };
@@ -69,6 +74,7 @@ int ts_session_new_opts(ts_model *m, const ts_session_options *opt, ts_session *
     if (!ok) { ts_session_free(s); return ts_fail(err, "out of memory for a session"); }
     /* token strings as stored are at least as long as the text they stand for (SentencePiece's
      * space mark, byte-level BPE's byte characters and "<0x0A>" pieces are longer) */
+    s->copies_anywhere = ts_context_copies_any_prefix(s->ctx);
     s->longest_token = 1;
     if (m->has_vocab)
         for (int i = 0; i < m->voc.n; i++) if (m->voc.len[i] > s->longest_token) s->longest_token = m->voc.len[i];
@@ -123,17 +129,46 @@ size_t ts_session_text_limit(const ts_session *s) {
 
 /* How much of the prompt (its first n_eval tokens) a slot's cache shares, leaving at least the last
  * token to evaluate (its logits are needed). */
-static int shared_prefix(const slot *sl, const int32_t *prompt, int n_eval) {
+static int common_prefix(const int32_t *a, int n_a, const int32_t *prompt, int n_eval) {
     int common = 0;
-    while (common < sl->n_cached && common < n_eval - 1 && sl->cached[common] == prompt[common]) common++;
+    while (common < n_a && common < n_eval - 1 && a[common] == prompt[common]) common++;
     return common;
 }
 
+static int shared_prefix(const slot *sl, const int32_t *prompt, int n_eval) {
+    return common_prefix(sl->cached, sl->n_cached, prompt, n_eval);
+}
+
+/* The slot's cache made to start from the longest prefix of its prompt any slot holds: its own,
+ * cut back, or another's, copied. Sets sl->kept. */
+static void take_prefix(ts_session *s, int dst, bool use_cache) {
+    slot *d = &s->slots[dst];
+    const int32_t *prompt = d->rq->prompt;
+    const int n_eval = d->a.n_eval;
+    int own = use_cache ? shared_prefix(d, prompt, n_eval) : 0, src = -1, src_common = own;
+    for (int i = 0; i < s->n_slots && use_cache; i++) {
+        int common = i == dst ? 0 : shared_prefix(&s->slots[i], prompt, n_eval);
+        if (common > src_common) { src = i; src_common = common; }
+    }
+    if (src >= 0) {
+        int k = ts_seq_copy(s->ctx, dst, src, src_common);
+        if (k < 0) k = ts_seq_truncate(s->ctx, dst, 0);
+        else memcpy(d->cached, s->slots[src].cached, (size_t)k * sizeof *d->cached);
+        d->n_cached = k;
+    } else {
+        d->n_cached = ts_seq_truncate(s->ctx, dst, own);
+    }
+    d->kept = d->n_cached;
+    d->done = 0;
+    d->todo = n_eval - d->kept;
+}
+
 /* The free slot for a prompt: the one whose cache shares the most of it, the least recently used
- * among equals. Its cache then starts from the longest prefix any slot holds: its own, cut back,
- * or another's, copied. Returns the slot and the positions kept (*kept). */
-static int place(ts_session *s, const int32_t *prompt, int n_eval, bool use_cache, int *kept) {
-    int dst = -1, dst_common = -1, src = -1, src_common = 0;
+ * among equals. *wait_for: a slot evaluating a prompt that shares more with this one than any
+ * cache holds (the new request waits for it and copies), or -1. */
+static int place(const ts_session *s, const int32_t *prompt, int n_eval, bool use_cache, int *wait_for) {
+    int dst = -1, dst_common = -1, best = 0, pending = 0;
+    *wait_for = -1;
     for (int i = 0; i < s->n_slots; i++) {
         const slot *sl = &s->slots[i];
         int common = use_cache ? shared_prefix(sl, prompt, n_eval) : 0;
@@ -142,19 +177,13 @@ static int place(ts_session *s, const int32_t *prompt, int n_eval, bool use_cach
             dst = i;
             dst_common = common;
         }
-        if (common > src_common) { src = i; src_common = common; }
+        if (common > best) best = common;
+        if (use_cache && sl->phase == SLOT_PREFILL) {
+            int will = common_prefix(sl->rq->prompt, sl->a.n_eval, prompt, n_eval);
+            if (will > pending) { pending = will; *wait_for = i; }
+        }
     }
-    if (dst < 0) return -1;
-    slot *d = &s->slots[dst];
-    if (src >= 0 && src != dst && src_common > dst_common) {
-        int k = ts_seq_copy(s->ctx, dst, src, src_common);
-        memcpy(d->cached, s->slots[src].cached, (size_t)(k > 0 ? k : 0) * sizeof *d->cached);
-        d->n_cached = k > 0 ? k : 0;
-        if (k < 0) d->n_cached = ts_seq_truncate(s->ctx, dst, 0);
-    } else {
-        d->n_cached = ts_seq_truncate(s->ctx, dst, dst_common);
-    }
-    *kept = d->n_cached;
+    if (!s->copies_anywhere || pending <= best) *wait_for = -1;
     return dst;
 }
 
@@ -162,11 +191,12 @@ int ts_session_submit(ts_session *s, const ts_gen_request *rq, ts_gen_result *re
     if (ts_session_n_free(s) == 0) return ts_fail(err, "every slot of the session is busy");
     answer a;
     if (answer_begin(&a, s->m, rq, res, ts_context_n_ctx(s->ctx), err) != 0) return -1;
-    int kept = 0;
-    int i = place(s, rq->prompt, a.n_eval, !rq->on_logits, &kept);
+    int wait_for;
+    int i = place(s, rq->prompt, a.n_eval, !rq->on_logits, &wait_for);
     slot *sl = &s->slots[i];
     const size_t nv = (size_t)ts_model_n_vocab(s->m);
-    size_t rows = rq->on_logits ? (size_t)(a.n_eval - kept) : 1;
+    /* on_logits: a row per prompt position (no cache is used then) */
+    size_t rows = rq->on_logits ? (size_t)a.n_eval : 1;
     if (!(sl->logits = malloc(rows * nv * sizeof(float)))) {
         answer_end(&a, false, NULL);
         return ts_fail(err, "out of memory for the logits of a request");
@@ -175,11 +205,14 @@ int ts_session_submit(ts_session *s, const ts_gen_request *rq, ts_gen_result *re
     sl->a.res = res;
     sl->rq = rq;
     sl->rq_err = rq_err;
-    sl->kept = kept;
-    sl->done = 0;
-    sl->todo = a.n_eval - kept;
-    sl->phase = SLOT_PREFILL;
     sl->last_used = ++s->clock;
+    sl->wait_for = wait_for;
+    if (wait_for >= 0) {
+        sl->phase = SLOT_WAIT;
+    } else {
+        sl->phase = SLOT_PREFILL;
+        take_prefix(s, i, !rq->on_logits);
+    }
     return i;
 }
 
@@ -233,6 +266,12 @@ static void advance(ts_session *s, int i, int n_evaluated, ts_gen_done *done, in
 int ts_session_step(ts_session *s, ts_gen_done *done) {
     const size_t nv = (size_t)ts_model_n_vocab(s->m);
     int n = 0, n_done = 0;
+    for (int i = 0; i < s->n_slots; i++) {   /* waits that are over: the prefix is there to copy */
+        slot *sl = &s->slots[i];
+        if (sl->phase != SLOT_WAIT || s->slots[sl->wait_for].phase == SLOT_PREFILL) continue;
+        sl->phase = SLOT_PREFILL;
+        take_prefix(s, i, true);
+    }
     for (int i = 0; i < s->n_slots; i++) {
         slot *sl = &s->slots[i];
         if (sl->phase == SLOT_PREFILL) {
@@ -258,6 +297,10 @@ int ts_session_step(ts_session *s, ts_gen_done *done) {
     }
     for (int k = 0; k < n; k++) advance(s, s->item_slot[k], s->items[k].n, done, &n_done);
     return n_done;
+}
+
+void ts_session_cancel(ts_session *s, int i) {
+    if (i >= 0 && i < s->n_slots) slot_abandon(&s->slots[i]);
 }
 
 int ts_session_generate(ts_session *s, const ts_gen_request *rq, ts_gen_result *res, ts_error *err) {

@@ -220,6 +220,25 @@ void ts_context_free(ts_context *c) {
     free(c);
 }
 
+int ts_default_slots(const ts_model *m, int n_ctx) {
+    const model_geometry *g = &m->g;
+    if (g->n_layers == 0) return 1;
+    int ctx = n_ctx > 0 ? n_ctx : g->n_ctx_train > 0 ? g->n_ctx_train : 4096;
+    if (ctx > 4096) ctx = 4096;
+    const int type_k = kv_type_of_ts(m->cache_type_k), type_v = kv_type_of_ts(m->cache_type_v);
+    double per_slot = (double)kv_bytes_per_token(g, type_k, type_v) * ctx;
+    for (int il = 0; il < g->n_layers; il++) {
+        const layer_geometry *ly = &g->layers[il];
+        if (ly->kind == LAYER_ATTENTION && ly->attn.kv_source == il && ly->attn.window > 0)   /* a ring */
+            per_slot += (double)kv_bytes_per_token_of_layer(ly, type_k, type_v) * (ly->attn.window + FORWARD_MAX_BATCH);
+        per_slot += (double)layer_kind_ops(ly->kind)->state_floats(ly) * sizeof(float) * (1 + RECURRENT_SNAPSHOTS);
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0 || per_slot <= 0) return 8;
+    double fit = (double)pages * (double)page / 4.0 / per_slot;
+    return fit >= 8 ? 8 : fit >= 1 ? (int)fit : 1;
+}
+
 int context_trace_experts(ts_context *c, ts_error *err) {
     free(c->expert_usage);
     c->expert_usage = calloc((size_t)c->m->g.n_layers * MOE_MAX_EXPERTS, sizeof(int));

@@ -57,6 +57,13 @@ int ts_seq_copy(ts_context *c, int dst, int src, int pos) {
     return pos;
 }
 
+bool ts_context_copies_any_prefix(const ts_context *c) {
+    const model_geometry *g = &c->m->g;
+    for (int il = 0; il < g->n_layers; il++)
+        if (layer_kind_ops(g->layers[il].kind)->state_floats(&g->layers[il]) > 0) return false;
+    return true;
+}
+
 /* One request of an evaluation: n tokens for sequence s, the logits of every position (all_rows)
  * or of the last one into logits (NULL: none). */
 typedef struct eval_item { sequence *s; const int32_t *tokens; int n; float *logits; bool all_rows; } eval_item;

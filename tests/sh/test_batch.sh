@@ -18,9 +18,13 @@ this line is not JSON
 {"id": 9, "prompt": "Once upon a time there was a little girl named Lily. She loved to play outside in the park with her friends every day", "max_tokens": 4}
 {"id": 10, "prompt": "One day", "stop": "zzz", "max_tokens": 8}
 EOF
-# -c 24: line 11's prompt (26 tokens) is too long for the context
-"$RUN_SAN" "$M" --batch "$TMP/in.jsonl" -o "$TMP/out.jsonl" -c 24 -t 1 2>"$TMP/err.txt"
+# -c 24: line 11's prompt (26 tokens) is too long for the context. The lines run 8 at once (the
+# default) and are written as they finish; sorted by line number they are checked below, and they
+# must equal a --parallel 1 run, which writes them in input order.
+"$RUN_SAN" "$M" --batch "$TMP/in.jsonl" -o "$TMP/out-parallel.jsonl" -c 24 -t 1 2>"$TMP/err.txt"
 rc=$?
+sort -t: -k2,2n -s "$TMP/out-parallel.jsonl" >"$TMP/out.jsonl"
+"$RUN_SAN" "$M" --batch "$TMP/in.jsonl" -o "$TMP/out-seq.jsonl" -c 24 -t 1 --parallel 1 2>"$TMP/err-seq.txt"
 check "a batch with bad lines exits 2" test "$rc" -eq 2
 check "one output line per non-blank input line" test "$(wc -l <"$TMP/out.jsonl")" -eq 11
 check "stats line: answered, errors, prefix-cache reuse" grep -q "batch: 6 answered, 5 errors | prompt: .* [1-9][0-9]* reused from the prefix cache" "$TMP/err.txt"
@@ -67,7 +71,7 @@ ok &= isinstance(o['ms'], float) and o['ms'] >= 0
 ok &= L[10]['finish_reason'] == 'length' and L[10]['tokens_generated'] == 8
 sys.exit(0 if ok else 1)
 EOF
-check "input order kept (line numbers, ids)" python3 - "$TMP/out.jsonl" <<'EOF'
+check "--parallel 1 keeps the input order (line numbers, ids)" python3 - "$TMP/out-seq.jsonl" <<'EOF'
 import json, sys
 L = [json.loads(l) for l in open(sys.argv[1])]
 sys.exit(0 if [o['line'] for o in L] == [1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12] and
@@ -95,6 +99,8 @@ strip_ms() { python3 -c "
 import json, sys
 for l in open(sys.argv[1]):
     o = json.loads(l); o.pop('ms', None); print(json.dumps(o))" "$1"; }
+strip_ms "$TMP/out.jsonl" >"$TMP/par.txt"; strip_ms "$TMP/out-seq.jsonl" >"$TMP/seq.txt"
+check "8 lines at once (written as they finish, sorted by line) equal --parallel 1: same answers, counts, errors" cmp -s "$TMP/par.txt" "$TMP/seq.txt"
 head -4 "$TMP/out.jsonl" >"$TMP/resumed.jsonl"
 sed -n 5p "$TMP/out.jsonl" | head -c 40 >>"$TMP/resumed.jsonl"
 "$RUN_SAN" "$M" --batch "$TMP/in.jsonl" -o "$TMP/resumed.jsonl" --resume -c 24 -t 1 2>"$TMP/err3.txt"
@@ -128,8 +134,9 @@ check "merged shards (cat | sort -t: -k2,2n -s) equal the unsharded output" cmp 
 # Prefix cache: a shared system-like prefix is reused, and reuse does not change the answers
 p="Once upon a time there was a little girl named Lily. She"
 printf '{"id": 1, "prompt": "%s loved", "max_tokens": 6}\n{"id": 2, "prompt": "%s saw", "max_tokens": 6}\n{"id": 3, "prompt": "%s loved", "max_tokens": 6}\n' "$p" "$p" "$p" >"$TMP/prefix.jsonl"
-"$RUN_SAN" "$M" --batch "$TMP/prefix.jsonl" -o "$TMP/prefix-out.jsonl" -t 1 2>"$TMP/err5.txt"
-# expected reuse: the tokens each prompt shares with the one before (whose cache also holds its answer)
+"$RUN_SAN" "$M" --batch "$TMP/prefix.jsonl" -o "$TMP/prefix-out.jsonl" -t 1 --parallel 1 2>"$TMP/err5.txt"
+# expected reuse, one line after another: the tokens each prompt shares with the one before (whose
+# cache also holds its answer)
 t1=$("$RUN_OPT" "$M" "$p loved" --tokenize); t2=$("$RUN_OPT" "$M" "$p saw" --tokenize)
 shared=$(python3 -c "
 a, b = '$t1'.split(), '$t2'.split()
@@ -138,6 +145,14 @@ while n < min(len(a), len(b)) - 1 and a[n] == b[n]: n += 1
 print(n)")
 reused=$(sed -n 's/.* \([0-9]*\) reused from the prefix cache.*/\1/p' "$TMP/err5.txt")
 check "shared prefixes are reused: lines 2 and 3 take $shared positions each from the cache" test "$reused" = $((2 * shared))
+# all three at once: lines 2 and 3 wait for line 1's prompt and copy what they share with it (line
+# 3 all of it but its last token), so the shared part is evaluated once
+"$RUN_SAN" "$M" --batch "$TMP/prefix.jsonl" -o "$TMP/prefix-par.jsonl" -t 1 -v 2>"$TMP/err6.txt"
+n1=$(echo "$t1" | wc -w)
+reused=$(sed -n 's/.* \([0-9]*\) reused from the prefix cache.*/\1/p' "$TMP/err6.txt")
+check "three lines starting at once: the prefix is evaluated once ($shared + $((n1 - 1)) positions copied)" test "$reused" = $((shared + n1 - 1))
+sort -t: -k2,2n -s "$TMP/prefix-par.jsonl" >"$TMP/prefix-par-sorted.jsonl"
+check "... and the answers equal one line after another's" cmp -s <(strip_ms "$TMP/prefix-out.jsonl") <(strip_ms "$TMP/prefix-par-sorted.jsonl")
 "$RUN_OPT" "$M" "$p saw" -n 6 -t 1 --quiet >"$TMP/saw.txt"
 check "an answer after prefix reuse equals the single-prompt run" python3 -c "
 import json, sys

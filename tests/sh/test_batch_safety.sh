@@ -101,8 +101,8 @@ rc=$?
 check "--resume with a context that fits: the error line is redone, exit 0" \
     bash -c "[ $rc -eq 0 ] && grep -q 'batch: 1 answered, 0 errors' '$TMP/resume2.err' && ! grep -q '\"error\"' '$TMP/err-out.jsonl'"
 "$RUN_SAN" "$M" --batch "$TMP/err.jsonl" -o "$TMP/err-full.jsonl" -c 64 -t 1 --quiet
-sort -t: -k2,2n -s "$TMP/err-out.jsonl" >"$TMP/err-sorted.jsonl"
-strip_ms "$TMP/err-full.jsonl" >"$TMP/a.txt"; strip_ms "$TMP/err-sorted.jsonl" >"$TMP/b.txt"
+sort -t: -k2,2n -s "$TMP/err-out.jsonl" >"$TMP/err-sorted.jsonl"; sort -t: -k2,2n -s "$TMP/err-full.jsonl" >"$TMP/err-full-sorted.jsonl"
+strip_ms "$TMP/err-full-sorted.jsonl" >"$TMP/a.txt"; strip_ms "$TMP/err-sorted.jsonl" >"$TMP/b.txt"
 check "... and the file, sorted by line, equals a clean run (nothing lost, nothing twice)" cmp -s "$TMP/a.txt" "$TMP/b.txt"
 
 # a 20 MB line: refused after reading a bounded part of it; the lines around it are answered
@@ -134,7 +134,7 @@ printf '{"id": 1, "prompt": "Once", "max_tokens": 1e12}\n{"id": 2, "prompt": "On
 "$RUN_OPT" "$FIX/stories260K/stories260K.gguf" --batch "$TMP/big.jsonl" -t 1 -c 64 >"$TMP/big.out" 2>"$TMP/big.err"
 check "max_tokens 1e12 runs to the full context, 3e0 gives 3 tokens, 2.5 is refused; '1 error'" python3 - "$TMP/big.out" "$TMP/big.err" <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+rows = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda o: o['line'])
 err = open(sys.argv[2]).read()
 sys.exit(0 if rows[0].get("finish_reason") == "context" and "error" in rows[1] and rows[2].get("tokens_generated") == 3
          and "1 answered" not in err and "2 answered, 1 error |" in err else 1)
@@ -153,7 +153,7 @@ printf '{"id": 1, "prompt": "Once upon a time", "max_tokens": 24, "temperature":
 "$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 24 --temp 1.2 --seed 5 --top-p 0.7 --top-k 9 --min-p 0.02 --repeat-penalty 1.3 -t 1 --quiet --no-display-prompt >"$TMP/keys1.txt"
 check "a line's top_p/top_k/min_p/repeat_penalty sample as the options do; a typo'd key is warned about once; top_k 2.5 is refused" python3 - "$TMP/keys.out" "$TMP/keys1.txt" "$TMP/keys.err" <<'PY'
 import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1])]
+rows = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda o: o['line'])
 one = open(sys.argv[2]).read().rstrip('\n')
 err = open(sys.argv[3]).read()
 sys.exit(0 if rows[0]["answer"] == one and err.count('unknown key "max_token" ignored') == 1 and 'line 1:' in err

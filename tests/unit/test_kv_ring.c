@@ -28,9 +28,9 @@ static void run(const char *rel, int n_tok, int cache_type) {
     snprintf(label, sizeof label, "%s (%s cache)", rel, ts_kv_type_name(cache_type));
     rel = label;
     int ring_slots = 0;
-    for (int il = 0; il < ring->kv.n_layers; il++)
-        if (m->g.layers[il].attn.window > 0) ring_slots = ring->kv.slots[il];
-    CHECK(ring_slots > 0 && ring_slots < n_tok && full->kv.slots[0] == 512,
+    for (int il = 0; il < ring->seqs[0].kv.n_layers; il++)
+        if (m->g.layers[il].attn.window > 0) ring_slots = ring->seqs[0].kv.slots[il];
+    CHECK(ring_slots > 0 && ring_slots < n_tok && full->seqs[0].kv.slots[0] == 512,
           "%s: sliding layers keep %d positions (window + batch - 1), fewer than the %d evaluated", rel, ring_slots, n_tok);
     ts_eval(ring, tok, n_tok, a, true, &err);
     ts_eval(full, tok, n_tok, b, true, &err);
