@@ -56,7 +56,18 @@ static int classify(const char *text, size_t len, char **key, bool *is_error) {
     ts_error e;
     if (json_parse(text, len, &v, &e) != 0) return -1;
     int rc = -1;
-    const json_value *line = json_get(v, "line"), *id = json_get(v, "id");
+    const json_value *line = json_get(v, "line"), *id = json_get(v, "id"), *custom = json_get(v, "custom_id");
+    if (custom && custom->type == JSON_STRING) {   /* an OpenAI Batch output line: answered with status 200 */
+        const json_value *resp = json_get(v, "response"), *status = resp ? json_get(resp, "status_code") : NULL;
+        const json_value *error = json_get(v, "error");
+        if (resp || error) {
+            *key = ids_key(custom, 0);
+            *is_error = !(status && status->type == JSON_NUMBER && status->number == 200) || (error && error->type != JSON_NULL);
+            rc = *key ? 0 : -2;
+        }
+        json_free(v);
+        return rc;
+    }
     bool has_answer = json_get(v, "answer") != NULL, has_error = json_get(v, "error") != NULL;
     if (line && line->type == JSON_NUMBER && line->is_integer && line->integer >= 1 && line->integer <= INT_MAX
         && has_answer != has_error) {

@@ -30,13 +30,23 @@ int parse_match_mode(const char *name, match_mode *out) {
     return 0;
 }
 
+/* What a line asks for: a tessera line, or an OpenAI Batch line for one of these endpoints. */
+enum { API_NONE, API_CHAT, API_COMPLETIONS };
+
 /* One line as a request. */
 typedef struct line_request {
     json_value *root;
+    const json_value *req;          /* the request's fields: the line, or an OpenAI Batch line's "body" */
     json_buf id;                    /* the id as JSON text ("null" when the line gives none) */
+    bool openai;                    /* an OpenAI Batch line (its answer is written in that format) */
+    int api;                        /* API_NONE: a tessera line; else an OpenAI Batch line's endpoint */
+    const char *model_name;         /* OpenAI Batch: the body's "model" (echoed), or NULL */
+    bool raw;                       /* /v1/completions: the prompt is text, no chat template */
     bool has_id;
     ts_chat_message *msgs;
     int n_msgs;
+    char **texts;                   /* message contents joined from parts (owned) */
+    int n_texts;
     int32_t *tokens;                /* "tokens": the prompt as ids (no template), else NULL */
     int n_tokens;
     bool ignore_eos;
@@ -61,6 +71,8 @@ static void line_request_free(line_request *r) {
     json_buf_free(&r->id);
     free(r->msgs);
     free(r->tokens);
+    for (int i = 0; i < r->n_texts; i++) free(r->texts[i]);
+    free(r->texts);
     memset(r, 0, sizeof *r);
 }
 
@@ -87,19 +99,50 @@ static int add_message(line_request *r, int *cap, const char *role, const char *
     return 0;
 }
 
+/* A message's content given as parts ([{"type": "text", "text": ...}, ...]): the texts joined,
+ * owned by the request. Other kinds of part (images, audio) are refused. */
+static int join_text_parts(line_request *r, const json_value *parts, size_t msg, const char **out, ts_error *err) {
+    json_buf b = {0};
+    for (size_t i = 0; i < parts->n; i++) {
+        const json_value *p = &parts->items[i], *type = json_get(p, "type"), *text = json_get(p, "text");
+        if (p->type != JSON_OBJECT || !type || type->type != JSON_STRING || strcmp(type->str, "text") != 0) {
+            json_buf_free(&b);
+            return ts_fail(err, "message %zu: only text content parts are supported", msg);
+        }
+        if (!text || text->type != JSON_STRING || strlen(text->str) != text->len) {
+            json_buf_free(&b);
+            return ts_fail(err, "message %zu: a text part needs a \"text\" string", msg);
+        }
+        if (json_buf_put(&b, text->str, text->len) != 0) { json_buf_free(&b); return ts_fail(err, "out of memory"); }
+    }
+    char *joined = strndup(b.data ? b.data : "", b.len);
+    json_buf_free(&b);
+    char **t = realloc(r->texts, (size_t)(r->n_texts + 1) * sizeof *t);
+    if (!joined || !t) { free(joined); if (t) r->texts = t; return ts_fail(err, "out of memory"); }
+    r->texts = t;
+    r->texts[r->n_texts++] = joined;
+    *out = joined;
+    return 0;
+}
+
 /* The conversation: "messages", else "prompt" (after --system), else the qa-llama eval form
  * "system" + "user". */
 static int parse_messages(line_request *r, const batch_options *o, ts_error *err) {
-    const json_value *root = r->root, *msgs = json_get(root, "messages");
+    const json_value *root = r->req, *msgs = json_get(root, "messages");
     const char *prompt, *system, *user;
     int cap = 0;
     if (msgs) {
         if (msgs->type != JSON_ARRAY || msgs->n == 0) return ts_fail(err, "\"messages\" must be a non-empty array");
         for (size_t i = 0; i < msgs->n; i++) {
             const json_value *item = &msgs->items[i];
-            const char *role, *content;
+            const char *role = NULL, *content = NULL;
             if (item->type != JSON_OBJECT) return ts_fail(err, "\"messages\" must hold objects");
-            if (get_text(item, "role", &role, err) <= 0 || get_text(item, "content", &content, err) <= 0) {
+            const json_value *parts = json_get(item, "content");
+            if (get_text(item, "role", &role, err) <= 0)
+                return ts_fail(err, "message %zu needs \"role\" and \"content\" strings", i + 1);
+            if (parts && parts->type == JSON_ARRAY) {   /* OpenAI's content parts: the text ones, joined */
+                if (join_text_parts(r, parts, i + 1, &content, err) != 0) return -1;
+            } else if (get_text(item, "content", &content, err) <= 0) {
                 return ts_fail(err, "message %zu needs \"role\" and \"content\" strings", i + 1);
             }
             if (add_message(r, &cap, role, content) != 0) return ts_fail(err, "out of memory");
@@ -124,9 +167,10 @@ static int parse_messages(line_request *r, const batch_options *o, ts_error *err
     return 0;
 }
 
-/* The id of a parsed line: a string, a number, or NULL (none, JSON null, or another type). */
+/* The id of a parsed line: a string, a number, or NULL (none, JSON null, or another type). An
+ * OpenAI Batch line is known by its "custom_id". */
 static const json_value *line_id(const json_value *root) {
-    const json_value *id = json_get(root, "id");
+    const json_value *id = json_get(root, json_get(root, "custom_id") ? "custom_id" : "id");
     return id && (id->type == JSON_STRING || id->type == JSON_NUMBER) ? id : NULL;
 }
 
@@ -137,16 +181,17 @@ static const char *const line_keys[] = { "id", "prompt", "messages", "system", "
                                          "top_p", "top_k", "min_p", "repeat_penalty", "seed", "stop", "ignore_eos",
                                          "expected", "match" };
 
-/* "tokens": the prompt as an array of token ids, instead of a text. */
-static int parse_tokens(line_request *r, const json_value *v, ts_error *err) {
-    if (json_get(r->root, "prompt") || json_get(r->root, "messages") || json_get(r->root, "user"))
+/* "tokens" (or an OpenAI completion's "prompt" given as ids): the prompt as token ids. */
+static int parse_tokens(line_request *r, const json_value *v, bool openai, ts_error *err) {
+    const char *name = openai ? "prompt" : "tokens";
+    if (!openai && (json_get(r->req, "prompt") || json_get(r->req, "messages") || json_get(r->req, "user")))
         return ts_fail(err, "give the prompt one way: \"tokens\", \"prompt\", \"messages\" or \"user\"");
-    if (v->type != JSON_ARRAY || v->n == 0 || v->n > INT_MAX / 2) return ts_fail(err, "\"tokens\" must be a non-empty array of token ids");
+    if (v->type != JSON_ARRAY || v->n == 0 || v->n > INT_MAX / 2) return ts_fail(err, "\"%s\" must be a non-empty array of token ids", name);
     if (!(r->tokens = malloc(v->n * sizeof *r->tokens))) return ts_fail(err, "out of memory");
     for (size_t i = 0; i < v->n; i++) {
         const json_value *t = &v->items[i];
         if (t->type != JSON_NUMBER || !t->is_integer || t->integer < 0 || t->integer > INT32_MAX)
-            return ts_fail(err, "\"tokens\" must hold token ids (whole numbers >= 0)");
+            return ts_fail(err, "\"%s\" must hold token ids (whole numbers >= 0)", name);
         r->tokens[i] = (int32_t)t->integer;
     }
     r->n_tokens = (int)v->n;
@@ -163,6 +208,39 @@ static void warn_unknown_keys(const json_value *root, const batch_options *o, in
         fprintf(stderr, "warning: %s: line %d: unknown key \"%.32s\" ignored (warned once)\n", o->input_path, line, k);
         if (w->n_unknown < 16) snprintf(w->unknown[w->n_unknown++], sizeof w->unknown[0], "%s", k);
     }
+}
+
+/* An OpenAI Batch line: {"custom_id", "method": "POST", "url", "body"}. The body's fields are read
+ * as a tessera line's; fields OpenAI has that the engine does not act on are refused by name, not
+ * ignored (a request for logprobs or tools must not get an answer without them); others it does
+ * not know are ignored, as OpenAI's API does. */
+static int parse_openai_line(line_request *r, bool check, ts_error *err) {
+    const json_value *root = r->root, *v;
+    r->openai = true;
+    if (check) return ts_fail(err, "an OpenAI Batch line (\"custom_id\") goes with --batch, not --check");
+    if (json_get(root, "custom_id")->type != JSON_STRING) return ts_fail(err, "\"custom_id\" must be a string");
+    if ((v = json_get(root, "method")) && (v->type != JSON_STRING || strcmp(v->str, "POST") != 0))
+        return ts_fail(err, "\"method\" must be \"POST\"");
+    v = json_get(root, "url");
+    if (!v || v->type != JSON_STRING) return ts_fail(err, "\"url\" must be \"/v1/chat/completions\" or \"/v1/completions\"");
+    if (!strcmp(v->str, "/v1/chat/completions")) r->api = API_CHAT;
+    else if (!strcmp(v->str, "/v1/completions")) r->api = API_COMPLETIONS;
+    else return ts_fail(err, "\"url\" %.80s is not served here (\"/v1/chat/completions\" or \"/v1/completions\")", v->str);
+    if (!(r->req = json_get(root, "body")) || r->req->type != JSON_OBJECT) return ts_fail(err, "\"body\" must be an object");
+    const json_value *body = r->req;
+    static const char *const later[] = { "tools", "tool_choice", "functions", "function_call", "response_format",
+                                         "logit_bias", "audio", "modalities", "prediction" };
+    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+        if ((v = json_get(body, later[i])) && v->type != JSON_NULL)
+            return ts_fail(err, "\"%s\" is not supported yet", later[i]);
+    if ((v = json_get(body, "logprobs")) && !(v->type == JSON_NULL || (v->type == JSON_BOOL && !v->boolean)))
+        return ts_fail(err, "\"logprobs\" is not supported yet");
+    if ((v = json_get(body, "stream")) && !(v->type == JSON_NULL || (v->type == JSON_BOOL && !v->boolean)))
+        return ts_fail(err, "\"stream\" cannot be used in a batch");
+    if ((v = json_get(body, "n")) && v->type != JSON_NULL && !(v->type == JSON_NUMBER && v->number == 1))
+        return ts_fail(err, "\"n\" must be 1 (one answer per line)");
+    if ((v = json_get(body, "model")) && v->type == JSON_STRING) r->model_name = v->str;
+    return 0;
 }
 
 /* A number in [lo, hi] for a sampling key (-1 with err naming it otherwise); 0 when absent. */
@@ -186,7 +264,8 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
         ids_put(&r->id, NULL);
         return ts_fail(err, "invalid JSON: %s", jerr.msg);
     }
-    const json_value *root = r->root, *id = line_id(root), *given = json_get(root, "id");
+    const json_value *root = r->root, *id = line_id(root);
+    const json_value *given = json_get(root, json_get(root, "custom_id") ? "custom_id" : "id");
     if (ids_put(&r->id, id) != 0) return ts_fail(err, "out of memory");
     r->has_id = id != NULL;
     if (root->type != JSON_OBJECT) return ts_fail(err, "the line is not a JSON object");
@@ -194,46 +273,63 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
     /* a whole number past int64 (or written with an exponent past 2^53) is not held exactly as a double */
     if (id && id->type == JSON_NUMBER && !id->is_integer && id->number == floor(id->number) && fabs(id->number) >= 9007199254740992.0)
         return ts_fail(err, "\"id\" is a number too large to keep exactly: write it as a string");
-    warn_unknown_keys(root, o, line, w);
-    const json_value *v;
-    if ((v = json_get(root, "tokens"))) { if (parse_tokens(r, v, err) != 0) return -1; }
-    else if (parse_messages(r, o, err) != 0) return -1;
+    const json_value *v, *req;
+    if (json_get(root, "custom_id")) {
+        if (parse_openai_line(r, check, err) != 0) return -1;
+    } else {
+        r->req = root;
+        warn_unknown_keys(root, o, line, w);
+    }
+    req = r->req;
+    if (r->api == API_COMPLETIONS) {   /* the prompt as text (raw) or as token ids */
+        v = json_get(req, "prompt");
+        if (v && v->type == JSON_ARRAY) { if (parse_tokens(r, v, true, err) != 0) return -1; }
+        else if (!v || v->type != JSON_STRING || strlen(v->str) != v->len)
+            return ts_fail(err, "\"prompt\" must be a string or an array of token ids (one prompt per line)");
+        else if (add_message(r, &(int){0}, "user", v->str) != 0) return ts_fail(err, "out of memory");
+        r->raw = true;
+    } else if ((v = json_get(req, "tokens"))) {
+        if (parse_tokens(r, v, false, err) != 0) return -1;
+    } else if (parse_messages(r, o, err) != 0) {
+        return -1;
+    }
     r->ignore_eos = o->ignore_eos;
-    if ((v = json_get(root, "ignore_eos"))) {
+    if ((v = json_get(req, "ignore_eos"))) {
         if (v->type != JSON_BOOL) return ts_fail(err, "\"ignore_eos\" must be true or false");
         r->ignore_eos = v->boolean;
     }
 
     double x = 0;
     int got;
-    if ((got = get_number(root, "top_p", 0, 1, "in [0, 1]", &x, err)) < 0) return -1;
+    if ((got = get_number(req, "top_p", 0, 1, "in [0, 1]", &x, err)) < 0) return -1;
     if (got) r->sampling.top_p = (float)x;
-    if ((got = get_number(root, "min_p", 0, 1, "in [0, 1]", &x, err)) < 0) return -1;
+    if ((got = get_number(req, "min_p", 0, 1, "in [0, 1]", &x, err)) < 0) return -1;
     if (got) r->sampling.min_p = (float)x;
-    if ((got = get_number(root, "repeat_penalty", 1e-6, 1e6, "> 0", &x, err)) < 0) return -1;
+    if ((got = get_number(req, "repeat_penalty", 1e-6, 1e6, "> 0", &x, err)) < 0) return -1;
     if (got) r->sampling.repeat_penalty = (float)x;
-    if ((got = get_number(root, "top_k", 0, INT_MAX, "a whole number >= 0", &x, err)) < 0) return -1;
+    if ((got = get_number(req, "top_k", 0, INT_MAX, "a whole number >= 0", &x, err)) < 0) return -1;
     if (got && x != floor(x)) return ts_fail(err, "\"top_k\" must be a whole number >= 0");
     if (got) r->sampling.top_k = (int)x;
-    if ((v = json_get(root, "max_tokens"))) {
+    /* OpenAI's newer name wins over the older one */
+    if ((v = json_get(req, "max_completion_tokens")) || (v = json_get(req, "max_tokens"))) {
         /* a whole number however written (1e12 too); more than an int means "until the context is full" */
         if (v->type != JSON_NUMBER || !(v->number >= 0) || v->number != floor(v->number))
             return ts_fail(err, "\"max_tokens\" must be a non-negative integer");
         r->max_tokens = v->is_integer ? (v->integer > INT_MAX ? INT_MAX : (int)v->integer)
                                       : (v->number > INT_MAX ? INT_MAX : (int)v->number);
     }
-    if ((v = json_get(root, "temperature"))) {
+    if ((v = json_get(req, "temperature"))) {
         if (v->type != JSON_NUMBER || !(v->number >= 0) || v->number > 1e6)
             return ts_fail(err, "\"temperature\" must be a non-negative number");
         r->sampling.temp = (float)v->number;
     }
-    if ((v = json_get(root, "seed"))) {
+    if ((v = json_get(req, "seed"))) {
         if (v->type != JSON_NUMBER || !v->is_integer || v->integer < 0)
             return ts_fail(err, "\"seed\" must be a non-negative integer");
         r->sampling.seed = (uint64_t)v->integer;
         r->own_seed = true;
     }
-    if ((v = json_get(root, "stop"))) {
+    if ((v = json_get(req, "stop"))) {
         const json_value *items = v->type == JSON_ARRAY ? v->items : v;
         size_t n = v->type == JSON_ARRAY ? v->n : 1;
         if (n > MAX_STOP) return ts_fail(err, "\"stop\" holds more than 16 strings");
@@ -244,11 +340,11 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
         }
     }
     if (check) {
-        int has = get_text(root, "expected", &r->expected, err);
+        int has = get_text(req, "expected", &r->expected, err);
         if (has < 0) return -1;
         if (!has) return ts_fail(err, "the case has no \"expected\" string");
         const char *mode;
-        if (get_text(root, "match", &mode, err) < 0) return -1;
+        if (get_text(req, "match", &mode, err) < 0) return -1;
         if (mode && parse_match_mode(mode, &r->match) != 0)
             return ts_fail(err, "\"match\" must be \"exact\", \"prefix\" or \"contains\"");
         /* compared trimmed, an empty text starts and is inside every answer: only "exact" means something */
@@ -309,7 +405,7 @@ static int start(ts_model *m, ts_session *s, const batch_options *o, flight *f, 
         f->r.tokens = NULL;
         n = f->r.n_tokens;
     } else {
-        n = prompt_to_tokens(m, f->r.msgs, f->r.n_msgs, o->raw, o->chat, ts_session_text_limit(s), NULL, NULL,
+        n = prompt_to_tokens(m, f->r.msgs, f->r.n_msgs, o->raw || f->r.raw, o->chat, ts_session_text_limit(s), NULL, NULL,
                              &f->ids, &chat, &unknown_template, err);
     }
     if (unknown_template && !w->template_unparsed && !o->quiet) {
@@ -441,6 +537,41 @@ static int format_answer(json_buf *b, int line, const json_buf *id, const ts_gen
     return json_buf_put(b, ", \"answer\": ", 12) || json_buf_put_string(b, res->text, res->len)
         || put_fmt(b, ", \"tokens_prompt\": %d, \"tokens_generated\": %d, \"finish_reason\": \"%s\", \"ms\": %.1f}",
                    res->n_prompt, res->n_generated, res->finish_reason, ms);
+}
+
+static int put_text(json_buf *b, const char *s) { return json_buf_put(b, s, strlen(s)); }
+
+/* An OpenAI Batch output line: {"id", "custom_id", "response": {"status_code", "request_id",
+ * "body": a chat.completion or text_completion object, or {"error": ...} with status 400}, "error":
+ * null}. finish_reason is OpenAI's: "length" for an answer cut by max_tokens or the context. */
+static int format_openai(json_buf *b, const batch_options *o, int line, const line_request *r, const ts_gen_result *res,
+                         const char *error) {
+    b->len = 0;
+    int bad = put_fmt(b, "{\"id\": \"batch_req_%d\", \"custom_id\": ", line) || json_buf_put(b, r->id.data, r->id.len) ||
+              put_fmt(b, ", \"response\": {\"status_code\": %d, \"request_id\": \"req_%d\", \"body\": ", error ? 400 : 200, line);
+    if (error) {
+        bad |= put_text(b, "{\"error\": {\"message\": ") || json_buf_put_string(b, error, strlen(error)) ||
+               put_text(b, ", \"type\": \"invalid_request_error\", \"param\": null, \"code\": null}}}, \"error\": null}");
+        return bad ? -1 : 0;
+    }
+    const bool chat = r->api == API_CHAT;
+    const char *model = r->model_name;
+    if (!model) { model = strrchr(o->model_path, '/'); model = model ? model + 1 : o->model_path; }
+    const char *finish = !strcmp(res->finish_reason, "stop") ? "stop" : "length";
+    bad |= put_fmt(b, "{\"id\": \"%s-%d\", \"object\": \"%s\", \"created\": %lld, \"model\": ", chat ? "chatcmpl" : "cmpl", line,
+                   chat ? "chat.completion" : "text_completion", (long long)time(NULL)) ||
+           json_buf_put_string(b, model, strlen(model));
+    if (chat)
+        bad |= put_text(b, ", \"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"content\": ") ||
+               json_buf_put_string(b, res->text, res->len) ||
+               put_fmt(b, ", \"refusal\": null}, \"logprobs\": null, \"finish_reason\": \"%s\"}]", finish);
+    else
+        bad |= put_text(b, ", \"choices\": [{\"text\": ") || json_buf_put_string(b, res->text, res->len) ||
+               put_fmt(b, ", \"index\": 0, \"logprobs\": null, \"finish_reason\": \"%s\"}]", finish);
+    bad |= put_fmt(b, ", \"usage\": {\"prompt_tokens\": %d, \"completion_tokens\": %d, \"total_tokens\": %d, "
+                   "\"prompt_tokens_details\": {\"cached_tokens\": %d}}}}, \"error\": null}",
+                   res->n_prompt, res->n_generated, res->n_prompt + res->n_generated, res->n_reused);
+    return bad ? -1 : 0;
 }
 
 static void print_progress(int done, int total, const totals *t, double elapsed) {
@@ -626,7 +757,9 @@ static int batch_done(void *user, flight *f, bool ok, const char *error) {
     batch_run *br = user;
     if (ok) { br->t->answered++; count(br->t, &f->r, &f->res); } else br->t->errors++;
     double ms = (now_seconds() - f->t1) * 1e3;
-    if (format_answer(br->b, f->number, &f->r.id, &f->res, ok ? NULL : error, ms) != 0 || write_line(br->dst, br->b) != 0) {
+    int frc = f->r.openai ? format_openai(br->b, br->o, f->number, &f->r, &f->res, ok ? NULL : error)
+                          : format_answer(br->b, f->number, &f->r.id, &f->res, ok ? NULL : error, ms);
+    if (frc != 0 || write_line(br->dst, br->b) != 0) {
         if (br->progress) fputc('\n', stderr);
         fprintf(stderr, "error: %s: write failed: %s\n", br->out_name, strerror(errno));
         return -1;
