@@ -49,6 +49,11 @@ build/san/tests/%: tests/unit/%.c build/san/libtessera.a $(UNIT_HDR) $(HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(INC) -Itests/unit $(SAN) $< build/san/libtessera.a $(LIBS) -o $@
 
+# the shard helpers live in src/cli (linked into ./run, not the library): their test links them itself
+build/san/tests/test_shard: tests/unit/test_shard.c src/cli/shard.c build/san/libtessera.a $(UNIT_HDR) $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(INC) -Itests/unit $(SAN) $< src/cli/shard.c build/san/libtessera.a $(LIBS) -o $@
+
 san: build/san/run $(UNIT_BIN)
 
 # Both builds are tested: the sanitizer build runs every test; the -O3 ./run also runs the shell

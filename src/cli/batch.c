@@ -5,6 +5,7 @@
 #include "cli/ids.h"
 #include "cli/lines.h"
 #include "cli/prompt.h"
+#include "cli/shard.h"
 #include "io/json.h"
 #include "core/error.h"
 #include <errno.h>
@@ -726,6 +727,58 @@ static int check_output_path(const batch_options *o, ts_error *err) {
 
 /* ---- --batch ---- */
 
+/* A sharded run's manifest beside its output: what must be equal across the shards of one run
+ * (engine, model and input digests, the options that shape the answers) and what this shard is. */
+static int write_manifest(const batch_options *o, ts_error *err) {
+    char model_digest[17], input_digest[17], *name = shard_manifest_name(o->output_path);
+    uint64_t model_size = 0, input_size = 0;
+    struct stat st;
+    bool model_file = stat(o->model_path, &st) == 0 && S_ISREG(st.st_mode);   /* a folder: no digest */
+    json_buf b = {0};
+    int rc = -1;
+    if (!name) return ts_fail(err, "out of memory");
+    if (model_file && shard_file_digest(o->model_path, model_digest, &model_size, err) != 0) goto out;
+    bool input_file = !reads_stdin(o->input_path);
+    if (input_file && shard_file_digest(o->input_path, input_digest, &input_size, err) != 0) goto out;
+    const ts_sampler_params *p = &o->sampling;
+    const ts_chat_options *c = o->chat;
+    char tmpl[24] = "null";
+    if (c && c->template_text) snprintf(tmpl, sizeof tmpl, "\"%016llx\"", (unsigned long long)shard_hash(c->template_text));
+    bool bad = put_fmt(&b, "{\"max_tokens\": %d, \"temperature\": %.9g, \"top_k\": %d, \"top_p\": %.9g, \"min_p\": %.9g, "
+                       "\"repeat_penalty\": %.9g, \"repeat_last_n\": %d, ", o->max_tokens, p->temp, p->top_k,
+                       p->top_p, p->min_p, p->repeat_penalty, p->repeat_last_n) ||
+               (o->seed_given ? put_fmt(&b, "\"seed\": %llu, ", (unsigned long long)p->seed) : put_text(&b, "\"seed\": \"random\", ")) ||
+               put_fmt(&b, "\"raw\": %s, \"heal\": %s, \"ignore_eos\": %s, \"n_ctx\": %d, \"chat_template\": %s, \"system\": ",
+                       o->raw ? "true" : "false", o->heal ? "true" : "false", o->ignore_eos ? "true" : "false", o->n_ctx, tmpl) ||
+               (o->system ? json_buf_put_string(&b, o->system, strlen(o->system)) : put_text(&b, "null")) ||
+               put_text(&b, ", \"chat_template_kwargs\": ") ||
+               (c && c->kwargs_json ? json_buf_put_string(&b, c->kwargs_json, strlen(c->kwargs_json)) : put_text(&b, "null")) ||
+               put_text(&b, ", \"tools\": ") ||
+               (c && c->tools_json ? json_buf_put_string(&b, c->tools_json, strlen(c->tools_json)) : put_text(&b, "null")) ||
+               put_text(&b, ", \"date\": ") ||
+               (c && c->date ? json_buf_put_string(&b, c->date, strlen(c->date)) : put_text(&b, "null")) ||
+               put_text(&b, "}") || json_buf_put(&b, "", 1);
+    if (bad) { ts_fail(err, "out of memory"); goto out; }
+    char version[128], started[32];
+#ifdef TESSERA_COMMIT
+    snprintf(version, sizeof version, "%s (commit %s)", TESSERA_VERSION, TESSERA_COMMIT);
+#else
+    snprintf(version, sizeof version, "%s", TESSERA_VERSION);
+#endif
+    time_t now = time(NULL);
+    strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    shard_manifest mf = { .engine_name = "tessera", .engine_version = version, .model_path = o->model_path,
+                          .model_digest = model_file ? model_digest : NULL, .model_size = model_size,
+                          .input_path = o->input_path, .input_digest = input_file ? input_digest : NULL,
+                          .options_json = b.data, .shard_index = o->shard_k, .shard_count = o->shard_n,
+                          .output_path = o->output_path, .started_at = started };
+    rc = shard_write_manifest(name, &mf, err);
+out:
+    free(name);
+    json_buf_free(&b);
+    return rc;
+}
+
 /* The state of a --batch run the line flow reads and writes. */
 typedef struct batch_run {
     const batch_options *o;
@@ -795,7 +848,7 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
     /* this shard's lines */
     if (!(todo = malloc(((size_t)n_lines + 1) * sizeof *todo))) { fprintf(stderr, "error: out of memory\n"); goto done; }
     for (int i = 0; i < n_lines; i++) {
-        if (o->shard_n > 1 && (lines[i].number - 1) % o->shard_n != o->shard_k) continue;
+        if (!shard_owns(lines[i].key, o->shard_k, o->shard_n)) continue;
         char *key = strdup(lines[i].key);
         if (key_set_add(&inputs, key) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
         todo[n_todo++] = i;
@@ -807,6 +860,7 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
         goto done;
     }
     FILE *dst = out.f ? out.f : stdout;
+    if (o->output_path && o->shard_n > 1 && write_manifest(o, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
     if (o->resume) {
         /* minus the lines already answered */
         int k = 0;

@@ -14,7 +14,9 @@ typedef struct batch_options {
     const char *output_path;     /* --batch: -o FILE, NULL = stdout */
     bool resume;                 /* --batch: keep the answers already in output_path */
     bool wait_lock;              /* --batch: wait while another process writes output_path */
-    int shard_k, shard_n;        /* --batch: answer only lines with (line - 1) % shard_n == shard_k */
+    int shard_k, shard_n;        /* --batch: answer only the lines whose key shard_owns (shard.h) */
+    int n_ctx;                   /* -c, for the manifest of a sharded run */
+    bool seed_given;             /* --seed (else each run draws one: the manifest says "random") */
     int max_tokens;              /* default per line */
     ts_sampler_params sampling;  /* defaults per line (--check: always greedy) */
     match_mode match;            /* --check: the default match */

@@ -6,6 +6,7 @@
 #include "cli/chat.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "cli/shard.h"
 #include "cli/prompt.h"
 #include "cli/stats.h"
 #include "cli/templates.h"
@@ -207,12 +208,32 @@ done:
     return rc;
 }
 
+/* --batch without --shard: the shard a cluster scheduler's environment names, if any; a sharded
+ * run's -o file gets the shard's name (*output, malloc'd, replaces o->output_path). */
+static int resolve_shard(cli_options *o, char **output) {
+    ts_error err = {{0}};
+    if (!o->shard_n) {
+        const char *source;
+        int got = shard_from_env(o->shards, &o->shard_k, &o->shard_n, &source, &err);
+        if (got < 0) { fprintf(stderr, "error: %s\n", err.msg); return -1; }
+        if (got == 1 && !o->quiet) fprintf(stderr, "shard %d of %d (from %s)\n", o->shard_k, o->shard_n, source);
+        if (got == 0) o->shard_n = 0;
+    }
+    if (o->shard_n > 1 && o->output_path) {
+        if (!(*output = shard_output_name(o->output_path, o->shard_k, o->shard_n))) { fprintf(stderr, "error: out of memory\n"); return -1; }
+        o->output_path = *output;
+    }
+    return 0;
+}
+
 static int run(int argc, char **argv) {
     cli_options o;
     int prc = options_parse(argc, argv, &o);
     if (prc != 0) return prc > 0 ? 0 : 1;
+    char *shard_output = NULL;
+    if (o.batch_path && resolve_shard(&o, &shard_output) != 0) return 1;
     template_setup tpl;
-    if (template_setup_load(&o, &tpl) != 0) { template_setup_free(&tpl); return 1; }
+    if (template_setup_load(&o, &tpl) != 0) { template_setup_free(&tpl); free(shard_output); return 1; }
     if (o.render) {
         int rrc = template_render(&o, &tpl);
         template_setup_free(&tpl);
@@ -255,7 +276,7 @@ static int run(int argc, char **argv) {
     if (o.batch_path || o.check_path) {
         batch_options bo = { .model_path = o.model_path, .input_path = o.batch_path ? o.batch_path : o.check_path,
                              .output_path = o.output_path, .resume = o.resume, .wait_lock = o.wait_lock,
-                             .shard_k = o.shard_k, .shard_n = o.shard_n, .max_tokens = o.n_predict,
+                             .shard_k = o.shard_k, .shard_n = o.shard_n, .n_ctx = o.n_ctx, .seed_given = o.seed_given, .max_tokens = o.n_predict,
                              .sampling = o.sampling, .match = o.match_mode, .system = o.system, .raw = o.raw,
                              .heal = o.heal, .quiet = o.quiet, .ignore_eos = o.ignore_eos, .chat = &tpl.opt };
         if (o.check_path && !o.n_predict_given) bo.max_tokens = 64;
@@ -276,6 +297,7 @@ done:
     ts_session_free(s);
     ts_model_free(m);
     template_setup_free(&tpl);
+    free(shard_output);
     return rc;
 }
 

@@ -118,8 +118,15 @@ void options_usage(FILE *f) {
         "  --resume                keep the answers already in the -o file and answer the rest; lines\n"
         "                          whose answer was an error are answered again (a partial last line too)\n"
         "  --wait-lock             when another process writes the -o file, wait for it (default: fail)\n"
-        "  --shard K/N             answer only lines whose (line number - 1) %% N == K, K in 0..N-1;\n"
-        "                          merge the shards' outputs with: cat OUT-* | sort -t: -k2,2n -s\n"
+        "  --shard K/N             answer only the lines whose id (or line number, for lines without\n"
+        "                          one) hashes to K of N, K in 0..N-1: -o OUT.jsonl becomes\n"
+        "                          OUT-0000K-of-0000N.jsonl, with OUT-0000K-of-0000N.manifest.json beside it\n"
+        "                          (engine, model and input digests, options: equal \"run\" objects mean\n"
+        "                          the shards ran the same thing). Default: from a Slurm job array\n"
+        "                          (SLURM_ARRAY_TASK_ID - SLURM_ARRAY_TASK_MIN of SLURM_ARRAY_TASK_COUNT)\n"
+        "                          or a Kubernetes indexed Job (JOB_COMPLETION_INDEX, with --shards N).\n"
+        "                          Exit 0 only when the shard is complete. Merge: sort -t: -k2,2n -s\n"
+        "  --shards N              the shard count for JOB_COMPLETION_INDEX (the Job's completions)\n"
         "\n"
         "known-answer checks:\n"
         "  --check FILE.jsonl      cases {\"id\", \"prompt\" | \"messages\" | \"system\"+\"user\", \"expected\",\n"
@@ -375,6 +382,7 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "--resume", NULL, NULL)) { FLAG(); o->resume = true; }
         else if (is(name, "--wait-lock", NULL, NULL)) { FLAG(); o->wait_lock = true; }
         else if (is(name, "--parallel", "-np", NULL)) { VALUE(); if (parse_int(name, val, 1, 256, &o->n_parallel)) return -1; }
+        else if (is(name, "--shards", NULL, NULL)) { VALUE(); o->shards = val; }
         else if (is(name, "--shard", NULL, NULL)) { VALUE(); if (parse_shard(val, &o->shard_k, &o->shard_n)) return -1; }
         else if (is(name, "--match", NULL, NULL)) {
             VALUE();
@@ -440,8 +448,12 @@ int options_parse(int argc, char **argv, cli_options *o) {
         fprintf(stderr, "error: the chat (-i) takes its turns from the terminal: --tokens, -f and --dump-logits do not go with it\n");
         return -1;
     }
-    if (!o->batch_path && (o->output_path || o->resume || o->shard_n || o->wait_lock)) {
-        fprintf(stderr, "error: -o, --resume, --wait-lock and --shard go with --batch\n");
+    if (!o->batch_path && (o->output_path || o->resume || o->shard_n || o->wait_lock || o->shards)) {
+        fprintf(stderr, "error: -o, --resume, --wait-lock, --shard and --shards go with --batch\n");
+        return -1;
+    }
+    if (o->shard_n && o->shards) {
+        fprintf(stderr, "error: --shard K/N gives the count already; --shards N goes with JOB_COMPLETION_INDEX\n");
         return -1;
     }
     if (o->resume && !o->output_path) { fprintf(stderr, "error: --resume needs -o FILE (the answers so far)\n"); return -1; }

@@ -41,7 +41,8 @@ typedef struct cli_options {
     const char *output_path;     /* -o FILE (--batch) */
     bool resume;                 /* --resume (--batch) */
     bool wait_lock;              /* --wait-lock (--batch) */
-    int shard_k, shard_n;        /* --shard K/N (--batch) */
+    int shard_k, shard_n;        /* --shard K/N (--batch); else from the environment (main.c) */
+    const char *shards;          /* --shards N: the count when the index comes from JOB_COMPLETION_INDEX */
     int n_parallel;              /* --parallel / -np N (--batch, --check); 0: ts_default_slots */
     const char *match;           /* --match MODE (--check) */
     match_mode match_mode;

@@ -9,3 +9,5 @@ export XDG_STATE_HOME="$TMP/xdg-state"
 ok()    { echo "ok - $*"; }
 notok() { echo "not ok - $*"; }
 check() { local desc=$1; shift; if "$@"; then ok "$desc"; else notok "$desc"; fi; }
+# --batch takes its shard from a cluster scheduler's environment: the tests choose their own
+unset SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_MAX SLURM_ARRAY_TASK_STEP JOB_COMPLETION_INDEX

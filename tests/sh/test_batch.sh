@@ -115,19 +115,22 @@ sort -t: -k2,2n -s "$TMP/resumed.jsonl" >"$TMP/sorted.jsonl"; strip_ms "$TMP/sor
 check "--resume on a complete output answers no line again but the 5 errors, and exits 2" \
     bash -c "[ $rc -eq 2 ] && cmp -s '$TMP/a.txt' '$TMP/b.txt' && grep -q 'batch: 0 answered, 5 errors' '$TMP/err4.txt'"
 
-# --shard K/N: three shards, merged by line number, equal the unsharded output
+# --shard K/N: three shards (by a hash of each line's id), written to OUT-0000K-of-00003.jsonl,
+# merged by line number, equal the unsharded output
 for k in 0 1 2; do
-    "$RUN_OPT" "$M" --batch "$TMP/in.jsonl" --shard $k/3 -o "$TMP/shard-$k.jsonl" -c 24 -t 1 --quiet
+    "$RUN_OPT" "$M" --batch "$TMP/in.jsonl" --shard $k/3 -o "$TMP/shard.jsonl" -c 24 -t 1 --quiet
 done
-check "shard k/3 answers the lines with (line - 1) % 3 == k" python3 - "$TMP" <<'EOF'
+check "the shards' outputs are named OUT-0000K-of-00003.jsonl; each line is in exactly one, none is empty" python3 - "$TMP" <<'EOF'
 import json, sys
+seen = []
 ok = True
 for k in range(3):
-    lines = [json.loads(l)['line'] for l in open('%s/shard-%d.jsonl' % (sys.argv[1], k))]
-    ok &= len(lines) > 0 and all((n - 1) % 3 == k for n in lines)
-sys.exit(0 if ok else 1)
+    lines = [json.loads(l)['line'] for l in open('%s/shard-%05d-of-00003.jsonl' % (sys.argv[1], k))]
+    ok &= len(lines) > 0
+    seen += lines
+sys.exit(0 if ok and sorted(seen) == [1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 12] else 1)
 EOF
-cat "$TMP"/shard-*.jsonl | sort -t: -k2,2n -s >"$TMP/merged.jsonl"
+cat "$TMP"/shard-*-of-00003.jsonl | sort -t: -k2,2n -s >"$TMP/merged.jsonl"
 strip_ms "$TMP/merged.jsonl" >"$TMP/m.txt"
 check "merged shards (cat | sort -t: -k2,2n -s) equal the unsharded output" cmp -s "$TMP/a.txt" "$TMP/m.txt"
 
