@@ -11,3 +11,11 @@ notok() { echo "not ok - $*"; }
 check() { local desc=$1; shift; if "$@"; then ok "$desc"; else notok "$desc"; fi; }
 # --batch takes its shard from a cluster scheduler's environment: the tests choose their own
 unset SLURM_ARRAY_TASK_ID SLURM_ARRAY_TASK_COUNT SLURM_ARRAY_TASK_MIN SLURM_ARRAY_TASK_MAX SLURM_ARRAY_TASK_STEP JOB_COMPLETION_INDEX
+# A command that must fail as an error should: exit 1, one line on stderr matching the pattern
+expect_error() {   # description, pattern, command...
+    local desc=$1 pat=$2; shift 2
+    "$@" >"$TMP/o.txt" 2>"$TMP/e.txt"
+    local rc=$?
+    if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e.txt")" -eq 1 ] && grep -q -e "$pat" "$TMP/e.txt"; then ok "$desc"
+    else notok "$desc (rc=$rc: $(head -c 300 "$TMP/e.txt"))"; fi
+}

@@ -170,13 +170,6 @@ if command -v script >/dev/null 2>&1 && script -qec true /dev/null >/dev/null 2>
 fi
 
 # Option errors
-expect_error() {   # description, pattern, command...
-    local desc=$1 pat=$2; shift 2
-    "$@" >"$TMP/o.txt" 2>"$TMP/e.txt"
-    local rc=$?
-    if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e.txt")" -eq 1 ] && grep -q -e "$pat" "$TMP/e.txt"; then ok "$desc"
-    else notok "$desc (rc=$rc: $(head -c 300 "$TMP/e.txt"))"; fi
-}
 expect_error "--resume needs -o" "needs -o" "$RUN_SAN" "$M" --batch "$TMP/in.jsonl" --resume
 expect_error "--shard K/N checks K < N" "--shard expects K/N" "$RUN_SAN" "$M" --batch "$TMP/in.jsonl" --shard 3/3
 expect_error "--shard needs K/N" "--shard expects K/N" "$RUN_SAN" "$M" --batch "$TMP/in.jsonl" --shard 1

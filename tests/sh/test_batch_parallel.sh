@@ -85,13 +85,6 @@ check "... nothing lost, nothing twice: sorted by line it equals a clean run" \
     cmp -s <(sorted_no_ms "$TMP/long-clean.jsonl") <(sorted_no_ms "$TMP/long-killed.jsonl")
 
 # the option itself
-expect_error() {   # description, pattern, command...
-    local desc=$1 pat=$2; shift 2
-    "$@" >"$TMP/o.txt" 2>"$TMP/e.txt"
-    local rc=$?
-    if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e.txt")" -eq 1 ] && grep -q -e "$pat" "$TMP/e.txt"; then ok "$desc"
-    else notok "$desc (rc=$rc: $(head -c 300 "$TMP/e.txt"))"; fi
-}
 expect_error "--parallel 0 is refused" "parallel" "$RUN_OPT" "$M" --batch "$TMP/mixed.jsonl" --parallel 0
 expect_error "--parallel without --batch or --check is refused" "goes with --batch" "$RUN_OPT" "$M" "Hello" -np 4
 "$RUN_OPT" "$M" --check <(printf '{"prompt": "Once upon a time", "expected": ", there"}\n{"prompt": "Lily", "expected": "zzz"}\n{"prompt": "The cat", "expected": ""}\n') -np 4 -t 1 >"$TMP/check.out" 2>/dev/null

@@ -6,13 +6,6 @@
 source "$(dirname "$0")/lib.sh"
 M="$FIX/stories260K/stories260K.gguf"
 
-expect_error() {   # description, pattern, command...
-    local desc=$1 pat=$2; shift 2
-    "$@" >"$TMP/o.txt" 2>"$TMP/e.txt"
-    local rc=$?
-    if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e.txt")" -eq 1 ] && grep -q -e "$pat" "$TMP/e.txt"; then ok "$desc"
-    else notok "$desc (rc=$rc: $(head -c 300 "$TMP/e.txt"))"; fi
-}
 strip_ms() { python3 -c "
 import json, sys
 for l in open(sys.argv[1]):

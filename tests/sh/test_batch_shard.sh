@@ -11,13 +11,6 @@ import json, sys
 rows = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda o: str(o['id']))
 for o in rows: o.pop('ms', None); o.pop('line', None); print(json.dumps(o))" "$1"
 }
-expect_error() {   # description, pattern, command...
-    local desc=$1 pat=$2; shift 2
-    "$@" >"$TMP/o.txt" 2>"$TMP/e.txt"
-    local rc=$?
-    if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e.txt")" -eq 1 ] && grep -q -e "$pat" "$TMP/e.txt"; then ok "$desc"
-    else notok "$desc (rc=$rc: $(head -c 300 "$TMP/e.txt"))"; fi
-}
 
 python3 -c "
 import json

@@ -78,14 +78,7 @@ check "sampling with --seed is repeatable" cmp -s "$TMP/r1.txt" "$TMP/r2.txt"
 check "sampling with another seed gives another text" bash -c "! cmp -s '$TMP/r1.txt' '$TMP/r3.txt'"
 check "sampling at temperature 1 differs from greedy" bash -c "! cmp -s '$TMP/r1.txt' '$TMP/t1.txt'"
 
-# Errors: one line, naming the problem, exit 1
-expect_error() {   # description, pattern, command...
-    local desc=$1 pat=$2; shift 2
-    "$@" >"$TMP/o.txt" 2>"$TMP/e.txt"
-    local rc=$?
-    if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e.txt")" -eq 1 ] && grep -q -e "$pat" "$TMP/e.txt"; then ok "$desc"
-    else notok "$desc (rc=$rc: $(head -c 300 "$TMP/e.txt"))"; fi
-}
+# Errors: one line, naming the problem, exit 1 (expect_error, lib.sh)
 expect_error "missing file" "no/such.gguf" "$RUN_SAN" no/such.gguf "hi"
 expect_error "prompt longer than the context" "longer than the context" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" "Once upon a time there was a little girl" -c 4
 expect_error "token id out of range" "out of range" "$RUN_SAN" "$FIX/stories260K/stories260K.gguf" --tokens 1,99999
