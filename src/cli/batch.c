@@ -398,10 +398,7 @@ static int too_long_error(ts_error *err, const ts_session *s);
 static int start(ts_model *m, ts_session *s, const batch_options *o, flight *f, batch_warnings *w, ts_error *err) {
     bool chat, unknown_template = false;
     int n;
-    if (f->r.tokens) {   /* ids as given, checked against the vocabulary */
-        for (int i = 0; i < f->r.n_tokens; i++)
-            if (f->r.tokens[i] >= ts_model_n_vocab(m))
-                return ts_fail(err, "token id %d is out of range (vocabulary of %d)", f->r.tokens[i], ts_model_n_vocab(m));
+    if (f->r.tokens) {   /* ids as given (the session checks them against the vocabulary) */
         f->ids = f->r.tokens;
         f->r.tokens = NULL;
         n = f->r.n_tokens;

@@ -124,6 +124,10 @@ int answer_begin(answer *a, const ts_model *m, const ts_gen_request *rq, ts_gen_
         return ts_fail(err, "the prompt has %d tokens, longer than the context of %d", rq->n_prompt, n_ctx);
     a->t0 = seconds_now();
     const int nv = ts_model_n_vocab(m);
+    /* refused here, not by the forward: a request's bad id must not fail the others sharing its step */
+    for (int i = 0; i < rq->n_prompt; i++)
+        if (rq->prompt[i] < 0 || rq->prompt[i] >= nv)
+            return ts_fail(err, "token id %d is out of range (vocabulary of %d)", rq->prompt[i], nv);
     int n_backed = rq->heal ? heal_prompt(m, rq->prompt, rq->n_prompt, a->healed, sizeof a->healed, &a->n_healed) : 0;
     a->n_eval = rq->n_prompt - n_backed;
     res->n_prompt = a->n_eval;

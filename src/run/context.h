@@ -53,6 +53,12 @@ struct ts_context {
     int n_runs;
     sequence *seq_of[FORWARD_MAX_BATCH];
     int pos_of[FORWARD_MAX_BATCH];
+    /* ts_eval_batch's reusable buffers (a decode step is one call: no allocation per step): the
+     * items, and up to FORWARD_MAX_BATCH rows of logits a forward writes before they go to them */
+    struct eval_item *batch_items;
+    int batch_items_cap;
+    float *batch_rows;
+    int batch_rows_cap;
     thread_pool *pool;
     matmul_ctx mm;           /* the pool, the model's kernel set, quantized-activation scratch */
     /* scratch, sized for FORWARD_MAX_BATCH positions at the largest layer */

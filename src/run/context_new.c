@@ -11,6 +11,12 @@
 #include <string.h>
 #include <unistd.h>
 
+/* What the caches of a context may take by default: a quarter of the physical memory (0: unknown). */
+static double kv_budget_bytes(void) {
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? (double)pages * (double)page / 4.0 : 0.0;
+}
+
 int ts_context_new(ts_model *m, int n_ctx, int n_threads, ts_context **out, ts_error *err) {
     ts_context_options opt = { .n_ctx = n_ctx, .n_threads = n_threads };
     return context_new(m, &opt, true, out, err);
@@ -51,10 +57,10 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     if (n_ctx <= 0) {
         /* the model's context, capped so the KV caches take at most a quarter of the memory */
         n_ctx = g->n_ctx_train;
-        long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+        const double budget = kv_budget_bytes();
         size_t per_token = kv_bytes_per_token(g, type_k, type_v);
-        if (pages > 0 && page > 0 && per_token > 0) {
-            double cap = (double)pages * (double)page / 4.0 / (double)per_token / n_seq;
+        if (budget > 0 && per_token > 0) {
+            double cap = budget / (double)per_token / n_seq;
             if (cap < n_ctx) n_ctx = cap < 256 ? 256 : (int)cap;
         }
     }
@@ -203,6 +209,8 @@ void ts_context_free(ts_context *c) {
         recurrent_state_free(&c->seqs[i].rs);
     }
     free(c->seqs);
+    free(c->batch_items);
+    free(c->batch_rows);
     thread_pool_free(c->pool);
     free(c->x); free(c->xn); free(c->tmp); free(c->q); free(c->att); free(c->k); free(c->v);
     free(c->gate); free(c->up); free(c->attn_scratch); free(c->attn_part); free(c->pli); free(c->ple_tmp); free(c->ple_row);
@@ -233,9 +241,9 @@ int ts_default_slots(const ts_model *m, int n_ctx) {
             per_slot += (double)kv_bytes_per_token_of_layer(ly, type_k, type_v) * (ly->attn.window + FORWARD_MAX_BATCH);
         per_slot += (double)layer_kind_ops(ly->kind)->state_floats(ly) * sizeof(float) * (1 + RECURRENT_SNAPSHOTS);
     }
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    if (pages <= 0 || page <= 0 || per_slot <= 0) return 8;
-    double fit = (double)pages * (double)page / 4.0 / per_slot;
+    const double budget = kv_budget_bytes();
+    if (budget <= 0 || per_slot <= 0) return 8;
+    double fit = budget / per_slot;
     return fit >= 8 ? 8 : fit >= 1 ? (int)fit : 1;
 }
 

@@ -152,26 +152,27 @@ int ts_eval(ts_context *c, const int32_t *tokens, int n, float *logits, bool all
 
 int ts_eval_batch(ts_context *c, const ts_batch_item *items, int n_items, ts_error *err) {
     if (n_items <= 0) return ts_fail(err, "nothing to evaluate");
-    eval_item *its = malloc((size_t)n_items * sizeof *its);
-    if (!its) return ts_fail(err, "out of memory");
+    if (n_items > c->batch_items_cap) {
+        eval_item *t = realloc(c->batch_items, (size_t)n_items * sizeof *t);
+        if (!t) return ts_fail(err, "out of memory");
+        c->batch_items = t;
+        c->batch_items_cap = n_items;
+    }
+    eval_item *its = c->batch_items;
     long with_logits = 0;   /* rows of logits asked for */
     for (int i = 0; i < n_items; i++) {
-        if (items[i].seq < 0 || items[i].seq >= c->n_seq) {
-            free(its);
+        if (items[i].seq < 0 || items[i].seq >= c->n_seq)
             return ts_fail(err, "sequence %d does not exist (the context holds %d)", items[i].seq, c->n_seq);
-        }
         its[i] = (eval_item){ &c->seqs[items[i].seq], items[i].tokens, items[i].n, items[i].logits, items[i].all_rows };
         if (items[i].logits) with_logits += items[i].all_rows && items[i].n > 0 ? items[i].n : 1;
     }
     /* a batch's logits rows go to their items after each forward */
     int rows = with_logits < FORWARD_MAX_BATCH ? (int)with_logits : FORWARD_MAX_BATCH;
-    float *scratch = NULL;
-    if (rows > 0 && !(scratch = malloc((size_t)rows * (size_t)c->m->g.n_vocab * sizeof(float)))) {
-        free(its);
-        return ts_fail(err, "out of memory for the logits of %d sequences", rows);
+    if (rows > c->batch_rows_cap) {
+        float *t = realloc(c->batch_rows, (size_t)rows * (size_t)c->m->g.n_vocab * sizeof(float));
+        if (!t) return ts_fail(err, "out of memory for the logits of %d sequences", rows);
+        c->batch_rows = t;
+        c->batch_rows_cap = rows;
     }
-    int rc = eval(c, its, n_items, scratch, err);
-    free(scratch);
-    free(its);
-    return rc;
+    return eval(c, its, n_items, rows > 0 ? c->batch_rows : NULL, err);
 }

@@ -63,11 +63,21 @@ int recurrent_state_best(const recurrent_state *rs, int pos) {
     return slot >= 0 ? rs->snap_pos[slot] : 0;
 }
 
+/* The snapshot holding the state at pos exactly, or NULL (the start: zeros). */
+static const float *snapshot_at(const recurrent_state *rs, int pos) {
+    int slot = pos > 0 ? best_slot(rs, pos) : -1;
+    return slot >= 0 && rs->snap_pos[slot] == pos ? rs->snaps + (size_t)slot * rs->floats : NULL;
+}
+
+/* live = state (NULL: zeros) */
+static void set_live(recurrent_state *rs, const float *state) {
+    if (state) memcpy(rs->live, state, rs->floats * sizeof(float));
+    else memset(rs->live, 0, rs->floats * sizeof(float));
+}
+
 void recurrent_state_restore(recurrent_state *rs, int pos) {
     if (!rs->floats) return;
-    int slot = pos > 0 ? best_slot(rs, pos) : -1;
-    if (slot >= 0 && rs->snap_pos[slot] == pos) memcpy(rs->live, rs->snaps + (size_t)slot * rs->floats, rs->floats * sizeof(float));
-    else memset(rs->live, 0, rs->floats * sizeof(float));
+    set_live(rs, snapshot_at(rs, pos));
     for (int i = 0; i < RECURRENT_SNAPSHOTS; i++)   /* snapshots of a future that will not happen */
         if (rs->snap_pos[i] > pos) rs->snap_pos[i] = -1;
 }
@@ -75,11 +85,7 @@ void recurrent_state_restore(recurrent_state *rs, int pos) {
 void recurrent_state_copy(recurrent_state *dst, const recurrent_state *src, int pos, int src_pos) {
     for (int i = 0; i < RECURRENT_SNAPSHOTS; i++) dst->snap_pos[i] = -1;
     if (!dst->floats) return;
-    int slot = pos > 0 && pos != src_pos ? best_slot(src, pos) : -1;
-    if (pos > 0 && pos == src_pos) memcpy(dst->live, src->live, dst->floats * sizeof(float));
-    else if (slot >= 0 && src->snap_pos[slot] == pos)
-        memcpy(dst->live, src->snaps + (size_t)slot * src->floats, dst->floats * sizeof(float));
-    else memset(dst->live, 0, dst->floats * sizeof(float));
+    set_live(dst, pos > 0 && pos == src_pos ? src->live : snapshot_at(src, pos));
 }
 
 size_t recurrent_state_bytes(const recurrent_state *rs, size_t *snapshot_bytes) {

@@ -19,3 +19,8 @@ expect_error() {   # description, pattern, command...
     if [ "$rc" -eq 1 ] && [ "$(wc -l <"$TMP/e.txt")" -eq 1 ] && grep -q -e "$pat" "$TMP/e.txt"; then ok "$desc"
     else notok "$desc (rc=$rc: $(head -c 300 "$TMP/e.txt"))"; fi
 }
+# A --batch output file, its timing field dropped (what two runs of the same lines must share)
+strip_ms() { python3 -c "
+import json, sys
+for l in open(sys.argv[1]):
+    o = json.loads(l); o.pop('ms', None); print(json.dumps(o))" "$1"; }

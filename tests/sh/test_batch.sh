@@ -95,10 +95,6 @@ check "all lines answered: exit 0, answers on stdout, --quiet silences stderr" \
 # --resume after a run killed mid-write: 4 whole lines (one of them an error) and half of the 5th.
 # The answers are kept, the error line and the partial line are taken out and answered again (they
 # come after the others: sorted by line number, the file equals the full run).
-strip_ms() { python3 -c "
-import json, sys
-for l in open(sys.argv[1]):
-    o = json.loads(l); o.pop('ms', None); print(json.dumps(o))" "$1"; }
 strip_ms "$TMP/out.jsonl" >"$TMP/par.txt"; strip_ms "$TMP/out-seq.jsonl" >"$TMP/seq.txt"
 check "8 lines at once (written as they finish, sorted by line) equal --parallel 1: same answers, counts, errors" cmp -s "$TMP/par.txt" "$TMP/seq.txt"
 head -4 "$TMP/out.jsonl" >"$TMP/resumed.jsonl"

@@ -6,10 +6,6 @@
 source "$(dirname "$0")/lib.sh"
 M="$FIX/stories260K/stories260K.gguf"
 
-strip_ms() { python3 -c "
-import json, sys
-for l in open(sys.argv[1]):
-    o = json.loads(l); o.pop('ms', None); print(json.dumps(o))" "$1"; }
 
 printf '{"id": 1, "prompt": "Once upon a time", "max_tokens": 6}\n{"id": 2, "prompt": "Lily", "max_tokens": 6}\n' >"$TMP/in.jsonl"
 cp "$TMP/in.jsonl" "$TMP/in.orig"
