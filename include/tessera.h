@@ -218,6 +218,17 @@ void ts_session_reset(ts_session *s);
  * it says: callers may refuse it before reading or tokenizing more of it. */
 size_t ts_session_text_limit(const ts_session *s);
 
+/* A generated token's log-probability under the model (the log-softmax of its logits, before the
+ * sampling parameters, healing or --ignore-eos change them) and the most likely tokens there. */
+#define TS_MAX_TOP_LOGPROBS 20
+typedef struct ts_token_logprob {
+    int32_t token;
+    float logprob;
+    int n_top;                                   /* the alternatives asked for (sorted, most likely first) */
+    int32_t top_token[TS_MAX_TOP_LOGPROBS];
+    float top_logprob[TS_MAX_TOP_LOGPROBS];
+} ts_token_logprob;
+
 typedef struct ts_gen_request {
     const int32_t *prompt;
     int n_prompt;
@@ -240,6 +251,9 @@ typedef struct ts_gen_request {
     /* NULL, or told the prompt tokens evaluated so far of those to evaluate, as a long prompt goes
      * (it is then evaluated in slices; the results are the same) */
     void (*on_prefill)(void *user, int done, int total);
+    /* 0 (and the zeroed default): no log-probabilities; 1 + k: each generated token's, with its k most
+     * likely alternatives (k at most TS_MAX_TOP_LOGPROBS) */
+    int logprobs;
 } ts_gen_request;
 
 typedef struct ts_gen_result {
@@ -250,6 +264,7 @@ typedef struct ts_gen_result {
     int n_reused;                /* how many of them came from the cache */
     int n_generated;
     int32_t *tokens;             /* the answer's token ids, n_generated of them (malloc'd) */
+    ts_token_logprob *logprobs;  /* with rq->logprobs: one per generated token (malloc'd), else NULL */
     int n_healed;                /* bytes of prompt text generated again by healing (the answer
                                     starts after them) */
     const char *finish_reason;   /* "stop" (end of generation or a stop string), "length",

@@ -4,6 +4,7 @@
 #include "cli/answers.h"
 #include "cli/ids.h"
 #include "cli/lines.h"
+#include "cli/openai.h"
 #include "cli/prompt.h"
 #include "cli/shard.h"
 #include "io/json.h"
@@ -21,8 +22,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_STOP 16
-
 int parse_match_mode(const char *name, match_mode *out) {
     if (!strcmp(name, "prefix")) *out = MATCH_PREFIX;
     else if (!strcmp(name, "exact")) *out = MATCH_EXACT;
@@ -31,33 +30,18 @@ int parse_match_mode(const char *name, match_mode *out) {
     return 0;
 }
 
-/* What a line asks for: a tessera line, or an OpenAI Batch line for one of these endpoints. */
-enum { API_NONE, API_CHAT, API_COMPLETIONS };
-
 /* One line as a request. */
 typedef struct line_request {
     json_value *root;
     const json_value *req;          /* the request's fields: the line, or an OpenAI Batch line's "body" */
     json_buf id;                    /* the id as JSON text ("null" when the line gives none) */
     bool openai;                    /* an OpenAI Batch line (its answer is written in that format) */
-    int api;                        /* API_NONE: a tessera line; else an OpenAI Batch line's endpoint */
-    const char *model_name;         /* OpenAI Batch: the body's "model" (echoed), or NULL */
-    bool raw;                       /* /v1/completions: the prompt is text, no chat template */
+    int api;                        /* its endpoint: OPENAI_CHAT or OPENAI_COMPLETIONS */
+    openai_options x;               /* an OpenAI Batch line's body: model, n, logprobs, ... */
     bool has_id;
-    ts_chat_message *msgs;
-    int n_msgs;
-    char **texts;                   /* message contents joined from parts (owned) */
-    int n_texts;
-    int32_t *tokens;                /* "tokens": the prompt as ids (no template), else NULL */
-    int n_tokens;
-    bool ignore_eos;
-    int max_tokens;
-    ts_sampler_params sampling;
-    const char *stop[MAX_STOP];
-    int n_stop;
+    request_fields f;               /* the prompt and the generation settings */
     const char *expected;           /* --check */
     match_mode match;
-    bool own_seed;                  /* the line gives its seed */
 } line_request;
 
 /* What a run warns about once: a template that does not parse, each unknown line key by name. */
@@ -70,102 +54,8 @@ typedef struct batch_warnings {
 static void line_request_free(line_request *r) {
     json_free(r->root);
     json_buf_free(&r->id);
-    free(r->msgs);
-    free(r->tokens);
-    for (int i = 0; i < r->n_texts; i++) free(r->texts[i]);
-    free(r->texts);
+    request_fields_free(&r->f);
     memset(r, 0, sizeof *r);
-}
-
-/* A string member without NUL bytes: 1 found, 0 absent, -1 (err) of another type. */
-static int get_text(const json_value *obj, const char *key, const char **out, ts_error *err) {
-    const json_value *v = json_get(obj, key);
-    *out = NULL;
-    if (!v) return 0;
-    if (v->type != JSON_STRING) return ts_fail(err, "\"%s\" must be a string", key);
-    if (strlen(v->str) != v->len) return ts_fail(err, "\"%s\" contains a NUL character", key);
-    *out = v->str;
-    return 1;
-}
-
-static int add_message(line_request *r, int *cap, const char *role, const char *content) {
-    if (r->n_msgs == *cap) {
-        int nc = *cap ? *cap * 2 : 4;
-        ts_chat_message *t = realloc(r->msgs, (size_t)nc * sizeof *t);
-        if (!t) return -1;
-        r->msgs = t;
-        *cap = nc;
-    }
-    r->msgs[r->n_msgs++] = (ts_chat_message){ role, content };
-    return 0;
-}
-
-/* A message's content given as parts ([{"type": "text", "text": ...}, ...]): the texts joined,
- * owned by the request. Other kinds of part (images, audio) are refused. */
-static int join_text_parts(line_request *r, const json_value *parts, size_t msg, const char **out, ts_error *err) {
-    json_buf b = {0};
-    for (size_t i = 0; i < parts->n; i++) {
-        const json_value *p = &parts->items[i], *type = json_get(p, "type"), *text = json_get(p, "text");
-        if (p->type != JSON_OBJECT || !type || type->type != JSON_STRING || strcmp(type->str, "text") != 0) {
-            json_buf_free(&b);
-            return ts_fail(err, "message %zu: only text content parts are supported", msg);
-        }
-        if (!text || text->type != JSON_STRING || strlen(text->str) != text->len) {
-            json_buf_free(&b);
-            return ts_fail(err, "message %zu: a text part needs a \"text\" string", msg);
-        }
-        if (json_buf_put(&b, text->str, text->len) != 0) { json_buf_free(&b); return ts_fail(err, "out of memory"); }
-    }
-    char *joined = strndup(b.data ? b.data : "", b.len);
-    json_buf_free(&b);
-    char **t = realloc(r->texts, (size_t)(r->n_texts + 1) * sizeof *t);
-    if (!joined || !t) { free(joined); if (t) r->texts = t; return ts_fail(err, "out of memory"); }
-    r->texts = t;
-    r->texts[r->n_texts++] = joined;
-    *out = joined;
-    return 0;
-}
-
-/* The conversation: "messages", else "prompt" (after --system), else the qa-llama eval form
- * "system" + "user". */
-static int parse_messages(line_request *r, const batch_options *o, ts_error *err) {
-    const json_value *root = r->req, *msgs = json_get(root, "messages");
-    const char *prompt, *system, *user;
-    int cap = 0;
-    if (msgs) {
-        if (msgs->type != JSON_ARRAY || msgs->n == 0) return ts_fail(err, "\"messages\" must be a non-empty array");
-        for (size_t i = 0; i < msgs->n; i++) {
-            const json_value *item = &msgs->items[i];
-            const char *role = NULL, *content = NULL;
-            if (item->type != JSON_OBJECT) return ts_fail(err, "\"messages\" must hold objects");
-            const json_value *parts = json_get(item, "content");
-            if (get_text(item, "role", &role, err) <= 0)
-                return ts_fail(err, "message %zu needs \"role\" and \"content\" strings", i + 1);
-            if (parts && parts->type == JSON_ARRAY) {   /* OpenAI's content parts: the text ones, joined */
-                if (join_text_parts(r, parts, i + 1, &content, err) != 0) return -1;
-            } else if (get_text(item, "content", &content, err) <= 0) {
-                return ts_fail(err, "message %zu needs \"role\" and \"content\" strings", i + 1);
-            }
-            if (add_message(r, &cap, role, content) != 0) return ts_fail(err, "out of memory");
-        }
-        return 0;
-    }
-    int has_prompt = get_text(root, "prompt", &prompt, err);
-    if (has_prompt < 0) return -1;
-    if (has_prompt) {
-        if ((o->system && add_message(r, &cap, "system", o->system) != 0) || add_message(r, &cap, "user", prompt) != 0)
-            return ts_fail(err, "out of memory");
-        return 0;
-    }
-    int has_user = get_text(root, "user", &user, err);
-    if (has_user < 0) return -1;
-    if (!has_user) return ts_fail(err, "the line has no \"prompt\", \"messages\" or \"user\"");
-    int has_system = get_text(root, "system", &system, err);
-    if (has_system < 0) return -1;
-    if (!has_system) system = o->system;
-    if ((system && add_message(r, &cap, "system", system) != 0) || add_message(r, &cap, "user", user) != 0)
-        return ts_fail(err, "out of memory");
-    return 0;
 }
 
 /* The id of a parsed line: a string, a number, or NULL (none, JSON null, or another type). An
@@ -175,29 +65,11 @@ static const json_value *line_id(const json_value *root) {
     return id && (id->type == JSON_STRING || id->type == JSON_NUMBER) ? id : NULL;
 }
 
-/* Parses one line. The id is filled in as far as the line allows even when -1 is returned. */
 /* The keys a line may hold; an unknown one is ignored with a warning (once per name), as OpenAI's API
  * ignores fields it does not know but a typo ("max_token") should not pass unseen. */
 static const char *const line_keys[] = { "id", "prompt", "messages", "system", "user", "tokens", "max_tokens", "temperature",
                                          "top_p", "top_k", "min_p", "repeat_penalty", "seed", "stop", "ignore_eos",
                                          "expected", "match" };
-
-/* "tokens" (or an OpenAI completion's "prompt" given as ids): the prompt as token ids. */
-static int parse_tokens(line_request *r, const json_value *v, bool openai, ts_error *err) {
-    const char *name = openai ? "prompt" : "tokens";
-    if (!openai && (json_get(r->req, "prompt") || json_get(r->req, "messages") || json_get(r->req, "user")))
-        return ts_fail(err, "give the prompt one way: \"tokens\", \"prompt\", \"messages\" or \"user\"");
-    if (v->type != JSON_ARRAY || v->n == 0 || v->n > INT_MAX / 2) return ts_fail(err, "\"%s\" must be a non-empty array of token ids", name);
-    if (!(r->tokens = malloc(v->n * sizeof *r->tokens))) return ts_fail(err, "out of memory");
-    for (size_t i = 0; i < v->n; i++) {
-        const json_value *t = &v->items[i];
-        if (t->type != JSON_NUMBER || !t->is_integer || t->integer < 0 || t->integer > INT32_MAX)
-            return ts_fail(err, "\"%s\" must hold token ids (whole numbers >= 0)", name);
-        r->tokens[i] = (int32_t)t->integer;
-    }
-    r->n_tokens = (int)v->n;
-    return 0;
-}
 
 static void warn_unknown_keys(const json_value *root, const batch_options *o, int line, batch_warnings *w) {
     for (size_t i = 0; i < root->n && !o->quiet; i++) {
@@ -211,54 +83,34 @@ static void warn_unknown_keys(const json_value *root, const batch_options *o, in
     }
 }
 
-/* An OpenAI Batch line: {"custom_id", "method": "POST", "url", "body"}. The body's fields are read
- * as a tessera line's; fields OpenAI has that the engine does not act on are refused by name, not
- * ignored (a request for logprobs or tools must not get an answer without them); others it does
- * not know are ignored, as OpenAI's API does. */
+/* An OpenAI Batch line: {"custom_id", "method": "POST", "url", "body"}. The body is read as the
+ * server reads a request's; what a batch cannot do (a stream, several choices) fails the line. */
 static int parse_openai_line(line_request *r, bool check, ts_error *err) {
     const json_value *root = r->root, *v;
     r->openai = true;
+    r->api = OPENAI_CHAT;
     if (check) return ts_fail(err, "an OpenAI Batch line (\"custom_id\") goes with --batch, not --check");
     if (json_get(root, "custom_id")->type != JSON_STRING) return ts_fail(err, "\"custom_id\" must be a string");
     if ((v = json_get(root, "method")) && (v->type != JSON_STRING || strcmp(v->str, "POST") != 0))
         return ts_fail(err, "\"method\" must be \"POST\"");
     v = json_get(root, "url");
     if (!v || v->type != JSON_STRING) return ts_fail(err, "\"url\" must be \"/v1/chat/completions\" or \"/v1/completions\"");
-    if (!strcmp(v->str, "/v1/chat/completions")) r->api = API_CHAT;
-    else if (!strcmp(v->str, "/v1/completions")) r->api = API_COMPLETIONS;
+    if (!strcmp(v->str, "/v1/chat/completions")) r->api = OPENAI_CHAT;
+    else if (!strcmp(v->str, "/v1/completions")) r->api = OPENAI_COMPLETIONS;
     else return ts_fail(err, "\"url\" %.80s is not served here (\"/v1/chat/completions\" or \"/v1/completions\")", v->str);
     if (!(r->req = json_get(root, "body")) || r->req->type != JSON_OBJECT) return ts_fail(err, "\"body\" must be an object");
-    const json_value *body = r->req;
-    static const char *const later[] = { "tools", "tool_choice", "functions", "function_call", "response_format",
-                                         "logit_bias", "audio", "modalities", "prediction" };
-    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
-        if ((v = json_get(body, later[i])) && v->type != JSON_NULL)
-            return ts_fail(err, "\"%s\" is not supported yet", later[i]);
-    if ((v = json_get(body, "logprobs")) && !(v->type == JSON_NULL || (v->type == JSON_BOOL && !v->boolean)))
-        return ts_fail(err, "\"logprobs\" is not supported yet");
-    if ((v = json_get(body, "stream")) && !(v->type == JSON_NULL || (v->type == JSON_BOOL && !v->boolean)))
-        return ts_fail(err, "\"stream\" cannot be used in a batch");
-    if ((v = json_get(body, "n")) && v->type != JSON_NULL && !(v->type == JSON_NUMBER && v->number == 1))
-        return ts_fail(err, "\"n\" must be 1 (one answer per line)");
-    if ((v = json_get(body, "model")) && v->type == JSON_STRING) r->model_name = v->str;
+    if (openai_parse_body(r->req, r->api, &r->f, &r->x, err) != 0) return -1;
+    if (r->x.stream) return ts_fail(err, "\"stream\" cannot be used in a batch");
+    if (r->x.n != 1) return ts_fail(err, "\"n\" must be 1 (one answer per line)");
     return 0;
-}
-
-/* A number in [lo, hi] for a sampling key (-1 with err naming it otherwise); 0 when absent. */
-static int get_number(const json_value *root, const char *key, double lo, double hi, const char *range, double *out, ts_error *err) {
-    const json_value *v = json_get(root, key);
-    if (!v) return 0;
-    if (v->type != JSON_NUMBER || !(v->number >= lo && v->number <= hi))
-        return ts_fail(err, "\"%s\" must be a number %s", key, range);
-    *out = v->number;
-    return 1;
 }
 
 static int parse_line(const char *text, size_t len, const batch_options *o, bool check, int line, batch_warnings *w,
                       line_request *r, ts_error *err) {
     memset(r, 0, sizeof *r);
-    r->max_tokens = o->max_tokens;
-    r->sampling = o->sampling;
+    r->f.max_tokens = o->max_tokens;
+    r->f.sampling = o->sampling;
+    r->f.ignore_eos = o->ignore_eos;
     r->match = o->match;
     ts_error jerr = {{0}};
     if (json_parse(text, len, &r->root, &jerr) != 0) {
@@ -274,86 +126,32 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
     /* a whole number past int64 (or written with an exponent past 2^53) is not held exactly as a double */
     if (id && id->type == JSON_NUMBER && !id->is_integer && id->number == floor(id->number) && fabs(id->number) >= 9007199254740992.0)
         return ts_fail(err, "\"id\" is a number too large to keep exactly: write it as a string");
-    const json_value *v, *req;
-    if (json_get(root, "custom_id")) {
-        if (parse_openai_line(r, check, err) != 0) return -1;
-    } else {
-        r->req = root;
-        warn_unknown_keys(root, o, line, w);
-    }
-    req = r->req;
-    if (r->api == API_COMPLETIONS) {   /* the prompt as text (raw) or as token ids */
-        v = json_get(req, "prompt");
-        if (v && v->type == JSON_ARRAY) { if (parse_tokens(r, v, true, err) != 0) return -1; }
-        else if (!v || v->type != JSON_STRING || strlen(v->str) != v->len)
-            return ts_fail(err, "\"prompt\" must be a string or an array of token ids (one prompt per line)");
-        else if (add_message(r, &(int){0}, "user", v->str) != 0) return ts_fail(err, "out of memory");
-        r->raw = true;
-    } else if ((v = json_get(req, "tokens"))) {
-        if (parse_tokens(r, v, false, err) != 0) return -1;
-    } else if (parse_messages(r, o, err) != 0) {
+    if (json_get(root, "custom_id")) return parse_openai_line(r, check, err);
+    r->req = root;
+    warn_unknown_keys(root, o, line, w);
+    const json_value *v;
+    if ((v = json_get(root, "tokens"))) {
+        if (json_get(root, "prompt") || json_get(root, "messages") || json_get(root, "user"))
+            return ts_fail(err, "give the prompt one way: \"tokens\", \"prompt\", \"messages\" or \"user\"");
+        if (request_parse_tokens(&r->f, v, "tokens", err) != 0) return -1;
+    } else if (request_parse_messages(&r->f, root, o->system, err) != 0) {
         return -1;
     }
-    r->ignore_eos = o->ignore_eos;
-    if ((v = json_get(req, "ignore_eos"))) {
-        if (v->type != JSON_BOOL) return ts_fail(err, "\"ignore_eos\" must be true or false");
-        r->ignore_eos = v->boolean;
-    }
-
-    double x = 0;
-    int got;
-    if ((got = get_number(req, "top_p", 0, 1, "in [0, 1]", &x, err)) < 0) return -1;
-    if (got) r->sampling.top_p = (float)x;
-    if ((got = get_number(req, "min_p", 0, 1, "in [0, 1]", &x, err)) < 0) return -1;
-    if (got) r->sampling.min_p = (float)x;
-    if ((got = get_number(req, "repeat_penalty", 1e-6, 1e6, "> 0", &x, err)) < 0) return -1;
-    if (got) r->sampling.repeat_penalty = (float)x;
-    if ((got = get_number(req, "top_k", 0, INT_MAX, "a whole number >= 0", &x, err)) < 0) return -1;
-    if (got && x != floor(x)) return ts_fail(err, "\"top_k\" must be a whole number >= 0");
-    if (got) r->sampling.top_k = (int)x;
-    /* OpenAI's newer name wins over the older one */
-    if ((v = json_get(req, "max_completion_tokens")) || (v = json_get(req, "max_tokens"))) {
-        /* a whole number however written (1e12 too); more than an int means "until the context is full" */
-        if (v->type != JSON_NUMBER || !(v->number >= 0) || v->number != floor(v->number))
-            return ts_fail(err, "\"max_tokens\" must be a non-negative integer");
-        r->max_tokens = v->is_integer ? (v->integer > INT_MAX ? INT_MAX : (int)v->integer)
-                                      : (v->number > INT_MAX ? INT_MAX : (int)v->number);
-    }
-    if ((v = json_get(req, "temperature"))) {
-        if (v->type != JSON_NUMBER || !(v->number >= 0) || v->number > 1e6)
-            return ts_fail(err, "\"temperature\" must be a non-negative number");
-        r->sampling.temp = (float)v->number;
-    }
-    if ((v = json_get(req, "seed"))) {
-        if (v->type != JSON_NUMBER || !v->is_integer || v->integer < 0)
-            return ts_fail(err, "\"seed\" must be a non-negative integer");
-        r->sampling.seed = (uint64_t)v->integer;
-        r->own_seed = true;
-    }
-    if ((v = json_get(req, "stop"))) {
-        const json_value *items = v->type == JSON_ARRAY ? v->items : v;
-        size_t n = v->type == JSON_ARRAY ? v->n : 1;
-        if (n > MAX_STOP) return ts_fail(err, "\"stop\" holds more than 16 strings");
-        for (size_t i = 0; i < n; i++) {
-            if (items[i].type != JSON_STRING || strlen(items[i].str) != items[i].len)
-                return ts_fail(err, "\"stop\" must be a string or an array of strings");
-            r->stop[r->n_stop++] = items[i].str;
-        }
-    }
+    if (request_parse_settings(&r->f, root, err) != 0) return -1;
     if (check) {
-        int has = get_text(req, "expected", &r->expected, err);
+        int has = request_get_text(root, "expected", &r->expected, err);
         if (has < 0) return -1;
         if (!has) return ts_fail(err, "the case has no \"expected\" string");
         const char *mode;
-        if (get_text(req, "match", &mode, err) < 0) return -1;
+        if (request_get_text(root, "match", &mode, err) < 0) return -1;
         if (mode && parse_match_mode(mode, &r->match) != 0)
             return ts_fail(err, "\"match\" must be \"exact\", \"prefix\" or \"contains\"");
         /* compared trimmed, an empty text starts and is inside every answer: only "exact" means something */
         if (!r->expected[strspn(r->expected, " \t\r\n")] && r->match != MATCH_EXACT)
             return ts_fail(err, "\"expected\" is empty: every answer would pass (an empty answer is checked with \"match\": \"exact\")");
         /* greedy whatever the options say: a check must be repeatable */
-        r->sampling.temp = 0.0f;
-        r->sampling.repeat_penalty = 1.0f;
+        r->f.sampling.temp = 0.0f;
+        r->f.sampling.repeat_penalty = 1.0f;
     }
     return 0;
 }
@@ -398,12 +196,13 @@ static int too_long_error(ts_error *err, const ts_session *s);
 static int start(ts_model *m, ts_session *s, const batch_options *o, flight *f, batch_warnings *w, ts_error *err) {
     bool chat, unknown_template = false;
     int n;
-    if (f->r.tokens) {   /* ids as given (the session checks them against the vocabulary) */
-        f->ids = f->r.tokens;
-        f->r.tokens = NULL;
-        n = f->r.n_tokens;
+    const request_fields *rf = &f->r.f;
+    if (rf->tokens) {   /* ids as given (the session checks them against the vocabulary) */
+        f->ids = f->r.f.tokens;
+        f->r.f.tokens = NULL;
+        n = rf->n_tokens;
     } else {
-        n = prompt_to_tokens(m, f->r.msgs, f->r.n_msgs, o->raw || f->r.raw, o->chat, ts_session_text_limit(s), NULL, NULL,
+        n = prompt_to_tokens(m, rf->msgs, rf->n_msgs, o->raw || rf->raw, o->chat, ts_session_text_limit(s), NULL, NULL,
                              &f->ids, &chat, &unknown_template, err);
     }
     if (unknown_template && !w->template_unparsed && !o->quiet) {
@@ -411,8 +210,9 @@ static int start(ts_model *m, ts_session *s, const batch_options *o, flight *f, 
         w->template_unparsed = true;
     }
     if (n < 0) return -1;
-    f->rq = (ts_gen_request){ .prompt = f->ids, .n_prompt = n, .max_tokens = f->r.max_tokens, .sampling = f->r.sampling,
-                              .stop = f->r.stop, .n_stop = f->r.n_stop, .heal = o->heal, .ignore_eos = f->r.ignore_eos };
+    f->rq = (ts_gen_request){ .prompt = f->ids, .n_prompt = n, .max_tokens = rf->max_tokens, .sampling = rf->sampling,
+                              .stop = rf->stop, .n_stop = rf->n_stop, .heal = o->heal, .ignore_eos = rf->ignore_eos,
+                              .logprobs = f->r.x.logprobs };
     return ts_session_submit(s, &f->rq, &f->res, &f->err, err);
 }
 
@@ -493,7 +293,7 @@ out:
 }
 
 static void count(totals *t, const line_request *r, const ts_gen_result *res) {
-    t->default_seed_used |= r->sampling.temp > 0 && !r->own_seed;
+    t->default_seed_used |= r->f.sampling.temp > 0 && !r->f.own_seed;
     t->prompt_tokens += res->n_prompt;
     t->reused_tokens += res->n_reused;
     t->generated_tokens += res->n_generated;
@@ -541,34 +341,22 @@ static int put_text(json_buf *b, const char *s) { return json_buf_put(b, s, strl
 
 /* An OpenAI Batch output line: {"id", "custom_id", "response": {"status_code", "request_id",
  * "body": a chat.completion or text_completion object, or {"error": ...} with status 400}, "error":
- * null}. finish_reason is OpenAI's: "length" for an answer cut by max_tokens or the context. */
-static int format_openai(json_buf *b, const batch_options *o, int line, const line_request *r, const ts_gen_result *res,
-                         const char *error) {
+ * null}. */
+static int format_openai(json_buf *b, const ts_model *m, const batch_options *o, int line, const line_request *r,
+                         const ts_gen_result *res, const char *error) {
     b->len = 0;
     int bad = put_fmt(b, "{\"id\": \"batch_req_%d\", \"custom_id\": ", line) || json_buf_put(b, r->id.data, r->id.len) ||
               put_fmt(b, ", \"response\": {\"status_code\": %d, \"request_id\": \"req_%d\", \"body\": ", error ? 400 : 200, line);
     if (error) {
-        bad |= put_text(b, "{\"error\": {\"message\": ") || json_buf_put_string(b, error, strlen(error)) ||
-               put_text(b, ", \"type\": \"invalid_request_error\", \"param\": null, \"code\": null}}}, \"error\": null}");
+        bad |= openai_put_error(b, error, "invalid_request_error", NULL) || put_text(b, "}, \"error\": null}");
         return bad ? -1 : 0;
     }
-    const bool chat = r->api == API_CHAT;
-    const char *model = r->model_name;
+    const char *model = r->x.model;
     if (!model) { model = strrchr(o->model_path, '/'); model = model ? model + 1 : o->model_path; }
-    const char *finish = !strcmp(res->finish_reason, "stop") ? "stop" : "length";
-    bad |= put_fmt(b, "{\"id\": \"%s-%d\", \"object\": \"%s\", \"created\": %lld, \"model\": ", chat ? "chatcmpl" : "cmpl", line,
-                   chat ? "chat.completion" : "text_completion", (long long)time(NULL)) ||
-           json_buf_put_string(b, model, strlen(model));
-    if (chat)
-        bad |= put_text(b, ", \"choices\": [{\"index\": 0, \"message\": {\"role\": \"assistant\", \"content\": ") ||
-               json_buf_put_string(b, res->text, res->len) ||
-               put_fmt(b, ", \"refusal\": null}, \"logprobs\": null, \"finish_reason\": \"%s\"}]", finish);
-    else
-        bad |= put_text(b, ", \"choices\": [{\"text\": ") || json_buf_put_string(b, res->text, res->len) ||
-               put_fmt(b, ", \"index\": 0, \"logprobs\": null, \"finish_reason\": \"%s\"}]", finish);
-    bad |= put_fmt(b, ", \"usage\": {\"prompt_tokens\": %d, \"completion_tokens\": %d, \"total_tokens\": %d, "
-                   "\"prompt_tokens_details\": {\"cached_tokens\": %d}}}}, \"error\": null}",
-                   res->n_prompt, res->n_generated, res->n_prompt + res->n_generated, res->n_reused);
+    char id[32];
+    snprintf(id, sizeof id, "%s-%d", r->api == OPENAI_CHAT ? "chatcmpl" : "cmpl", line);
+    bad |= openai_put_completion(b, r->api, id, model, (long long)time(NULL), &res, 1, m, r->x.logprobs > 0) ||
+           put_text(b, "}, \"error\": null}");
     return bad ? -1 : 0;
 }
 
@@ -778,6 +566,7 @@ out:
 
 /* The state of a --batch run the line flow reads and writes. */
 typedef struct batch_run {
+    const ts_model *m;
     const batch_options *o;
     const input_line *lines;
     const int *todo;
@@ -807,7 +596,7 @@ static int batch_done(void *user, flight *f, bool ok, const char *error) {
     batch_run *br = user;
     if (ok) { br->t->answered++; count(br->t, &f->r, &f->res); } else br->t->errors++;
     double ms = (now_seconds() - f->t1) * 1e3;
-    int frc = f->r.openai ? format_openai(br->b, br->o, f->number, &f->r, &f->res, ok ? NULL : error)
+    int frc = f->r.openai ? format_openai(br->b, br->m, br->o, f->number, &f->r, &f->res, ok ? NULL : error)
                           : format_answer(br->b, f->number, &f->r.id, &f->res, ok ? NULL : error, ms);
     if (frc != 0 || write_line(br->dst, br->b) != 0) {
         if (br->progress) fputc('\n', stderr);
@@ -881,7 +670,7 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
     if (lines_open(&lr, in, line_limit(s)) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
     bool progress = !o->quiet && isatty(STDERR_FILENO);
     double t0 = now_seconds();
-    batch_run run = { o, lines, todo, n_todo, 0, 0, dst, out_name, &b, &t, progress, t0 };
+    batch_run run = { m, o, lines, todo, n_todo, 0, 0, dst, out_name, &b, &t, progress, t0 };
     line_flow flow = { batch_next, batch_done, &run };
     if (answer_lines(m, s, o, false, &lr, &flow) != 0) goto done;
     if (progress && n_todo) fputc('\n', stderr);

@@ -17,6 +17,7 @@ static double seconds_now(void) {
 void ts_gen_result_free(ts_gen_result *r) {
     free(r->text);
     free(r->tokens);
+    free(r->logprobs);
     memset(r, 0, sizeof *r);
 }
 
@@ -103,6 +104,30 @@ static void mask_healed(const ts_model *m, float *logits, int nv, const char *re
     }
 }
 
+/* The model's log-probability of token (log-softmax of the untouched logits) and the k most likely
+ * tokens, most likely first (ties: the lower id). */
+static void token_logprob(const float *logits, int nv, int32_t token, int k, ts_token_logprob *out) {
+    float max = logits[0];
+    for (int t = 1; t < nv; t++) if (logits[t] > max) max = logits[t];
+    double sum = 0;
+    for (int t = 0; t < nv; t++) sum += exp((double)logits[t] - max);
+    const float lse = max + (float)log(sum);
+    memset(out, 0, sizeof *out);
+    out->token = token;
+    out->logprob = logits[token] - lse;
+    if (k > TS_MAX_TOP_LOGPROBS) k = TS_MAX_TOP_LOGPROBS;
+    if (k > nv) k = nv;
+    int n = 0;
+    for (int t = 0; t < nv; t++) {   /* insertion into a sorted list of at most k */
+        if (n == k && !(logits[t] > logits[out->top_token[n - 1]])) continue;
+        int at = n < k ? n++ : n - 1;
+        while (at > 0 && logits[t] > logits[out->top_token[at - 1]]) { out->top_token[at] = out->top_token[at - 1]; at--; }
+        out->top_token[at] = t;
+    }
+    out->n_top = n;
+    for (int i = 0; i < n; i++) out->top_logprob[i] = logits[out->top_token[i]] - lse;
+}
+
 /* --ignore-eos: the end-of-generation tokens (EOS, end of turn and at most 15 more), found once per
  * request; their logits are put out of reach before each sample */
 static int eog_tokens(const ts_model *m, int nv, int32_t out[ANSWER_MAX_EOG]) {
@@ -139,6 +164,11 @@ int answer_begin(answer *a, const ts_model *m, const ts_gen_request *rq, ts_gen_
     a->n_eog = rq->ignore_eos ? eog_tokens(m, nv, a->eog) : 0;
     a->history = malloc(((size_t)a->n_eval + (size_t)a->max_tokens + 1) * sizeof *a->history);
     res->tokens = malloc(((size_t)a->max_tokens + 1) * sizeof *res->tokens);
+    if (rq->logprobs > 0) {
+        a->top_logprobs = rq->logprobs - 1;
+        a->logits_copy = malloc((size_t)nv * sizeof *a->logits_copy);
+        if (!a->logits_copy) { answer_end(a, false, NULL); return ts_fail(err, "out of memory"); }
+    }
     if (ts_sampler_new(&rq->sampling, nv, &a->smp, err) != 0) { answer_end(a, false, NULL); return -1; }
     if (!a->history || !res->tokens || append(res, &a->cap, "", 0) != 0) {
         answer_end(a, false, NULL);
@@ -162,11 +192,23 @@ int answer_step(answer *a, float *logits, int32_t *next_out, ts_error *err) {
     if (res->n_generated >= a->max_tokens) return 0;
     if (rq->cancel && *rq->cancel) { res->finish_reason = "cancelled"; return 0; }
     bool first = res->n_generated == 0;
+    /* the model's own probabilities: kept before healing, --ignore-eos and the sampler change them */
+    if (a->logits_copy) memcpy(a->logits_copy, logits, (size_t)nv * sizeof *logits);
     if (a->n_covered < a->n_healed) mask_healed(a->m, logits, nv, a->healed + a->n_covered, a->n_healed - a->n_covered);
     for (int i = 0; i < a->n_eog; i++) logits[a->eog[i]] = -INFINITY;
     int32_t next = ts_sample(a->smp, logits, a->history, a->n_hist);
     if (first) res->first_token_seconds = seconds_now() - a->t0;
     if (ts_token_is_eog(a->m, next)) { res->finish_reason = "stop"; return 0; }
+    if (a->logits_copy) {
+        if (res->n_generated == a->n_logprobs_cap) {
+            int nc = a->n_logprobs_cap ? a->n_logprobs_cap * 2 : 16;
+            ts_token_logprob *t = realloc(res->logprobs, (size_t)nc * sizeof *t);
+            if (!t) return ts_fail(err, "out of memory");
+            res->logprobs = t;
+            a->n_logprobs_cap = nc;
+        }
+        token_logprob(a->logits_copy, nv, next, a->top_logprobs, &res->logprobs[res->n_generated]);
+    }
     res->tokens[res->n_generated++] = next;
     a->history[a->n_hist++] = next;
     char piece[256], text[256 + 16];
@@ -208,6 +250,8 @@ int answer_end(answer *a, bool ok, ts_error *err) {
     a->history = NULL;
     ts_sampler_free(a->smp);
     a->smp = NULL;
+    free(a->logits_copy);
+    a->logits_copy = NULL;
     if (!ok) ts_gen_result_free(res);
     return ok ? 0 : -1;
 }

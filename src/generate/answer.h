@@ -24,6 +24,8 @@ typedef struct answer {
     utf8_stream st;
     size_t cap, streamed;        /* the text buffer's size; bytes of it handed to on_text */
     bool text_refused;           /* on_text asked to stop */
+    float *logits_copy;          /* rq->logprobs: the logits as the model gave them */
+    int top_logprobs, n_logprobs_cap;
     double t0, t1;               /* the request's start, and when its prompt was evaluated */
 } answer;
 

@@ -28,7 +28,7 @@ oa.write(json.dumps({"custom_id": "c-text", "method": "POST", "url": "/v1/comple
 oa.write(json.dumps({"custom_id": "c-ids", "method": "POST", "url": "/v1/completions", "body": {"prompt": [1, 415, 22693], "max_tokens": 4}}) + "\n")
 bad = {"b-tools": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function", "function": {"name": "f"}}]}},
        "b-format": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_object"}}},
-       "b-logprobs": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "logprobs": True}},
+       "b-logprobs": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "logprobs": True, "top_logprobs": 3, "max_tokens": 5}},
        "b-n": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "n": 2}},
        "b-url": {"url": "/v1/embeddings", "body": {"input": "x"}},
        "b-image": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": [{"type": "image_url", "image_url": {"url": "x"}}]}]}}}
@@ -38,7 +38,7 @@ EOF
 "$RUN_SAN" "$QA" --batch "$TMP/openai.jsonl" -o "$TMP/openai-out.jsonl" -t 2 --parallel 4 2>"$TMP/openai.err"
 rc=$?
 "$RUN_OPT" "$QA" --batch "$TMP/tessera.jsonl" -o "$TMP/tessera-out.jsonl" -t 2 --parallel 1 --quiet
-check "an OpenAI Batch file with 6 failing lines: exit 2, one output line per request" \
+check "an OpenAI Batch file with 5 failing lines: exit 2, one output line per request" \
     bash -c "[ $rc -eq 2 ] && [ \$(wc -l <'$TMP/openai-out.jsonl') -eq 20 ]"
 check "output lines have OpenAI's shape; chat answers equal the same requests as tessera lines (greedy and seeded)" \
     python3 - "$TMP/openai-out.jsonl" "$TMP/tessera-out.jsonl" <<'EOF'
@@ -78,14 +78,26 @@ for cid, path in (("c-text", sys.argv[2]), ("c-ids", sys.argv[3])):
     ok &= body["choices"][0]["text"] == open(path).read().rstrip("\n")
 sys.exit(0 if ok else 1)
 EOF
-check "tools, response_format, logprobs, n > 1, another endpoint and image parts fail their line by name (status 400)" \
+check "tools, response_format, n > 1, another endpoint and image parts fail their line by name (status 400)" \
     python3 - "$TMP/openai-out.jsonl" <<'EOF'
 import json, sys
 out = {o["custom_id"]: o for o in map(json.loads, open(sys.argv[1]))}
-want = {"b-tools": '"tools" is not supported', "b-format": '"response_format" is not supported', "b-logprobs": '"logprobs"',
+want = {"b-tools": '"tools" is not supported', "b-format": '"response_format" is not supported',
         "b-n": '"n" must be 1', "b-url": "/v1/embeddings is not served", "b-image": "only text content parts"}
 ok = all(out[c]["response"]["status_code"] == 400 and w in out[c]["response"]["body"]["error"]["message"] and
          out[c]["response"]["body"]["error"]["type"] == "invalid_request_error" for c, w in want.items())
+sys.exit(0 if ok else 1)
+EOF
+check "logprobs: one entry per answer token, their texts joined are the answer, 3 alternatives each, most likely first" \
+    python3 - "$TMP/openai-out.jsonl" <<'EOF'
+import json, sys
+ch = {o["custom_id"]: o for o in map(json.loads, open(sys.argv[1]))}["b-logprobs"]["response"]["body"]["choices"][0]
+lp = ch["logprobs"]["content"]
+ok = len(lp) > 0 and "".join(t["token"] for t in lp).startswith(ch["message"]["content"])
+for t in lp:
+    tops = [a["logprob"] for a in t["top_logprobs"]]
+    ok &= len(tops) == 3 and tops == sorted(tops, reverse=True) and t["logprob"] <= 0 and tops[0] >= t["logprob"] - 1e-6
+    ok &= bytes(t["bytes"]).decode("utf-8", "replace") == t["token"]
 sys.exit(0 if ok else 1)
 EOF
 # --resume keyed by custom_id: the first 5 output lines kept (errors among them are redone), the rest

@@ -1,0 +1,237 @@
+/* OpenAI's request bodies and response objects (see openai.h). */
+#include "cli/openai.h"
+#include "core/error.h"
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+static const json_value *given(const json_value *obj, const char *key) {
+    const json_value *v = json_get(obj, key);
+    return v && v->type != JSON_NULL ? v : NULL;
+}
+
+/* A completion's prompt: a string, one string in an array, or token ids. */
+static int parse_completion_prompt(request_fields *f, const json_value *v, ts_error *err) {
+    if (v && v->type == JSON_ARRAY && v->n == 1 && v->items[0].type == JSON_STRING) v = &v->items[0];
+    if (v && v->type == JSON_ARRAY && v->n == 1 && v->items[0].type == JSON_ARRAY) v = &v->items[0];
+    if (v && v->type == JSON_ARRAY) {
+        if (v->n > 0 && v->items[0].type == JSON_STRING)
+            return ts_fail(err, "\"prompt\" holds several prompts: send one per request");
+        return request_parse_tokens(f, v, "prompt", err);
+    }
+    if (!v || v->type != JSON_STRING || strlen(v->str) != v->len)
+        return ts_fail(err, "\"prompt\" must be a string or an array of token ids");
+    if (request_add_message(f, "user", v->str) != 0) return ts_fail(err, "out of memory");
+    f->raw = true;
+    return 0;
+}
+
+int openai_parse_body(const json_value *body, int api, request_fields *f, openai_options *x, ts_error *err) {
+    const json_value *v;
+    memset(x, 0, sizeof *x);
+    x->n = 1;
+    if (!body || body->type != JSON_OBJECT) return ts_fail(err, "the request body must be a JSON object");
+    /* what structured output and tool calls will bring: refused until then, never ignored */
+    static const char *const later[] = { "tools", "tool_choice", "functions", "function_call", "response_format",
+                                         "logit_bias", "audio", "modalities", "prediction", "suffix" };
+    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+        if (given(body, later[i])) return ts_fail(err, "\"%s\" is not supported yet", later[i]);
+    if ((v = given(body, "model"))) {
+        if (v->type != JSON_STRING) return ts_fail(err, "\"model\" must be a string");
+        x->model = v->str;
+    }
+    if ((v = given(body, "n"))) {
+        if (v->type != JSON_NUMBER || !v->is_integer || v->integer < 1 || v->integer > OPENAI_MAX_N)
+            return ts_fail(err, "\"n\" must be a whole number in [1, %d]", OPENAI_MAX_N);
+        x->n = (int)v->integer;
+    }
+    if ((v = given(body, "stream"))) {
+        if (v->type != JSON_BOOL) return ts_fail(err, "\"stream\" must be true or false");
+        x->stream = v->boolean;
+    }
+    if ((v = given(body, "stream_options"))) {
+        if (v->type != JSON_OBJECT) return ts_fail(err, "\"stream_options\" must be an object");
+        const json_value *u = given(v, "include_usage");
+        if (u && u->type != JSON_BOOL) return ts_fail(err, "\"stream_options.include_usage\" must be true or false");
+        x->include_usage = u && u->boolean;
+    }
+    if ((v = given(body, "echo")) && (v->type != JSON_BOOL || v->boolean))
+        return ts_fail(err, "\"echo\" is not supported");
+    if (api == OPENAI_CHAT) {
+        /* logprobs: true/false, top_logprobs: 0..20 alternatives */
+        const json_value *top = given(body, "top_logprobs");
+        if ((v = given(body, "logprobs"))) {
+            if (v->type != JSON_BOOL) return ts_fail(err, "\"logprobs\" must be true or false");
+            if (v->boolean) x->logprobs = 1;
+        }
+        if (top) {
+            if (top->type != JSON_NUMBER || !top->is_integer || top->integer < 0 || top->integer > TS_MAX_TOP_LOGPROBS)
+                return ts_fail(err, "\"top_logprobs\" must be a whole number in [0, %d]", TS_MAX_TOP_LOGPROBS);
+            if (!x->logprobs && top->integer > 0) return ts_fail(err, "\"top_logprobs\" needs \"logprobs\": true");
+            if (x->logprobs) x->logprobs = 1 + (int)top->integer;
+        }
+        if (!given(body, "messages")) return ts_fail(err, "\"messages\" is required");
+        if (request_parse_messages(f, body, NULL, err) != 0) return -1;
+    } else {
+        /* the legacy form: logprobs is the number of alternatives, 0..5 */
+        if ((v = given(body, "logprobs"))) {
+            if (v->type != JSON_NUMBER || !v->is_integer || v->integer < 0 || v->integer > 5)
+                return ts_fail(err, "\"logprobs\" must be a whole number in [0, 5]");
+            x->logprobs = 1 + (int)v->integer;
+        }
+        if (parse_completion_prompt(f, json_get(body, "prompt"), err) != 0) return -1;
+    }
+    return request_parse_settings(f, body, err);
+}
+
+const char *openai_finish_reason(const ts_gen_result *res) {
+    return !strcmp(res->finish_reason, "stop") ? "stop" : "length";
+}
+
+static int put(json_buf *b, const char *s) { return json_buf_put(b, s, strlen(s)); }
+
+static int putf(json_buf *b, const char *fmt, ...) {
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= sizeof tmp ? -1 : json_buf_put(b, tmp, (size_t)n);
+}
+
+int openai_tokens_in_text(const ts_gen_result *res, const ts_model *m) {
+    size_t at = 0;
+    char piece[256];
+    for (int i = 0; i < res->n_generated; i++) {
+        if (at >= res->len + (size_t)res->n_healed) return i;
+        int pl = ts_token_text(m, res->tokens[i], piece, sizeof piece);
+        at += pl > 0 ? (size_t)pl : 0;
+    }
+    return res->n_generated;
+}
+
+/* A token as OpenAI shows it: its text (invalid UTF-8 replaced), its bytes and its logprob. */
+static int put_token(json_buf *b, const ts_model *m, int32_t token, float logprob, bool chat) {
+    char piece[256];
+    int pl = ts_token_text(m, token, piece, sizeof piece);
+    if (pl < 0) pl = 0;
+    int bad = json_buf_put_string(b, piece, (size_t)pl);
+    if (!chat) return bad;
+    bad |= putf(b, ", \"logprob\": %.9g, \"bytes\": [", logprob);
+    for (int i = 0; i < pl; i++) bad |= putf(b, i ? ", %u" : "%u", (unsigned char)piece[i]);
+    return bad | put(b, "]");
+}
+
+/* A choice's logprobs for tokens [from, to): chat's {"content": [...], "refusal": null} or the
+ * legacy {"tokens", "token_logprobs", "top_logprobs", "text_offset"}. */
+static int put_logprobs(json_buf *b, int api, const ts_gen_result *res, int from, int to, const ts_model *m) {
+    int bad = 0;
+    if (api == OPENAI_CHAT) {
+        bad |= put(b, "{\"content\": [");
+        for (int i = from; i < to; i++) {
+            const ts_token_logprob *lp = &res->logprobs[i];
+            bad |= put(b, i > from ? ", {\"token\": " : "{\"token\": ") || put_token(b, m, lp->token, lp->logprob, true) ||
+                   put(b, ", \"top_logprobs\": [");
+            for (int k = 0; k < lp->n_top; k++)
+                bad |= put(b, k ? ", {\"token\": " : "{\"token\": ") ||
+                       put_token(b, m, lp->top_token[k], lp->top_logprob[k], true) || put(b, "}");
+            bad |= put(b, "]}");
+        }
+        return bad | put(b, "], \"refusal\": null}");
+    }
+    char piece[256];
+    size_t offset = 0;
+    for (int i = 0; i < from; i++) {
+        int pl = ts_token_text(m, res->tokens[i], piece, sizeof piece);
+        offset += pl > 0 ? (size_t)pl : 0;
+    }
+    bad |= put(b, "{\"tokens\": [");
+    for (int i = from; i < to; i++) bad |= put(b, i > from ? ", " : "") || put_token(b, m, res->logprobs[i].token, 0, false);
+    bad |= put(b, "], \"token_logprobs\": [");
+    for (int i = from; i < to; i++) bad |= putf(b, i > from ? ", %.9g" : "%.9g", res->logprobs[i].logprob);
+    bad |= put(b, "], \"top_logprobs\": [");
+    for (int i = from; i < to; i++) {
+        const ts_token_logprob *lp = &res->logprobs[i];
+        bad |= put(b, i > from ? ", {" : "{");
+        for (int k = 0; k < lp->n_top; k++)
+            bad |= put(b, k ? ", " : "") || put_token(b, m, lp->top_token[k], 0, false) || putf(b, ": %.9g", lp->top_logprob[k]);
+        bad |= put(b, "}");
+    }
+    bad |= put(b, "], \"text_offset\": [");
+    for (int i = from; i < to; i++) {
+        bad |= putf(b, i > from ? ", %zu" : "%zu", offset);
+        int pl = ts_token_text(m, res->tokens[i], piece, sizeof piece);
+        offset += pl > 0 ? (size_t)pl : 0;
+    }
+    return bad | put(b, "]}");
+}
+
+static int put_head(json_buf *b, int api, const char *id, const char *model, long long created, bool chunk) {
+    const char *object = api == OPENAI_CHAT ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion";
+    return put(b, "{\"id\": ") || json_buf_put_string(b, id, strlen(id)) ||
+           putf(b, ", \"object\": \"%s\", \"created\": %lld, \"model\": ", object, created) ||
+           json_buf_put_string(b, model, strlen(model)) || put(b, ", \"system_fingerprint\": null");
+}
+
+static int put_usage(json_buf *b, const ts_gen_result *const *res, int n) {
+    long completion = 0;
+    for (int i = 0; i < n; i++) completion += res[i]->n_generated;
+    /* the prompt is one prompt, whatever n */
+    return putf(b, "\"usage\": {\"prompt_tokens\": %d, \"completion_tokens\": %ld, \"total_tokens\": %ld, "
+                "\"prompt_tokens_details\": {\"cached_tokens\": %d}}", res[0]->n_prompt, completion,
+                res[0]->n_prompt + completion, res[0]->n_reused);
+}
+
+int openai_put_completion(json_buf *b, int api, const char *id, const char *model, long long created,
+                          const ts_gen_result *const *res, int n, const ts_model *m, bool logprobs) {
+    int bad = put_head(b, api, id, model, created, false) || put(b, ", \"choices\": [");
+    for (int i = 0; i < n; i++) {
+        const ts_gen_result *r = res[i];
+        bad |= put(b, i ? ", " : "");
+        if (api == OPENAI_CHAT)
+            bad |= putf(b, "{\"index\": %d, \"message\": {\"role\": \"assistant\", \"content\": ", i) ||
+                   json_buf_put_string(b, r->text, r->len) || put(b, ", \"refusal\": null}, \"logprobs\": ");
+        else
+            bad |= put(b, "{\"text\": ") || json_buf_put_string(b, r->text, r->len) ||
+                   putf(b, ", \"index\": %d, \"logprobs\": ", i);
+        if (logprobs && r->logprobs) bad |= put_logprobs(b, api, r, 0, openai_tokens_in_text(r, m), m);
+        else bad |= put(b, "null");
+        bad |= putf(b, ", \"finish_reason\": \"%s\"}", openai_finish_reason(r));
+    }
+    bad |= put(b, "], ") || put_usage(b, res, n) || put(b, "}");
+    return bad ? -1 : 0;
+}
+
+int openai_put_chunk(json_buf *b, int api, const char *id, const char *model, long long created, int index,
+                     bool first, const char *text, size_t len, const char *finish, const ts_gen_result *res,
+                     int lp_from, int lp_to, const ts_model *m) {
+    int bad = put_head(b, api, id, model, created, true) || putf(b, ", \"choices\": [{\"index\": %d, ", index);
+    if (api == OPENAI_CHAT) {
+        bad |= put(b, "\"delta\": {");
+        if (first) bad |= put(b, "\"role\": \"assistant\"");
+        if (len || (first && !finish)) bad |= put(b, first ? ", \"content\": " : "\"content\": ") || json_buf_put_string(b, text, len);
+        bad |= put(b, "}, ");
+    } else {
+        bad |= put(b, "\"text\": ") || json_buf_put_string(b, text, len) || put(b, ", ");
+    }
+    bad |= put(b, "\"logprobs\": ");
+    if (res && res->logprobs && lp_to > lp_from) bad |= put_logprobs(b, api, res, lp_from, lp_to, m);
+    else bad |= put(b, "null");
+    bad |= put(b, ", \"finish_reason\": ");
+    bad |= finish ? putf(b, "\"%s\"", finish) : put(b, "null");
+    bad |= put(b, "}]}");
+    return bad ? -1 : 0;
+}
+
+int openai_put_usage_chunk(json_buf *b, int api, const char *id, const char *model, long long created,
+                           const ts_gen_result *const *res, int n) {
+    return put_head(b, api, id, model, created, true) || put(b, ", \"choices\": [], ") || put_usage(b, res, n) ||
+           put(b, "}") ? -1 : 0;
+}
+
+int openai_put_error(json_buf *b, const char *message, const char *type, const char *code) {
+    int bad = put(b, "{\"error\": {\"message\": ") || json_buf_put_string(b, message, strlen(message)) ||
+              putf(b, ", \"type\": \"%s\", \"param\": null, \"code\": ", type);
+    bad |= code ? putf(b, "\"%s\"", code) : put(b, "null");
+    return bad || put(b, "}}") ? -1 : 0;
+}

@@ -1,0 +1,47 @@
+/* OpenAI's API shapes: a /v1/chat/completions or /v1/completions request body read into a request
+ * (what the engine cannot do yet refused by name, never ignored), and the response objects written
+ * back: whole completions, streamed chunks, errors. Used by the server and by OpenAI Batch lines. */
+#ifndef TS_CLI_OPENAI_H
+#define TS_CLI_OPENAI_H
+#include "tessera.h"
+#include "cli/request.h"
+#include "io/json.h"
+
+enum { OPENAI_CHAT = 1, OPENAI_COMPLETIONS = 2 };
+#define OPENAI_MAX_N 16
+
+/* What a body asks for besides the request fields. */
+typedef struct openai_options {
+    const char *model;              /* "model", or NULL */
+    int n;                          /* choices (1..OPENAI_MAX_N) */
+    bool stream, include_usage;     /* stream; stream_options.include_usage */
+    int logprobs;                   /* 0: none; 1 + k: each token's, with k alternatives */
+} openai_options;
+
+/* Reads body (an object) for endpoint api into f (whose settings hold the defaults) and x. -1
+ * (err) on a wrong type or value, naming the key, and on what is not supported (tools,
+ * response_format, ...). */
+int  openai_parse_body(const json_value *body, int api, request_fields *f, openai_options *x, ts_error *err);
+
+/* "stop" or "length" (an answer cut by max_tokens or the context). */
+const char *openai_finish_reason(const ts_gen_result *res);
+
+/* The response of a whole completion: {"id", "object", "created", "model", "choices": [...],
+ * "usage"}. Choice i is res[i]; logprobs: put each choice's (m names the tokens). */
+int  openai_put_completion(json_buf *b, int api, const char *id, const char *model, long long created,
+                           const ts_gen_result *const *res, int n, const ts_model *m, bool logprobs);
+/* One chunk of a stream (the JSON object, without "data: "): choice index's delta text (first:
+ * the chat delta carries the role), its logprobs for tokens [lp_from, lp_to) of res when res is
+ * given, and its finish reason when finish is given. */
+int  openai_put_chunk(json_buf *b, int api, const char *id, const char *model, long long created, int index,
+                      bool first, const char *text, size_t len, const char *finish, const ts_gen_result *res,
+                      int lp_from, int lp_to, const ts_model *m);
+/* The usage chunk that ends a stream with include_usage: empty choices. */
+int  openai_put_usage_chunk(json_buf *b, int api, const char *id, const char *model, long long created,
+                            const ts_gen_result *const *res, int n);
+/* {"error": {"message", "type", "param", "code"}} */
+int  openai_put_error(json_buf *b, const char *message, const char *type, const char *code);
+/* How many of res's tokens made its text (a stop string's tokens are generated, then cut). */
+int  openai_tokens_in_text(const ts_gen_result *res, const ts_model *m);
+
+#endif
