@@ -6,6 +6,7 @@
 #include "cli/chat.h"
 #include "cli/options.h"
 #include "cli/progress.h"
+#include "cli/server.h"
 #include "cli/shard.h"
 #include "cli/prompt.h"
 #include "cli/stats.h"
@@ -24,6 +25,8 @@
  * look at it. The one piece of mutable global state, and main's. */
 static volatile sig_atomic_t interrupted;
 static void on_interrupt(int sig) { (void)sig; interrupted = 1; }
+/* The server's stop: the first SIGTERM or SIGINT drains, the second cancels (counted). */
+static void on_stop(int sig) { (void)sig; if (interrupted < 2) interrupted++; }
 
 /* "1,2,3" -> ids. */
 static int parse_token_list(const char *csv, int32_t **out, int *n) {
@@ -226,6 +229,43 @@ static int resolve_shard(cli_options *o, char **output) {
     return 0;
 }
 
+/* `run serve MODEL`: the options handed to the server, which loads the model itself (answering
+ * /health with 503 meanwhile). */
+static int serve(const cli_options *o, const template_setup *tpl) {
+    char key[512];
+    const char *api_key = o->api_key;
+    if (o->api_key_file) {
+        FILE *f = fopen(o->api_key_file, "r");
+        if (!f) { fprintf(stderr, "error: %s: cannot open: %s\n", o->api_key_file, strerror(errno)); return 1; }
+        bool got = fgets(key, sizeof key, f) != NULL;
+        fclose(f);
+        key[got ? strcspn(key, "\r\n") : 0] = 0;
+        if (!key[0]) { fprintf(stderr, "error: %s: no key on its first line\n", o->api_key_file); return 1; }
+        api_key = key;
+    }
+    if (api_key && !*api_key) { fprintf(stderr, "error: --api-key is empty\n"); return 1; }
+    /* the model's name: its file or folder name */
+    char id[256];
+    snprintf(id, sizeof id, "%s", o->model_path);
+    size_t n = strlen(id);
+    while (n > 1 && id[n - 1] == '/') id[--n] = 0;
+    const char *base = strrchr(id, '/');
+    base = base && base[1] ? base + 1 : id;
+    server_options so = { .model_path = o->model_path, .model_id = base, .host = o->host, .port = o->port,
+                          .api_key = api_key, .n_parallel = o->n_parallel, .n_ctx = o->n_ctx, .n_threads = o->n_threads,
+                          .max_connections = o->max_connections, .max_queue = o->max_queue, .timeout = o->timeout,
+                          .max_tokens = o->n_predict_given ? o->n_predict : -1, .sampling = o->sampling, .heal = o->heal,
+                          .verbose = o->verbose, .quiet = o->quiet, .chat = &tpl->opt, .stop = &interrupted,
+                          .load = { .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant,
+                                    .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v, .mmap = o->mmap } };
+    struct sigaction sa = { .sa_handler = on_stop };
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    return run_server(&so);
+}
+
 static int run(int argc, char **argv) {
     cli_options o;
     int prc = options_parse(argc, argv, &o);
@@ -238,6 +278,11 @@ static int run(int argc, char **argv) {
         int rrc = template_render(&o, &tpl);
         template_setup_free(&tpl);
         return rrc;
+    }
+    if (o.serve) {
+        int src = serve(&o, &tpl);
+        template_setup_free(&tpl);
+        return src;
     }
 
     ts_error err = {{0}};

@@ -24,6 +24,7 @@ void options_usage(FILE *f) {
     char sets[128];
     fprintf(f,
         "usage: run MODEL [PROMPT] [options]      (or: run -m MODEL [options])\n"
+        "       run serve MODEL [options]         an OpenAI-compatible HTTP server (see below)\n"
         "  MODEL is a GGUF file or a Hugging Face model folder (config.json + safetensors).\n"
         "  With no prompt on a terminal: an interactive chat (/help inside). With no prompt and\n"
         "  stdin not a terminal: the prompt is read from stdin.\n"
@@ -127,6 +128,24 @@ void options_usage(FILE *f) {
         "                          or a Kubernetes indexed Job (JOB_COMPLETION_INDEX, with --shards N).\n"
         "                          Exit 0 only when the shard is complete. Merge: sort -t: -k2,2n -s\n"
         "  --shards N              the shard count for JOB_COMPLETION_INDEX (the Job's completions)\n"
+        "\n"
+        "serving (run serve MODEL): the OpenAI API over HTTP: POST /v1/chat/completions and\n"
+        "  /v1/completions (stream, n, stop, logprobs, seed, ...), GET /v1/models, /health (503 while\n"
+        "  loading), /metrics (Prometheus). Requests share the decode steps of --parallel slots; a chat's\n"
+        "  next turn reuses its earlier turns' cache. -n, --temp and the other sampling options are the\n"
+        "  defaults of what a request leaves out. SIGTERM or Ctrl-C: finish the running requests, exit 0\n"
+        "  --host ADDR             the address to listen on (default 127.0.0.1; another one without\n"
+        "                          an API key is warned about)\n"
+        "  --port N                the port (default 8080; 0: any free one; the line \"listening on\n"
+        "                          http://HOST:PORT\" on stdout says which)\n"
+        "  --api-key KEY           require \"Authorization: Bearer KEY\" (all but /health)\n"
+        "  --api-key-file FILE     the key from a file (its first line), kept out of the process list\n"
+        "  -np, --parallel N       requests answered at once (default as for --batch)\n"
+        "  --max-connections N     open connections at most (default 1024); past it the longest-idle\n"
+        "                          connection is closed to make room\n"
+        "  --queue N               requests waiting for a slot at most (default 64); more get 429\n"
+        "  --timeout S             seconds for a request to arrive whole, for an idle connection and for\n"
+        "                          a reader that stopped reading (default 30)\n"
         "\n"
         "known-answer checks:\n"
         "  --check FILE.jsonl      cases {\"id\", \"prompt\" | \"messages\" | \"system\"+\"user\", \"expected\",\n"
@@ -262,7 +281,14 @@ int options_parse(int argc, char **argv, cli_options *o) {
     bool prompt_positional = false;
     o->n_predict = 256;
     o->sampling = ts_sampler_default_params();
+    o->host = "127.0.0.1";
+    o->port = 8080;
+    o->max_connections = 1024;
+    o->max_queue = 64;
+    o->timeout = 30;
     int positional = 0;
+    /* `run serve MODEL ...` (a file or folder named "serve" is given as ./serve) */
+    if (argc > 1 && !strcmp(argv[1], "serve")) { o->serve = true; argv++; argc--; }
     bool options_done = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -398,6 +424,14 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "--tools", NULL, NULL)) { VALUE(); o->tools = val; }
         else if (is(name, "--date", NULL, NULL)) { VALUE(); o->date = val; }
         else if (is(name, "--render", NULL, NULL)) { VALUE(); o->render = val; }
+        else if (is(name, "--serve", NULL, NULL)) { FLAG(); o->serve = true; }
+        else if (is(name, "--host", NULL, NULL)) { VALUE(); o->host = val; }
+        else if (is(name, "--port", NULL, NULL)) { VALUE(); if (parse_int(name, val, 0, 65535, &o->port)) return -1; }
+        else if (is(name, "--api-key", NULL, NULL)) { VALUE(); o->api_key = val; }
+        else if (is(name, "--api-key-file", NULL, NULL)) { VALUE(); o->api_key_file = val; }
+        else if (is(name, "--max-connections", NULL, NULL)) { VALUE(); if (parse_int(name, val, 1, 1 << 20, &o->max_connections)) return -1; }
+        else if (is(name, "--queue", NULL, NULL)) { VALUE(); if (parse_int(name, val, 0, 1 << 20, &o->max_queue)) return -1; }
+        else if (is(name, "--timeout", NULL, NULL)) { VALUE(); if (parse_int(name, val, 1, 86400, &o->timeout)) return -1; }
         else {
             bool takes_value, optional;
             if (!is_ignored_llama_option(name, &takes_value, &optional)) {
@@ -459,8 +493,20 @@ int options_parse(int argc, char **argv, cli_options *o) {
     if (o->resume && !o->output_path) { fprintf(stderr, "error: --resume needs -o FILE (the answers so far)\n"); return -1; }
     if (o->wait_lock && !o->output_path) { fprintf(stderr, "error: --wait-lock needs -o FILE\n"); return -1; }
     if (o->match && !o->check_path) { fprintf(stderr, "error: --match goes with --check\n"); return -1; }
-    if (o->n_parallel && !o->batch_path && !o->check_path) {
-        fprintf(stderr, "error: --parallel goes with --batch and --check (the lines answered at once)\n");
+    bool serve_option = o->api_key || o->api_key_file || strcmp(o->host, "127.0.0.1") || o->port != 8080 ||
+                        o->max_connections != 1024 || o->max_queue != 64 || o->timeout != 30;
+    if (serve_option && !o->serve) {
+        fprintf(stderr, "error: --host, --port, --api-key(-file), --max-connections, --queue and --timeout go with `run serve MODEL`\n");
+        return -1;
+    }
+    if (o->serve && (prompt_given || o->batch_path || o->check_path || o->verify || o->tokenize_only || o->interactive ||
+                     o->dump_logits || o->render)) {
+        fprintf(stderr, "error: `run serve MODEL` takes its prompts from HTTP requests: no prompt and no other mode\n");
+        return -1;
+    }
+    if (o->api_key && o->api_key_file) { fprintf(stderr, "error: give the API key one way: --api-key or --api-key-file\n"); return -1; }
+    if (o->n_parallel && !o->batch_path && !o->check_path && !o->serve) {
+        fprintf(stderr, "error: --parallel goes with --batch, --check and serve (the requests answered at once)\n");
         return -1;
     }
     if ((o->batch_path || o->check_path) && (prompt_given || o->dump_logits || o->n_stop)) {

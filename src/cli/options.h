@@ -53,6 +53,12 @@ typedef struct cli_options {
     const char *date;            /* --date YYYY-MM-DD */
     const char *render;          /* --render CONVERSATION.json */
     int cache_type_k, cache_type_v;   /* -ctk/-ctv (--cache-type-k/-v): enum ts_kv_type */
+    bool serve;                  /* `run serve MODEL`: the OpenAI-compatible server */
+    const char *host;            /* --host (serve) */
+    int port;                    /* --port (serve) */
+    const char *api_key;         /* --api-key, or read from --api-key-file */
+    const char *api_key_file;
+    int max_connections, max_queue, timeout;   /* --max-connections, --queue, --timeout (serve) */
 } cli_options;
 
 /* Fills o from argv. Returns 0, 1 when the run is over (--help, --version printed: exit 0), or -1
