@@ -802,6 +802,35 @@ static int regex_seeds(const char *out) {
     return 0;
 }
 
+/* ------------------------------------------------------------------ HTTP requests */
+
+/* fuzz_http: byte 0 picks the split point (odd: also byte by byte), byte 1 the limits (odd: small
+ * ones), then the connection's bytes: requests of every framing, pipelined ones, and refused ones. */
+static int http_seeds(const char *out) {
+    char d[1100];
+    snprintf(d, sizeof d, "%s/http", out);
+    static const struct { const char *name, *text; } s[] = {
+        { "get.bin", "\x81\x02GET /v1/models?limit=2 HTTP/1.1\r\nHost: localhost:8080\r\nAccept: */*\r\n\r\n" },
+        { "post-length.bin", "\x40\x02POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+          "Content-Length: 45\r\nExpect: 100-continue\r\n\r\n{\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}" },
+        { "chunked.bin", "\x93\x01POST /v1/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+          "4;a=b;q=\"x\\\"y\"\r\n{\"a\"\r\n3 ; z\r\n:1}\r\n0\r\nX-Trailer: t\r\nX-Other: 2\r\n\r\n" },
+        { "pipelined.bin", "\x20\x02GET /health HTTP/1.1\r\n\r\nPOST /v1/embeddings HTTP/1.1\r\nContent-Length: 2\r\n"
+          "Connection: close\r\n\r\n{}\r\nGET / HTTP/1.0\nConnection: keep-alive\n\n" },
+        { "leading-lf.bin", "\x05\x01\r\n\nOPTIONS * HTTP/1.1\nHost: a\n\n" },
+        { "te-and-length.bin", "\x60\x02POST / HTTP/1.1\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n" },
+        { "te-gzip.bin", "\x60\x02POST / HTTP/1.1\r\nTransfer-Encoding: gzip, chunked\r\n\r\n" },
+        { "obs-fold.bin", "\x31\x02GET / HTTP/1.1\r\nX-A: a\r\n b\r\nHost : x\r\n\r\n" },
+        { "bare-cr.bin", "\x11\x02GET /\r HTTP/1.1\r\n\r\n" },
+        { "huge-length.bin", "\x70\x01POST / HTTP/1.1\r\nContent-Length: 1073741824\r\n\r\nxx" },
+        { "chunk-overflow.bin", "\x51\x02POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff1\r\nx\r\n" },
+        { "version.bin", "\x07\x02GET / HTTP/2.0\r\n\r\n" },
+        { "many-headers.bin", "\x99\x01GET / HTTP/1.1\r\nA: 1\r\nB: 2\r\nC: 3\r\nD: 4\r\nE: 5\r\nF: 6\r\nG: 7\r\n\r\n" },
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) save_s(d, s[i].name, s[i].text);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ hand-made GGUF regressions */
 
 /* A GGUF header: magic, version 3, counts. */
@@ -886,7 +915,7 @@ int main(int argc, char **argv) {
         const char *out = argv[2];
         make_bpe_tokens();
         int rc = gguf_seeds(out) | safetensors_seeds(out) | json_seeds(out) | tokenizer_seeds(out) |
-                 chat_seeds(out, argv[3]) | q4nx_seeds(out) | regex_seeds(out);
+                 chat_seeds(out, argv[3]) | q4nx_seeds(out) | regex_seeds(out) | http_seeds(out);
         return rc ? 1 : 0;
     }
     if (argc == 3 && !strcmp(argv[1], "regress")) return regress_cases(argv[2]);

@@ -878,7 +878,8 @@ int run_server(const server_options *o) {
     rc = 0;
     if (!o->quiet) fprintf(stderr, "stopped\n");
 done:
-    if (thread) pthread_join(th, NULL);
+    /* a loader still reading (stopped while loading) is left to the process's exit */
+    if (thread) { (void)th; ld.m = NULL; ld.s = NULL; }
     for (int i = 0; sv.conns && i < sv.cap_conns; i++) conn_close(&sv, i);
     while (sv.queue_head) { job *j = sv.queue_head; queue_remove(&sv, j); job_free(j); }
     if (sv.listen_fd >= 0) close(sv.listen_fd);

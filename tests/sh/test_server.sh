@@ -1,0 +1,187 @@
+# `run serve MODEL` (issue 33): the OpenAI-compatible server on an ephemeral loopback port, driven
+# by the official `openai` npm package (TS_NODE_MODULES: a node_modules folder holding it; .ci/run
+# installs it) and by curl for the raw framing. At temperature 0 its answers equal `./run MODEL
+# "same question"`, byte for byte.
+cd "$(dirname "$0")/../.." || exit 1
+. tests/sh/lib.sh
+QA="$FIX/qa-llama/qa-llama-q8_0.gguf"
+SERVER_PID=
+stop_server() { [ -n "$SERVER_PID" ] && { kill -KILL "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; }; SERVER_PID=; }
+trap 'stop_server; rm -rf "$TMP"' EXIT
+
+# start_server NAME ARGS...: starts the server in the background (stdout NAME.out, stderr NAME.err),
+# waits for its "listening on" line and sets PORT and SERVER_PID
+start_server() {
+    local name=$1; shift
+    "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    SERVER_PID=$!
+    PORT=
+    for _ in $(seq 1 200); do
+        PORT=$(sed -n 's|^listening on http://.*:\([0-9]*\)$|\1|p' "$TMP/$name.out")
+        [ -n "$PORT" ] && return 0
+        kill -0 "$SERVER_PID" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
+# wait_ready: /health answers 200 (the model is loaded)
+wait_ready() {
+    for _ in $(seq 1 600); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/health")" = 200 ] && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# the questions and ./run's answers to them (greedy, 24 tokens)
+python3 - "$FIX/qa-llama/eval-dev.jsonl" >"$TMP/questions.jsonl" <<'EOF'
+import json, sys
+for i, l in enumerate(open(sys.argv[1])):
+    if i < 6: print(l.strip())
+EOF
+python3 - "$TMP/questions.jsonl" "$RUN_OPT" "$QA" >"$TMP/cases.json" <<'EOF'
+import json, subprocess, sys
+cases = []
+for l in open(sys.argv[1]):
+    q = json.loads(l)
+    out = subprocess.run([sys.argv[2], sys.argv[3], q["user"], "--system", q["system"], "--temp", "0", "-n", "24", "--quiet", "-t", "2"],
+                         capture_output=True, check=True).stdout.decode()
+    assert out.endswith("\n")
+    cases.append({"system": q["system"], "user": q["user"], "expected": out[:-1]})
+print(json.dumps(cases))
+EOF
+# and a completion without the template
+"$RUN_OPT" "$QA" "Once upon" --raw -n 5 --temp 0 --quiet --no-display-prompt -t 2 >"$TMP/raw.txt"
+python3 -c "import json, sys; print(json.dumps({'prompt': 'Once upon', 'expected': open(sys.argv[1]).read()[:-1]}))" "$TMP/raw.txt" >"$TMP/raw.json"
+
+start_server main "$RUN_SAN" serve "$QA" --port 0 -t 2 -np 4 --timeout 3
+check "serve --port 0 prints the port it listens on (loopback)" [ -n "$PORT" ]
+check "/health answers 200 once the model is loaded" wait_ready
+B="http://127.0.0.1:$PORT"
+
+if [ -n "${TS_NODE_MODULES:-}" ] && [ -d "$TS_NODE_MODULES/openai" ] && command -v node >/dev/null; then
+    mkdir -p "$TMP/client"
+    cp tests/server/openai_client.mjs "$TMP/client/"
+    ln -s "$TS_NODE_MODULES" "$TMP/client/node_modules"
+    node "$TMP/client/openai_client.mjs" "$B" "$TMP/cases.json" "$TMP/raw.json"
+else
+    echo "note: the openai npm package checks are skipped (set TS_NODE_MODULES to a node_modules folder holding openai; .ci/run does)"
+fi
+
+# the raw framing of a stream, with curl: HTTP/1.1 chunked, text/event-stream, "data: " events with
+# a blank line after each, the last one "data: [DONE]"
+Q=$(python3 -c "import json; c = json.load(open('$TMP/cases.json'))[0]; print(json.dumps({'messages': [{'role': 'system', 'content': c['system']}, {'role': 'user', 'content': c['user']}], 'temperature': 0, 'max_tokens': 24, 'stream': True}))")
+curl -s -N -D "$TMP/sse.head" --raw -H 'Content-Type: application/json' -d "$Q" "$B/v1/chat/completions" >"$TMP/sse.raw"
+curl -s -N -H 'Content-Type: application/json' -d "$Q" "$B/v1/chat/completions" >"$TMP/sse.txt"
+check "a stream's head: 200, Content-Type text/event-stream, Transfer-Encoding chunked" \
+    bash -c "grep -q '^HTTP/1.1 200' '$TMP/sse.head' && grep -qi '^content-type: text/event-stream' '$TMP/sse.head' && grep -qi '^transfer-encoding: chunked' '$TMP/sse.head'"
+check "SSE framing: every event is one 'data: ' line and a blank line, the last 'data: [DONE]'; the deltas equal ./run's answer" \
+    python3 - "$TMP/sse.txt" "$TMP/cases.json" <<'EOF'
+import json, sys
+raw = open(sys.argv[1], encoding="utf-8").read()
+want = json.load(open(sys.argv[2]))[0]["expected"]
+assert raw.endswith("\n\n"), "ends with a blank line"
+events = raw[:-2].split("\n\n")
+assert all(e.startswith("data: ") and "\n" not in e for e in events), "one data line per event"
+assert events[-1] == "data: [DONE]", events[-1]
+text = "".join(c["delta"].get("content", "") for e in events[:-1] for c in json.loads(e[6:])["choices"])
+assert text == want, (text, want)
+finishes = [c["finish_reason"] for e in events[:-1] for c in json.loads(e[6:])["choices"] if c["finish_reason"]]
+assert len(finishes) == 1
+EOF
+check "the chunked body: each chunk's size matches its bytes, a last 0-size chunk, the events end with [DONE]" \
+    python3 - "$TMP/sse.raw" <<'EOF'
+import sys
+raw = open(sys.argv[1], "rb").read()
+out, i = b"", 0
+while True:
+    j = raw.index(b"\r\n", i)
+    n = int(raw[i:j], 16)
+    if n == 0:
+        assert raw[j:] == b"\r\n\r\n", raw[j:]
+        break
+    out += raw[j + 2:j + 2 + n]
+    assert raw[j + 2 + n:j + 4 + n] == b"\r\n"
+    i = j + 4 + n
+sys.exit(0 if out.startswith(b"data: {") and out.endswith(b"\n\ndata: [DONE]\n\n") else 1)
+EOF
+
+# a chat's next turn reuses its earlier turns' cache (cached_tokens)
+python3 - "$B" "$TMP/cases.json" >"$TMP/turns.txt" <<'EOF'
+import json, sys, urllib.request
+base, c = sys.argv[1], json.load(open(sys.argv[2]))[1]
+def post(body):
+    rq = urllib.request.Request(base + "/v1/chat/completions", json.dumps(body).encode(), {"Content-Type": "application/json"})
+    return json.load(urllib.request.urlopen(rq))
+msgs = [{"role": "system", "content": c["system"]}, {"role": "user", "content": c["user"]}]
+a = post({"messages": msgs, "temperature": 0, "max_tokens": 24})
+msgs += [{"role": "assistant", "content": a["choices"][0]["message"]["content"]}, {"role": "user", "content": "And again?"}]
+b = post({"messages": msgs, "temperature": 0, "max_tokens": 4})
+print(a["usage"]["prompt_tokens"], b["usage"]["prompt_tokens"], b["usage"]["prompt_tokens_details"]["cached_tokens"])
+EOF
+read -r p1 p2 cached <"$TMP/turns.txt"
+check "a conversation's second turn reuses the first turn's cache (cached $cached of $p2 prompt tokens, first turn $p1)" \
+    bash -c "[ '${cached:-0}' -ge '${p1:-1}' ] && [ '${cached:-0}' -lt '${p2:-0}' ]"
+
+# errors: OpenAI-shaped bodies with the right status
+code() { curl -s -o "$TMP/body.json" -w '%{http_code}' "$@"; }
+check "bad JSON: 400 with an error object" bash -c "[ \"\$(curl -s -o '$TMP/b1' -w '%{http_code}' -d '{\"messages\": [' '$B/v1/chat/completions')\" = 400 ] && grep -q '\"invalid_request_error\"' '$TMP/b1'"
+check "a wrong type: 400 naming the field" bash -c "[ \"\$(curl -s -o '$TMP/b2' -w '%{http_code}' -d '{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"max_tokens\": \"ten\"}' '$B/v1/chat/completions')\" = 400 ] && grep -q max_tokens '$TMP/b2'"
+check "tools are refused until they are supported: 400 naming them" bash -c "[ \"\$(curl -s -o '$TMP/b3' -w '%{http_code}' -d '{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"tools\": []}' '$B/v1/chat/completions')\" = 400 ] && grep -q 'tools' '$TMP/b3'"
+check "an unknown path: 404; GET on a completion endpoint: 405" bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' '$B/v2/x')\" = 404 ] && [ \"\$(curl -s -o /dev/null -w '%{http_code}' '$B/v1/chat/completions')\" = 405 ]"
+check "a prompt longer than the context: 400 saying so" bash -c "python3 -c 'import json; print(json.dumps({\"prompt\": \"word \" * 3000}))' | curl -s -o '$TMP/b4' -w '%{http_code}' -d @- '$B/v1/completions' | grep -q 400 && grep -q 'context' '$TMP/b4'"
+check "unknown fields are ignored, as OpenAI's API does" bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' -d '{\"prompt\": \"a\", \"max_tokens\": 1, \"frobnicate\": 3}' '$B/v1/completions')\" = 200 ]"
+
+# /metrics: Prometheus text with the counters
+curl -s "$B/metrics" >"$TMP/metrics.txt"
+check "/metrics: Prometheus text (requests, tokens, queue, tokens/s)" bash -c "grep -q '^# TYPE tessera_requests_total counter' '$TMP/metrics.txt' && grep -Eq '^tessera_generated_tokens_total [1-9]' '$TMP/metrics.txt' && grep -q '^tessera_queue_length 0' '$TMP/metrics.txt' && grep -q '^tessera_tokens_per_second ' '$TMP/metrics.txt'"
+check "one log line per request on stderr (method, path, status, tokens, ms), no prompt text" \
+    bash -c "grep -Eq '^127.0.0.1 POST /v1/chat/completions 200 prompt [0-9]+ \\(cached [0-9]+\\) generated [0-9]+ [0-9]+ ms$' '$TMP/main.err' && ! grep -q 'Sorrel' '$TMP/main.err'"
+
+# SIGTERM: a running request finishes, then the process exits 0
+python3 - "$B" >"$TMP/term.txt" 2>&1 <<'EOF' &
+import json, sys, urllib.request
+rq = urllib.request.Request(sys.argv[1] + "/v1/completions", json.dumps({"prompt": "Once", "max_tokens": 120, "ignore_eos": True, "temperature": 0}).encode())
+r = json.load(urllib.request.urlopen(rq))
+print(r["choices"][0]["finish_reason"], r["usage"]["completion_tokens"])
+EOF
+CLIENT=$!
+sleep 0.3
+kill -TERM "$SERVER_PID"
+wait "$CLIENT"
+wait "$SERVER_PID"
+rc=$?
+SERVER_PID=
+check "SIGTERM: the running request is answered in full (length 120), then exit 0 (rc $rc: $(cat "$TMP/term.txt"))" \
+    bash -c "[ $rc -eq 0 ] && grep -q '^length 120$' '$TMP/term.txt'"
+
+# an API key: 401 without it (an OpenAI error body), 200 with it; /health needs none
+echo "sekrit-key" >"$TMP/key.txt"
+start_server key "$RUN_OPT" serve "$QA" --port 0 -t 2 --api-key-file "$TMP/key.txt"
+wait_ready
+B="http://127.0.0.1:$PORT"
+check "--api-key-file: 401 without the key, 401 with a wrong one, 200 with it; /health open" bash -c "
+    [ \"\$(curl -s -o '$TMP/k1' -w '%{http_code}' '$B/v1/models')\" = 401 ] && grep -q invalid_api_key '$TMP/k1' &&
+    [ \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer sekrit-kez' '$B/v1/models')\" = 401 ] &&
+    [ \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer sekrit-key' '$B/v1/models')\" = 200 ] &&
+    [ \"\$(curl -s -o /dev/null -w '%{http_code}' '$B/health')\" = 200 ]"
+stop_server
+
+# /health is 503 while the model loads: its tokenizer is a FIFO nobody writes yet, so the load waits
+mkfifo "$TMP/slow.json"
+start_server slow "$RUN_OPT" serve "$QA" --tokenizer "$TMP/slow.json" --port 0 -t 2
+check "/health: 503 while the model loads (with a Retry-After), a completion too" bash -c "
+    [ \"\$(curl -s -o /dev/null -w '%{http_code}' 'http://127.0.0.1:$PORT/health')\" = 503 ] &&
+    [ \"\$(curl -s -o '$TMP/l1' -w '%{http_code}' -d '{\"prompt\": \"a\"}' 'http://127.0.0.1:$PORT/v1/completions')\" = 503 ] && grep -q 'Loading' '$TMP/l1'"
+echo "not a tokenizer" >"$TMP/slow.json"
+wait "$SERVER_PID"
+rc=$?
+SERVER_PID=
+check "a model that fails to load: exit 1 with an error line naming the file" bash -c "[ $rc -eq 1 ] && grep -q '^error: .*slow.json' '$TMP/slow.err'"
+
+# a non-loopback address without a key is warned about
+start_server open "$RUN_OPT" serve "$QA" --host 0.0.0.0 --port 0 -t 2
+stop_server
+check "--host 0.0.0.0 without an API key: a warning" grep -q 'warning: listening on 0.0.0.0 without an API key' "$TMP/open.err"
+expect_error "server options without serve are refused" "go with \`run serve MODEL\`" "$RUN_OPT" "$QA" "hi" --port 9
+expect_error "serve takes no prompt" "no prompt" "$RUN_OPT" serve "$QA" "hi"
