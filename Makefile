@@ -54,6 +54,11 @@ build/san/tests/test_shard: tests/unit/test_shard.c src/cli/shard.c build/san/li
 	@mkdir -p $(dir $@)
 	$(CC) $(CSTD) $(WARN) $(INC) -Itests/unit $(SAN) $< src/cli/shard.c build/san/libtessera.a $(LIBS) -o $@
 
+# so does the OpenAI request body reader's test
+build/san/tests/test_openai_request: tests/unit/test_openai_request.c src/cli/openai.c src/cli/request.c build/san/libtessera.a $(UNIT_HDR) $(HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(WARN) $(INC) -Itests/unit $(SAN) $< src/cli/openai.c src/cli/request.c build/san/libtessera.a $(LIBS) -o $@
+
 san: build/san/run $(UNIT_BIN)
 
 # Both builds are tested: the sanitizer build runs every test; the -O3 ./run also runs the shell
@@ -112,6 +117,10 @@ build/fuzz/libtessera.a: $(FUZZ_OBJ)
 
 build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h build/fuzz/libtessera.a $(HDR)
 	$(FUZZ_CC) $(CSTD) $(WARN) $(INC) $(FUZZ_SAN) -fsanitize=fuzzer $< build/fuzz/libtessera.a $(LIBS) -o $@
+
+# the OpenAI body reader lives in src/cli (linked into ./run, not the library): its harness compiles it
+build/fuzz/fuzz_openai_request: tests/fuzz/fuzz_openai_request.c tests/fuzz/fuzz_common.h src/cli/openai.c src/cli/request.c build/fuzz/libtessera.a $(HDR)
+	$(FUZZ_CC) $(CSTD) $(WARN) $(INC) $(FUZZ_SAN) -fsanitize=fuzzer $< src/cli/openai.c src/cli/request.c build/fuzz/libtessera.a $(LIBS) -o $@
 
 build/fuzz/make_fuzz_corpus: tools/make_fuzz_corpus.c build/opt/libtessera.a $(HDR)
 	@mkdir -p $(dir $@)

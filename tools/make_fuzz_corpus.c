@@ -831,6 +831,55 @@ static int http_seeds(const char *out) {
     return 0;
 }
 
+/* ------------------------------------------------------------------ OpenAI request bodies */
+
+/* fuzz_openai_request: byte 0 picks the endpoint ('b', even: /v1/chat/completions; 'a', odd:
+ * /v1/completions), the rest is the JSON body: chat bodies with every field the reader knows, text
+ * parts, stop arrays, logprobs, nulls; completions with each prompt form; refused ones (tools,
+ * response_format, images, several prompts, wrong types, 17 stop strings). */
+static int openai_request_seeds(const char *out) {
+    char d[1100];
+    snprintf(d, sizeof d, "%s/openai_request", out);
+    static const struct { const char *name, *text; } s[] = {
+        { "chat-minimal.bin", "b{\"model\":\"m\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}" },
+        { "chat-full.bin", "b{\"model\":\"tiny\",\"messages\":[{\"role\":\"system\",\"content\":\"Be brief.\"},"
+          "{\"role\":\"user\",\"content\":\"Hello\"},{\"role\":\"assistant\",\"content\":\"Hi!\"},{\"role\":\"user\",\"content\":\"More\"}],"
+          "\"max_completion_tokens\":32,\"max_tokens\":8,\"temperature\":0.7,\"top_p\":0.9,\"top_k\":40,\"min_p\":0.05,"
+          "\"repeat_penalty\":1.1,\"seed\":42,\"stop\":[\"\\n\\n\",\"END\",\"\"],\"n\":3,\"stream\":true,"
+          "\"stream_options\":{\"include_usage\":true},\"logprobs\":true,\"top_logprobs\":5,\"ignore_eos\":false,\"user\":\"u1\"}" },
+        { "chat-parts.bin", "b{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"Part one, \"},"
+          "{\"type\":\"text\",\"text\":\"part two.\"}]}],\"stop\":\"###\"}" },
+        { "chat-nulls.bin", "b{\"messages\":[{\"role\":\"user\",\"content\":\"x\"}],\"model\":null,\"n\":null,\"stream\":null,"
+          "\"stream_options\":null,\"logprobs\":null,\"top_logprobs\":null,\"max_tokens\":null,\"max_completion_tokens\":null,"
+          "\"temperature\":null,\"top_p\":null,\"seed\":null,\"stop\":null,\"tools\":null,\"response_format\":null,\"unknown\":{\"a\":[1]}}" },
+        { "chat-image.bin", "b{\"messages\":[{\"role\":\"user\",\"content\":[{\"type\":\"text\",\"text\":\"What is it?\"},"
+          "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,AAAA\"}}]}]}" },
+        { "chat-tools.bin", "b{\"messages\":[{\"role\":\"user\",\"content\":\"weather?\"}],\"tools\":[{\"type\":\"function\","
+          "\"function\":{\"name\":\"get_weather\",\"parameters\":{\"type\":\"object\"}}}],\"tool_choice\":\"auto\"}" },
+        { "chat-response-format.bin", "b{\"messages\":[{\"role\":\"user\",\"content\":\"json\"}],\"response_format\":{\"type\":\"json_object\"}}" },
+        { "chat-top-logprobs-alone.bin", "b{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],\"top_logprobs\":3}" },
+        { "chat-wrong-types.bin", "b{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],\"n\":\"2\",\"stream\":1,\"temperature\":\"hot\","
+          "\"seed\":-1,\"stop\":[1,2],\"max_tokens\":1.5,\"logprobs\":1}" },
+        { "chat-stop-17.bin", "b{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],\"stop\":[\"a\",\"b\",\"c\",\"d\",\"e\",\"f\",\"g\","
+          "\"h\",\"i\",\"j\",\"k\",\"l\",\"m\",\"n\",\"o\",\"p\",\"q\"]}" },
+        { "chat-ranges.bin", "b{\"messages\":[{\"role\":\"user\",\"content\":\"a\"}],\"n\":16,\"top_p\":1,\"min_p\":0,\"top_k\":0,"
+          "\"temperature\":0,\"max_tokens\":1e12,\"top_logprobs\":20,\"logprobs\":true,\"seed\":18446744073709551615}" },
+        { "chat-nul.bin", "b{\"messages\":[{\"role\":\"user\\u0000\",\"content\":\"a\\u0000b\"}],\"stop\":[\"x\\u0000y\"]}" },
+        { "completion-string.bin", "a{\"model\":\"m\",\"prompt\":\"Once upon a time\",\"max_tokens\":16,\"logprobs\":2,\"echo\":false,"
+          "\"stop\":[\".\"],\"n\":2,\"stream\":false,\"seed\":7,\"temperature\":1.0}" },
+        { "completion-array-string.bin", "a{\"prompt\":[\"Just one\"],\"logprobs\":0,\"stream\":true,\"stream_options\":{\"include_usage\":false}}" },
+        { "completion-ids.bin", "a{\"prompt\":[1,15043,29892,3186],\"max_tokens\":4,\"logprobs\":5}" },
+        { "completion-nested-ids.bin", "a{\"prompt\":[[1,2,3]],\"max_completion_tokens\":0}" },
+        { "completion-several.bin", "a{\"prompt\":[\"one\",\"two\"]}" },
+        { "completion-several-ids.bin", "a{\"prompt\":[[1,2],[3,4]]}" },
+        { "completion-refused.bin", "a{\"prompt\":\"x\",\"suffix\":\"y\",\"echo\":true,\"logprobs\":6,\"logit_bias\":{\"50256\":-100}}" },
+        { "completion-bad-ids.bin", "a{\"prompt\":[1,-2,3.5,2147483648]}" },
+        { "not-an-object.bin", "b[{\"role\":\"user\",\"content\":\"hi\"}]" },
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) save_s(d, s[i].name, s[i].text);
+    return 0;
+}
+
 /* ------------------------------------------------------------------ hand-made GGUF regressions */
 
 /* A GGUF header: magic, version 3, counts. */
@@ -915,7 +964,8 @@ int main(int argc, char **argv) {
         const char *out = argv[2];
         make_bpe_tokens();
         int rc = gguf_seeds(out) | safetensors_seeds(out) | json_seeds(out) | tokenizer_seeds(out) |
-                 chat_seeds(out, argv[3]) | q4nx_seeds(out) | regex_seeds(out) | http_seeds(out);
+                 chat_seeds(out, argv[3]) | q4nx_seeds(out) | regex_seeds(out) | http_seeds(out) |
+                 openai_request_seeds(out);
         return rc ? 1 : 0;
     }
     if (argc == 3 && !strcmp(argv[1], "regress")) return regress_cases(argv[2]);

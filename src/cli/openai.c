@@ -15,7 +15,7 @@ static int parse_completion_prompt(request_fields *f, const json_value *v, ts_er
     if (v && v->type == JSON_ARRAY && v->n == 1 && v->items[0].type == JSON_STRING) v = &v->items[0];
     if (v && v->type == JSON_ARRAY && v->n == 1 && v->items[0].type == JSON_ARRAY) v = &v->items[0];
     if (v && v->type == JSON_ARRAY) {
-        if (v->n > 0 && v->items[0].type == JSON_STRING)
+        if (v->n > 1 && (v->items[0].type == JSON_STRING || v->items[0].type == JSON_ARRAY))
             return ts_fail(err, "\"prompt\" holds several prompts: send one per request");
         return request_parse_tokens(f, v, "prompt", err);
     }

@@ -150,10 +150,11 @@ int request_parse_settings(request_fields *f, const json_value *req, ts_error *e
     if (got && x != floor(x)) return ts_fail(err, "\"top_k\" must be a whole number >= 0");
     if (got) f->sampling.top_k = (int)x;
     /* OpenAI's newer name wins over the older one */
-    if ((v = given(req, "max_completion_tokens")) || (v = given(req, "max_tokens"))) {
+    const char *max_key = "max_completion_tokens";
+    if ((v = given(req, max_key)) || (v = given(req, max_key = "max_tokens"))) {
         /* a whole number however written (1e12 too); more than an int means "until the context is full" */
         if (v->type != JSON_NUMBER || !(v->number >= 0) || v->number != floor(v->number))
-            return ts_fail(err, "\"max_tokens\" must be a non-negative integer");
+            return ts_fail(err, "\"%s\" must be a non-negative integer", max_key);
         f->max_tokens = v->is_integer ? (v->integer > INT_MAX ? INT_MAX : (int)v->integer)
                                       : (v->number > INT_MAX ? INT_MAX : (int)v->number);
     }

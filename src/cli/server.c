@@ -50,6 +50,7 @@ typedef struct conn {
     double last_active;            /* for choosing which idle connection makes room */
     job *job;                      /* the request being answered, or NULL */
     bool keep_alive, close_after;  /* close once out is written */
+    bool http10, head_only;        /* the request's version 1.0; a HEAD request (no body sent) */
     bool chunked_stream;           /* a stream written in chunked transfer coding */
 } conn;
 
@@ -180,10 +181,10 @@ static void log_request(server *sv, const conn *c, const char *method, const cha
 
 /* A whole response with a body. */
 static void respond(server *sv, conn *c, int status, const char *type, const char *body, size_t len, const char *extra) {
+    const char *connection = !c->keep_alive ? "Connection: close\r\n" : c->http10 ? "Connection: keep-alive\r\n" : "";
     int bad = out_printf(c, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status,
-                         http_status_text(status), type, len, c->keep_alive ? "" : "Connection: close\r\n",
-                         extra ? extra : "");
-    if (bad || out_put(c, body, len) != 0) c->close_after = true;
+                         http_status_text(status), type, len, connection, extra ? extra : "");
+    if (bad || (!c->head_only && out_put(c, body, len) != 0)) c->close_after = true;
     if (status >= 400) sv->requests_failed++;
     sv->requests_total++;
 }
@@ -587,6 +588,8 @@ static void handle(server *sv, int ci, http_request *rq, bool draining) {
     conn *c = &sv->conns[ci];
     double t0 = now();
     c->keep_alive = rq->keep_alive && !draining;
+    c->http10 = rq->version_minor == 0;
+    c->head_only = !strcmp(rq->method, "HEAD");
     const char *p = rq->path, *m = rq->method;
     bool get = !strcmp(m, "GET") || !strcmp(m, "HEAD"), post = !strcmp(m, "POST");
     int status = 200;
@@ -636,6 +639,7 @@ static void parse_input(server *sv, int ci, bool draining) {
         }
         if (r < 0) {
             c->keep_alive = false;
+            c->head_only = false;
             respond_error(sv, c, status, err.msg, NULL);
             log_request(sv, c, "-", "-", status, NULL, now());
             c->close_after = true;
