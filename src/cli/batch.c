@@ -315,25 +315,17 @@ static int write_line(FILE *f, json_buf *b) {
     return 0;
 }
 
-static int put_fmt(json_buf *b, const char *fmt, ...) {
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    return n < 0 || (size_t)n >= sizeof tmp ? -1 : json_buf_put(b, tmp, (size_t)n);
-}
 
 /* {"line": N, "id": ..., "answer": ..., ...} or {"line": N, "id": ..., "error": ...}. The line
  * number comes first so that shard outputs merge back with `sort -t: -k2,2n -s`. */
 static int format_answer(json_buf *b, int line, const json_buf *id, const ts_gen_result *res, const char *error,
                          double ms) {
     b->len = 0;
-    if (put_fmt(b, "{\"line\": %d, \"id\": ", line) || json_buf_put(b, id->data, id->len)) return -1;
+    if (json_buf_printf(b, "{\"line\": %d, \"id\": ", line) || json_buf_put(b, id->data, id->len)) return -1;
     if (error) return json_buf_put(b, ", \"error\": ", 11) || json_buf_put_string(b, error, strlen(error))
                       || json_buf_put(b, "}", 1);
     return json_buf_put(b, ", \"answer\": ", 12) || json_buf_put_string(b, res->text, res->len)
-        || put_fmt(b, ", \"tokens_prompt\": %d, \"tokens_generated\": %d, \"finish_reason\": \"%s\", \"ms\": %.1f}",
+        || json_buf_printf(b, ", \"tokens_prompt\": %d, \"tokens_generated\": %d, \"finish_reason\": \"%s\", \"ms\": %.1f}",
                    res->n_prompt, res->n_generated, res->finish_reason, ms);
 }
 
@@ -345,8 +337,8 @@ static int put_text(json_buf *b, const char *s) { return json_buf_put(b, s, strl
 static int format_openai(json_buf *b, const ts_model *m, const batch_options *o, int line, const line_request *r,
                          const ts_gen_result *res, const char *error) {
     b->len = 0;
-    int bad = put_fmt(b, "{\"id\": \"batch_req_%d\", \"custom_id\": ", line) || json_buf_put(b, r->id.data, r->id.len) ||
-              put_fmt(b, ", \"response\": {\"status_code\": %d, \"request_id\": \"req_%d\", \"body\": ", error ? 400 : 200, line);
+    int bad = json_buf_printf(b, "{\"id\": \"batch_req_%d\", \"custom_id\": ", line) || json_buf_put(b, r->id.data, r->id.len) ||
+              json_buf_printf(b, ", \"response\": {\"status_code\": %d, \"request_id\": \"req_%d\", \"body\": ", error ? 400 : 200, line);
     if (error) {
         bad |= openai_put_error(b, error, "invalid_request_error", NULL) || put_text(b, "}, \"error\": null}");
         return bad ? -1 : 0;
@@ -529,11 +521,11 @@ static int write_manifest(const batch_options *o, ts_error *err) {
     const ts_chat_options *c = o->chat;
     char tmpl[24] = "null";
     if (c && c->template_text) snprintf(tmpl, sizeof tmpl, "\"%016llx\"", (unsigned long long)shard_hash(c->template_text));
-    bool bad = put_fmt(&b, "{\"max_tokens\": %d, \"temperature\": %.9g, \"top_k\": %d, \"top_p\": %.9g, \"min_p\": %.9g, "
+    bool bad = json_buf_printf(&b, "{\"max_tokens\": %d, \"temperature\": %.9g, \"top_k\": %d, \"top_p\": %.9g, \"min_p\": %.9g, "
                        "\"repeat_penalty\": %.9g, \"repeat_last_n\": %d, ", o->max_tokens, p->temp, p->top_k,
                        p->top_p, p->min_p, p->repeat_penalty, p->repeat_last_n) ||
-               (o->seed_given ? put_fmt(&b, "\"seed\": %llu, ", (unsigned long long)p->seed) : put_text(&b, "\"seed\": \"random\", ")) ||
-               put_fmt(&b, "\"raw\": %s, \"heal\": %s, \"ignore_eos\": %s, \"n_ctx\": %d, \"chat_template\": %s, \"system\": ",
+               (o->seed_given ? json_buf_printf(&b, "\"seed\": %llu, ", (unsigned long long)p->seed) : put_text(&b, "\"seed\": \"random\", ")) ||
+               json_buf_printf(&b, "\"raw\": %s, \"heal\": %s, \"ignore_eos\": %s, \"n_ctx\": %d, \"chat_template\": %s, \"system\": ",
                        o->raw ? "true" : "false", o->heal ? "true" : "false", o->ignore_eos ? "true" : "false", o->n_ctx, tmpl) ||
                (o->system ? json_buf_put_string(&b, o->system, strlen(o->system)) : put_text(&b, "null")) ||
                put_text(&b, ", \"chat_template_kwargs\": ") ||

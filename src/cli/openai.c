@@ -90,14 +90,6 @@ const char *openai_finish_reason(const ts_gen_result *res) {
 
 static int put(json_buf *b, const char *s) { return json_buf_put(b, s, strlen(s)); }
 
-static int putf(json_buf *b, const char *fmt, ...) {
-    char tmp[256];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    return n < 0 || (size_t)n >= sizeof tmp ? -1 : json_buf_put(b, tmp, (size_t)n);
-}
 
 int openai_tokens_in_text(const ts_gen_result *res, const ts_model *m) {
     size_t at = 0;
@@ -117,8 +109,8 @@ static int put_token(json_buf *b, const ts_model *m, int32_t token, float logpro
     if (pl < 0) pl = 0;
     int bad = json_buf_put_string(b, piece, (size_t)pl);
     if (!chat) return bad;
-    bad |= putf(b, ", \"logprob\": %.9g, \"bytes\": [", logprob);
-    for (int i = 0; i < pl; i++) bad |= putf(b, i ? ", %u" : "%u", (unsigned char)piece[i]);
+    bad |= json_buf_printf(b, ", \"logprob\": %.9g, \"bytes\": [", logprob);
+    for (int i = 0; i < pl; i++) bad |= json_buf_printf(b, i ? ", %u" : "%u", (unsigned char)piece[i]);
     return bad | put(b, "]");
 }
 
@@ -148,18 +140,18 @@ static int put_logprobs(json_buf *b, int api, const ts_gen_result *res, int from
     bad |= put(b, "{\"tokens\": [");
     for (int i = from; i < to; i++) bad |= put(b, i > from ? ", " : "") || put_token(b, m, res->logprobs[i].token, 0, false);
     bad |= put(b, "], \"token_logprobs\": [");
-    for (int i = from; i < to; i++) bad |= putf(b, i > from ? ", %.9g" : "%.9g", res->logprobs[i].logprob);
+    for (int i = from; i < to; i++) bad |= json_buf_printf(b, i > from ? ", %.9g" : "%.9g", res->logprobs[i].logprob);
     bad |= put(b, "], \"top_logprobs\": [");
     for (int i = from; i < to; i++) {
         const ts_token_logprob *lp = &res->logprobs[i];
         bad |= put(b, i > from ? ", {" : "{");
         for (int k = 0; k < lp->n_top; k++)
-            bad |= put(b, k ? ", " : "") || put_token(b, m, lp->top_token[k], 0, false) || putf(b, ": %.9g", lp->top_logprob[k]);
+            bad |= put(b, k ? ", " : "") || put_token(b, m, lp->top_token[k], 0, false) || json_buf_printf(b, ": %.9g", lp->top_logprob[k]);
         bad |= put(b, "}");
     }
     bad |= put(b, "], \"text_offset\": [");
     for (int i = from; i < to; i++) {
-        bad |= putf(b, i > from ? ", %zu" : "%zu", offset);
+        bad |= json_buf_printf(b, i > from ? ", %zu" : "%zu", offset);
         int pl = ts_token_text(m, res->tokens[i], piece, sizeof piece);
         offset += pl > 0 ? (size_t)pl : 0;
     }
@@ -169,7 +161,7 @@ static int put_logprobs(json_buf *b, int api, const ts_gen_result *res, int from
 static int put_head(json_buf *b, int api, const char *id, const char *model, long long created, bool chunk) {
     const char *object = api == OPENAI_CHAT ? (chunk ? "chat.completion.chunk" : "chat.completion") : "text_completion";
     return put(b, "{\"id\": ") || json_buf_put_string(b, id, strlen(id)) ||
-           putf(b, ", \"object\": \"%s\", \"created\": %lld, \"model\": ", object, created) ||
+           json_buf_printf(b, ", \"object\": \"%s\", \"created\": %lld, \"model\": ", object, created) ||
            json_buf_put_string(b, model, strlen(model)) || put(b, ", \"system_fingerprint\": null");
 }
 
@@ -177,7 +169,7 @@ static int put_usage(json_buf *b, const ts_gen_result *const *res, int n) {
     long completion = 0;
     for (int i = 0; i < n; i++) completion += res[i]->n_generated;
     /* the prompt is one prompt, whatever n */
-    return putf(b, "\"usage\": {\"prompt_tokens\": %d, \"completion_tokens\": %ld, \"total_tokens\": %ld, "
+    return json_buf_printf(b, "\"usage\": {\"prompt_tokens\": %d, \"completion_tokens\": %ld, \"total_tokens\": %ld, "
                 "\"prompt_tokens_details\": {\"cached_tokens\": %d}}", res[0]->n_prompt, completion,
                 res[0]->n_prompt + completion, res[0]->n_reused);
 }
@@ -189,14 +181,14 @@ int openai_put_completion(json_buf *b, int api, const char *id, const char *mode
         const ts_gen_result *r = res[i];
         bad |= put(b, i ? ", " : "");
         if (api == OPENAI_CHAT)
-            bad |= putf(b, "{\"index\": %d, \"message\": {\"role\": \"assistant\", \"content\": ", i) ||
+            bad |= json_buf_printf(b, "{\"index\": %d, \"message\": {\"role\": \"assistant\", \"content\": ", i) ||
                    json_buf_put_string(b, r->text, r->len) || put(b, ", \"refusal\": null}, \"logprobs\": ");
         else
             bad |= put(b, "{\"text\": ") || json_buf_put_string(b, r->text, r->len) ||
-                   putf(b, ", \"index\": %d, \"logprobs\": ", i);
+                   json_buf_printf(b, ", \"index\": %d, \"logprobs\": ", i);
         if (logprobs && r->logprobs) bad |= put_logprobs(b, api, r, 0, openai_tokens_in_text(r, m), m);
         else bad |= put(b, "null");
-        bad |= putf(b, ", \"finish_reason\": \"%s\"}", openai_finish_reason(r));
+        bad |= json_buf_printf(b, ", \"finish_reason\": \"%s\"}", openai_finish_reason(r));
     }
     bad |= put(b, "], ") || put_usage(b, res, n) || put(b, "}");
     return bad ? -1 : 0;
@@ -205,7 +197,7 @@ int openai_put_completion(json_buf *b, int api, const char *id, const char *mode
 int openai_put_chunk(json_buf *b, int api, const char *id, const char *model, long long created, int index,
                      bool first, const char *text, size_t len, const char *finish, const ts_gen_result *res,
                      int lp_from, int lp_to, const ts_model *m) {
-    int bad = put_head(b, api, id, model, created, true) || putf(b, ", \"choices\": [{\"index\": %d, ", index);
+    int bad = put_head(b, api, id, model, created, true) || json_buf_printf(b, ", \"choices\": [{\"index\": %d, ", index);
     if (api == OPENAI_CHAT) {
         bad |= put(b, "\"delta\": {");
         if (first) bad |= put(b, "\"role\": \"assistant\"");
@@ -218,7 +210,7 @@ int openai_put_chunk(json_buf *b, int api, const char *id, const char *model, lo
     if (res && res->logprobs && lp_to > lp_from) bad |= put_logprobs(b, api, res, lp_from, lp_to, m);
     else bad |= put(b, "null");
     bad |= put(b, ", \"finish_reason\": ");
-    bad |= finish ? putf(b, "\"%s\"", finish) : put(b, "null");
+    bad |= finish ? json_buf_printf(b, "\"%s\"", finish) : put(b, "null");
     bad |= put(b, "}]}");
     return bad ? -1 : 0;
 }
@@ -231,7 +223,7 @@ int openai_put_usage_chunk(json_buf *b, int api, const char *id, const char *mod
 
 int openai_put_error(json_buf *b, const char *message, const char *type, const char *code) {
     int bad = put(b, "{\"error\": {\"message\": ") || json_buf_put_string(b, message, strlen(message)) ||
-              putf(b, ", \"type\": \"%s\", \"param\": null, \"code\": ", type);
-    bad |= code ? putf(b, "\"%s\"", code) : put(b, "null");
+              json_buf_printf(b, ", \"type\": \"%s\", \"param\": null, \"code\": ", type);
+    bad |= code ? json_buf_printf(b, "\"%s\"", code) : put(b, "null");
     return bad || put(b, "}}") ? -1 : 0;
 }

@@ -8,6 +8,8 @@
  * the containers being parsed wait on one shared growable stack and are copied into an exactly
  * sized arena array when their container closes: linear time however long the array is. */
 #include "io/json.h"
+#include <stdarg.h>
+#include <stdio.h>
 #include "core/error.h"
 #include "core/utf8.h"
 #include "core/str.h"
@@ -638,6 +640,15 @@ int json_buf_put_string(json_buf *b, const char *s, size_t len) {
     b->len = (size_t)(d - b->data);
     b->data[b->len] = '\0';
     return 0;
+}
+
+int json_buf_printf(json_buf *b, const char *fmt, ...) {
+    char tmp[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    return n < 0 || (size_t)n >= sizeof tmp ? -1 : json_buf_put(b, tmp, (size_t)n);
 }
 
 void json_buf_free(json_buf *b) {

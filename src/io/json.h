@@ -50,6 +50,8 @@ const char *json_get_str(const json_value *obj, const char *key);   /* NULL when
 typedef struct json_buf { char *data; size_t len, cap; } json_buf;
 int  json_buf_put(json_buf *b, const char *s, size_t len);           /* raw bytes */
 int  json_buf_put_string(json_buf *b, const char *s, size_t len);    /* quoted, escaped */
+/* printf-formatted text, raw (at most 1023 bytes per call; longer output fails) */
+int  json_buf_printf(json_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void json_buf_free(json_buf *b);
 
 
