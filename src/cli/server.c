@@ -307,6 +307,7 @@ static void job_cancel(server *sv, job *j) {
 /* The connection can read its next request (or close) once its answer is written. */
 static void conn_request_done(server *sv, conn *c) {
     c->job = NULL;
+    c->head_only = false;   /* a 408 or a parse error after a HEAD has its body */
     c->deadline = now() + sv->o->timeout;
     if (!c->keep_alive) c->close_after = true;
 }
@@ -840,6 +841,12 @@ int run_server(const server_options *o) {
             if (c->fd != pfd[k].fd) continue;   /* closed meanwhile */
             if (pfd[k].revents & (POLLIN | POLLHUP | POLLERR)) {
                 if (read_input(c) != 0) {   /* gone: a running request is cancelled with it */
+                    /* or it only shut its sending side after whole requests: those answered at
+                     * once still are (a completion cannot be told from a client gone: cancelled) */
+                    if (!c->job && c->in_len && !(pfd[k].revents & POLLERR)) {
+                        parse_input(&sv, i, draining);
+                        out_flush(c);
+                    }
                     if (c->job && !o->quiet) fprintf(stderr, "%s %s %s: client gone, request cancelled\n", c->peer, c->job->method, c->job->path);
                     conn_close(&sv, i);
                     continue;

@@ -24,3 +24,29 @@ strip_ms() { python3 -c "
 import json, sys
 for l in open(sys.argv[1]):
     o = json.loads(l); o.pop('ms', None); print(json.dumps(o))" "$1"; }
+
+# `run serve` tests: start_server NAME ARGS... starts a server in the background (stdout NAME.out,
+# stderr NAME.err), waits for its "listening on" line and sets PORT and SERVER_PID; wait_ready waits
+# for /health to say 200; stop_server kills it. The caller's EXIT trap should call stop_server.
+SERVER_PID=
+stop_server() { [ -n "$SERVER_PID" ] && { kill -KILL "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; }; SERVER_PID=; }
+start_server() {
+    local name=$1; shift
+    "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+    SERVER_PID=$!
+    PORT=
+    for _ in $(seq 1 200); do
+        PORT=$(sed -n 's|^listening on http://.*:\([0-9]*\)$|\1|p' "$TMP/$name.out")
+        [ -n "$PORT" ] && return 0
+        kill -0 "$SERVER_PID" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
+wait_ready() {
+    for _ in $(seq 1 600); do
+        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/health")" = 200 ] && return 0
+        sleep 0.05
+    done
+    return 1
+}

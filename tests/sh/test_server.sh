@@ -5,33 +5,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 . tests/sh/lib.sh
 QA="$FIX/qa-llama/qa-llama-q8_0.gguf"
-SERVER_PID=
-stop_server() { [ -n "$SERVER_PID" ] && { kill -KILL "$SERVER_PID" 2>/dev/null; wait "$SERVER_PID" 2>/dev/null; }; SERVER_PID=; }
 trap 'stop_server; rm -rf "$TMP"' EXIT
-
-# start_server NAME ARGS...: starts the server in the background (stdout NAME.out, stderr NAME.err),
-# waits for its "listening on" line and sets PORT and SERVER_PID
-start_server() {
-    local name=$1; shift
-    "$@" >"$TMP/$name.out" 2>"$TMP/$name.err" &
-    SERVER_PID=$!
-    PORT=
-    for _ in $(seq 1 200); do
-        PORT=$(sed -n 's|^listening on http://.*:\([0-9]*\)$|\1|p' "$TMP/$name.out")
-        [ -n "$PORT" ] && return 0
-        kill -0 "$SERVER_PID" 2>/dev/null || return 1
-        sleep 0.05
-    done
-    return 1
-}
-# wait_ready: /health answers 200 (the model is loaded)
-wait_ready() {
-    for _ in $(seq 1 600); do
-        [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/health")" = 200 ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
 
 # the questions and ./run's answers to them (greedy, 24 tokens)
 python3 - "$FIX/qa-llama/eval-dev.jsonl" >"$TMP/questions.jsonl" <<'EOF'
