@@ -75,7 +75,7 @@ struct job {
     openai_options x;
     int32_t *ids; int n_ids;
     choice ch[OPENAI_MAX_N];
-    int n_done, n_started;
+    int n_done;
     char id[48];
     long long created;
     double t0;
@@ -99,7 +99,6 @@ struct server {
     int listen_fd;
     conn *conns;
     int n_conns, cap_conns;
-    unsigned gen_counter;
     ts_model *m;
     ts_session *s;
     bool loaded;
@@ -195,10 +194,7 @@ static void respond_error(server *sv, conn *c, int status, const char *message, 
     b->len = 0;
     const char *type = status == 401 ? "authentication_error" : status == 429 ? "rate_limit_error"
                      : status == 503 ? "unavailable_error" : status >= 500 ? "server_error" : "invalid_request_error";
-    char code[16];
-    snprintf(code, sizeof code, "%d", status);
     if (openai_put_error(b, message, type, status == 401 ? "invalid_api_key" : NULL) != 0) { c->close_after = true; return; }
-    (void)code;
     respond(sv, c, status, "application/json", b->data, b->len, extra);
 }
 
@@ -368,7 +364,6 @@ static void start_queued(server *sv) {
             }
             ch->slot = slot;
             sv->slot_choice[slot] = ch;
-            j->n_started++;
         }
         if (!all) break;
         queue_remove(sv, j);
