@@ -202,6 +202,9 @@ typedef struct ts_session_options {
     int n_ctx;                   /* positions per slot; 0: the model's context, capped by memory */
     int n_threads;               /* <= 0: all cores */
     int n_slots;                 /* requests that can run at once (0: 1) */
+    int step_prompt_tokens;      /* prompt tokens one step evaluates at most (0: no limit): the
+                                    answers under way get a token every step while new prompts are
+                                    evaluated a slice at a time (the results are the same) */
 } ts_session_options;
 
 /* n_ctx 0: the model's context, capped by memory. The weights are read once here (one evaluation,

@@ -32,6 +32,7 @@
 #define MAX_BODY_BYTES   (16u << 20)
 #define MAX_OUT_BYTES    (8u << 20)    /* unread output past this: the reader has stalled */
 #define ACCEPT_PER_ROUND 256
+#define SERVER_STEP_PROMPT 256         /* prompt tokens a step evaluates at most */
 
 typedef struct job job;
 typedef struct server server;
@@ -676,8 +677,11 @@ static void *load_model(void *arg) {
     const server_options *o = l->o;
     l->rc = ts_model_load(o->model_path, &o->load, &l->m, &l->err);
     if (l->rc == 0) {
+        /* new prompts are evaluated SERVER_STEP_PROMPT tokens a step, so the streams under way
+         * keep getting tokens while a burst of requests is prefilled */
         ts_session_options so = { .n_ctx = o->n_ctx, .n_threads = o->n_threads,
-                                  .n_slots = o->n_parallel > 0 ? o->n_parallel : ts_default_slots(l->m, o->n_ctx) };
+                                  .n_slots = o->n_parallel > 0 ? o->n_parallel : ts_default_slots(l->m, o->n_ctx),
+                                  .step_prompt_tokens = SERVER_STEP_PROMPT };
         l->rc = ts_session_new_opts(l->m, &so, &l->s, &l->err);
     }
     char one = 1;

@@ -9,6 +9,7 @@
 #include "generate/answer.h"
 #include "core/error.h"
 #include "load/model.h"
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,7 @@ struct ts_session {
     ts_model *m;
     ts_context *ctx;
     int n_slots;
+    int step_prompt_tokens;      /* prompt tokens a step evaluates at most (0: no limit) */
     slot *slots;
     unsigned long clock;
     size_t longest_token;     /* bytes of the longest token string the vocabulary holds */
@@ -54,6 +56,7 @@ int ts_session_new_opts(ts_model *m, const ts_session_options *opt, ts_session *
     if (!s) return ts_fail(err, "out of memory for a session");
     s->m = m;
     s->n_slots = opt && opt->n_slots > 0 ? opt->n_slots : 1;
+    s->step_prompt_tokens = opt && opt->step_prompt_tokens > 0 ? opt->step_prompt_tokens : 0;
     ts_context_options co = { .n_ctx = opt ? opt->n_ctx : 0, .n_threads = opt ? opt->n_threads : 0, .n_seq = s->n_slots };
     if (ts_context_new_opts(m, &co, &s->ctx, err) != 0) { free(s); return -1; }
     /* Warm up: one evaluation reads every weight once, so the first pass over the mapped file is
@@ -272,12 +275,17 @@ int ts_session_step(ts_session *s, ts_gen_done *done) {
         sl->phase = SLOT_PREFILL;
         take_prefix(s, i, true);
     }
+    int budget = s->step_prompt_tokens > 0 ? s->step_prompt_tokens : INT_MAX;
     for (int i = 0; i < s->n_slots; i++) {
         slot *sl = &s->slots[i];
         if (sl->phase == SLOT_PREFILL) {
-            /* the whole prompt at once, or in slices when someone follows its progress */
+            /* the whole prompt at once, or in slices when someone follows its progress or the
+             * step's prompt budget runs out (the slots after it wait for the next step) */
             int left = sl->todo - sl->done;
             int take = sl->rq->on_prefill && !sl->rq->on_logits && left > PREFILL_SLICE ? PREFILL_SLICE : left;
+            if (take > budget) take = budget;
+            if (take == 0) continue;
+            budget -= take;
             float *dst = sl->rq->on_logits ? sl->logits + (size_t)sl->done * nv : sl->logits;
             s->items[n] = (ts_batch_item){ i, sl->rq->prompt + sl->kept + sl->done, take, dst, sl->rq->on_logits != NULL };
         } else if (sl->phase == SLOT_DECODE) {

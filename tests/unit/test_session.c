@@ -138,6 +138,36 @@ int main(void) {
     CHECK(ts_session_text_limit(s) >= (size_t)N_CTX, "the text limit covers the context (%zu bytes)", ts_session_text_limit(s));
 
     ts_session_free(s);
+
+    /* a step budget of 5 prompt tokens: three requests started together are evaluated a slice at a
+     * time (the later ones waiting their turn) while the first already generates; each answer is
+     * still the reference loop's */
+    ts_session_options so = { .n_ctx = N_CTX, .n_threads = 1, .n_slots = 3, .step_prompt_tokens = 5 };
+    CHECK(ts_session_new_opts(m, &so, &s, &err) == 0, "a session of 3 slots with a step budget of 5 prompt tokens");
+    const char *texts[3] = { "Once upon a time", "The little dog ran to the park and", "Lily wanted to" };
+    int32_t ids[3][32];
+    int nids[3];
+    ts_gen_request rqs[3];
+    ts_gen_result res[3];
+    ts_error rq_err[3];
+    int steps = 0, finished = 0, most = 0;
+    for (int i = 0; i < 3; i++) {
+        nids[i] = ts_tokenize(m, texts[i], strlen(texts[i]), true, false, ids[i], 32, &err);
+        most = nids[i] > most ? nids[i] : most;
+        rqs[i] = (ts_gen_request){ .prompt = ids[i], .n_prompt = nids[i], .max_tokens = 10, .sampling = ts_sampler_default_params() };
+        CHECK(ts_session_submit(s, &rqs[i], &res[i], &rq_err[i], &err) >= 0, "request %d submitted", i);
+    }
+    ts_gen_done done[3];
+    while (finished < 3 && steps < 200) { finished += ts_session_step(s, done); steps++; }
+    /* a budget of 5: the prompts alone take more than (their sum) / 5 steps before the last answer starts */
+    int total = nids[0] + nids[1] + nids[2];
+    CHECK(finished == 3 && steps >= (total + 4) / 5 + 9, "all three finish, over %d steps (prompts of %d tokens in slices of 5)", steps, total);
+    for (int i = 0; i < 3 && finished == 3; i++) {
+        CHECK(greedy_reference(m, ids[i], nids[i], 10, want, sizeof want) == 0, "the reference loop runs");
+        CHECK(!strcmp(res[i].text, want), "request %d, evaluated in slices beside the others, equals the reference: \"%s\"", i, want);
+        ts_gen_result_free(&res[i]);
+    }
+    ts_session_free(s);
     ts_model_free(m);
     CHECK_EXIT();
 }
