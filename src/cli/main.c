@@ -229,6 +229,12 @@ static int resolve_shard(cli_options *o, char **output) {
     return 0;
 }
 
+/* How the model is loaded, from the options (every mode and the server). */
+static ts_load_options load_options_of(const cli_options *o) {
+    return (ts_load_options){ .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant,
+                              .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v, .mmap = o->mmap };
+}
+
 /* `run serve MODEL`: the options handed to the server, which loads the model itself (answering
  * /health with 503 meanwhile). */
 static int serve(const cli_options *o, const template_setup *tpl) {
@@ -256,8 +262,7 @@ static int serve(const cli_options *o, const template_setup *tpl) {
                           .max_connections = o->max_connections, .max_queue = o->max_queue, .timeout = o->timeout,
                           .max_tokens = o->n_predict_given ? o->n_predict : -1, .sampling = o->sampling, .heal = o->heal,
                           .verbose = o->verbose, .quiet = o->quiet, .chat = &tpl->opt, .stop = &interrupted,
-                          .load = { .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant,
-                                    .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v, .mmap = o->mmap } };
+                          .load = load_options_of(o) };
     struct sigaction sa = { .sa_handler = on_stop };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
@@ -289,8 +294,7 @@ static int run(int argc, char **argv) {
     ts_model *m = NULL;
     ts_session *s = NULL;
     int rc = 1;
-    ts_load_options lo = { .tokenizer_path = o.tokenizer, .simd = o.simd, .quant = o.quant,
-                           .cache_type_k = o.cache_type_k, .cache_type_v = o.cache_type_v, .mmap = o.mmap };
+    ts_load_options lo = load_options_of(&o);
     progress loading;
     progress_start(&loading, "loading", "MB", 1.0 / 1048576.0, !o.quiet && isatty(STDERR_FILENO));
     lo.on_progress = load_progress;

@@ -20,7 +20,6 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,7 +45,7 @@ typedef struct conn {
     char *in; size_t in_len, in_cap;
     http_parser parser;
     bool continue_sent;            /* "100 Continue" answered to this request's Expect */
-    char *out; size_t out_len, out_off, out_cap;
+    json_buf out; size_t out_off;  /* to be written; out.data[0..out_off) is written already */
     double deadline;               /* the request must arrive by then / idle until then */
     double last_active;            /* for choosing which idle connection makes room */
     job *job;                      /* the request being answered, or NULL */
@@ -124,46 +123,22 @@ static double now(void) {
 
 /* ---- output ---- */
 
-static int out_put(conn *c, const char *p, size_t n) {
-    if (c->out_len + n > c->out_cap) {
-        if (c->out_off) {   /* what was written makes room first */
-            memmove(c->out, c->out + c->out_off, c->out_len - c->out_off);
-            c->out_len -= c->out_off;
-            c->out_off = 0;
-        }
-        if (c->out_len + n > c->out_cap) {
-            size_t nc = c->out_cap ? c->out_cap : 4096;
-            while (nc < c->out_len + n) nc *= 2;
-            char *t = realloc(c->out, nc);
-            if (!t) return -1;
-            c->out = t;
-            c->out_cap = nc;
-        }
-    }
-    memcpy(c->out + c->out_len, p, n);
-    c->out_len += n;
-    return 0;
-}
-
-static int out_printf(conn *c, const char *fmt, ...) {
-    char tmp[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    return n < 0 || (size_t)n >= sizeof tmp ? -1 : out_put(c, tmp, (size_t)n);
-}
-
 /* Writes what the socket takes now. -1: the peer is gone. */
 static int out_flush(conn *c) {
-    while (c->out_off < c->out_len) {
-        ssize_t w = send(c->fd, c->out + c->out_off, c->out_len - c->out_off, MSG_NOSIGNAL);
+    while (c->out_off < c->out.len) {
+        ssize_t w = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off, MSG_NOSIGNAL);
         if (w > 0) { c->out_off += (size_t)w; c->last_active = now(); continue; }
         if (w < 0 && errno == EINTR) continue;
-        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return 0;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+            /* what was written makes room for what comes next */
+            memmove(c->out.data, c->out.data + c->out_off, c->out.len - c->out_off);
+            c->out.len -= c->out_off;
+            c->out_off = 0;
+            return 0;
+        }
         return -1;
     }
-    c->out_off = c->out_len = 0;
+    c->out_off = c->out.len = 0;
     return 0;
 }
 
@@ -182,9 +157,9 @@ static void log_request(server *sv, const conn *c, const char *method, const cha
 /* A whole response with a body. */
 static void respond(server *sv, conn *c, int status, const char *type, const char *body, size_t len, const char *extra) {
     const char *connection = !c->keep_alive ? "Connection: close\r\n" : c->http10 ? "Connection: keep-alive\r\n" : "";
-    int bad = out_printf(c, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status,
+    int bad = json_buf_printf(&c->out, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %zu\r\n%s%s\r\n", status,
                          http_status_text(status), type, len, connection, extra ? extra : "");
-    if (bad || (!c->head_only && out_put(c, body, len) != 0)) c->close_after = true;
+    if (bad || (!c->head_only && json_buf_put(&c->out, body, len) != 0)) c->close_after = true;
     if (status >= 400) sv->requests_failed++;
     sv->requests_total++;
 }
@@ -217,7 +192,7 @@ static void conn_close(server *sv, int i) {
     close(c->fd);
     http_parser_free(&c->parser);
     free(c->in);
-    free(c->out);
+    json_buf_free(&c->out);
     unsigned gen = c->gen;
     memset(c, 0, sizeof *c);
     c->fd = -1;
@@ -231,7 +206,7 @@ static int conn_slot(server *sv) {
     int oldest = -1;
     for (int i = 0; i < sv->cap_conns; i++) {
         if (sv->conns[i].fd < 0) return i;
-        if (!sv->conns[i].job && sv->conns[i].out_len == 0 &&
+        if (!sv->conns[i].job && sv->conns[i].out.len == 0 &&
             (oldest < 0 || sv->conns[i].last_active < sv->conns[oldest].last_active))
             oldest = i;
     }
@@ -312,9 +287,9 @@ static void conn_request_done(server *sv, conn *c) {
 /* A chunk of a stream: "data: JSON\n\n", in a chunk of the transfer coding when there is one. */
 static void put_event(conn *c, const char *data, size_t len) {
     bool bad = false;
-    if (c->chunked_stream) bad |= out_printf(c, "%zx\r\n", len + 8) != 0;
-    bad |= out_put(c, "data: ", 6) != 0 || out_put(c, data, len) != 0 || out_put(c, "\n\n", 2) != 0;
-    if (c->chunked_stream) bad |= out_put(c, "\r\n", 2) != 0;
+    if (c->chunked_stream) bad |= json_buf_printf(&c->out, "%zx\r\n", len + 8) != 0;
+    bad |= json_buf_put(&c->out, "data: ", 6) != 0 || json_buf_put(&c->out, data, len) != 0 || json_buf_put(&c->out, "\n\n", 2) != 0;
+    if (c->chunked_stream) bad |= json_buf_put(&c->out, "\r\n", 2) != 0;
     if (bad) c->close_after = true;
 }
 
@@ -401,8 +376,8 @@ static void job_finish(server *sv, job *j) {
                     put_event(c, b->data, b->len);
             }
             static const char end[] = "data: [DONE]\n\n";
-            if (c->chunked_stream) out_printf(c, "%zx\r\n%s\r\n0\r\n\r\n", sizeof end - 1, end);
-            else out_put(c, end, sizeof end - 1);
+            if (c->chunked_stream) json_buf_printf(&c->out, "%zx\r\n%s\r\n0\r\n\r\n", sizeof end - 1, end);
+            else json_buf_put(&c->out, end, sizeof end - 1);
             if (!c->chunked_stream) c->keep_alive = false;
             sv->requests_total++;
             if (error) sv->requests_failed++;
@@ -563,7 +538,7 @@ static int post_completion(server *sv, conn *c, int ci, const http_request *rq, 
     if (j->x.stream) {
         c->chunked_stream = rq->version_minor >= 1;
         if (!c->chunked_stream) c->keep_alive = false;
-        if (out_printf(c, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n%s\r\n",
+        if (json_buf_printf(&c->out, "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nCache-Control: no-cache\r\n%s\r\n",
                        c->chunked_stream ? "Transfer-Encoding: chunked\r\n" : "Connection: close\r\n") != 0) {
             job_free(j);
             return ts_fail(err, "out of memory"), 500;
@@ -629,7 +604,7 @@ static void parse_input(server *sv, int ci, bool draining) {
         if (r == 0) {
             const http_request *head = http_parser_peek(&c->parser);
             if (head && head->expect_continue && !c->continue_sent) {
-                out_put(c, "HTTP/1.1 100 Continue\r\n\r\n", 25);
+                json_buf_put(&c->out, "HTTP/1.1 100 Continue\r\n\r\n", 25);
                 c->continue_sent = true;
             }
             return;
@@ -787,7 +762,7 @@ int run_server(const server_options *o) {
             for (int i = 0; i < sv.cap_conns; i++) {
                 conn *c = &sv.conns[i];
                 if (c->fd < 0) continue;
-                if (c->out_len > c->out_off && out_flush(c) == 0 && c->out_len > c->out_off && now() < drain_deadline) pending = true;
+                if (c->out.len > c->out_off && out_flush(c) == 0 && c->out.len > c->out_off && now() < drain_deadline) pending = true;
                 else conn_close(&sv, i);
             }
             if (!pending) break;
@@ -802,7 +777,7 @@ int run_server(const server_options *o) {
             conn *c = &sv.conns[i];
             if (c->fd < 0) continue;
             short ev = POLLIN;
-            if (c->out_len > c->out_off) ev |= POLLOUT;
+            if (c->out.len > c->out_off) ev |= POLLOUT;
             pfd[np] = (struct pollfd){ .fd = c->fd, .events = ev };
             pfd_conn[np++] = i;
             if (!c->job && c->deadline < next_deadline) next_deadline = c->deadline;
@@ -859,11 +834,11 @@ int run_server(const server_options *o) {
         for (int i = 0; i < sv.cap_conns; i++) {
             conn *c = &sv.conns[i];
             if (c->fd < 0) continue;
-            if (c->out_len - c->out_off > MAX_OUT_BYTES || (c->out_len > c->out_off && t - c->last_active > o->timeout)) {
+            if (c->out.len - c->out_off > MAX_OUT_BYTES || (c->out.len > c->out_off && t - c->last_active > o->timeout)) {
                 conn_close(&sv, i);
                 continue;
             }
-            if (!c->job && t > c->deadline && c->out_len == c->out_off) {
+            if (!c->job && t > c->deadline && c->out.len == c->out_off) {
                 if (c->in_len) {
                     c->keep_alive = false;
                     respond_error(&sv, c, 408, "the request did not arrive in time", NULL);
@@ -880,8 +855,8 @@ int run_server(const server_options *o) {
         for (int i = 0; i < sv.cap_conns; i++) {
             conn *c = &sv.conns[i];
             if (c->fd < 0) continue;
-            if (c->out_len > c->out_off && out_flush(c) != 0) { conn_close(&sv, i); continue; }
-            if (c->close_after && c->out_len == c->out_off && !c->job) { conn_close(&sv, i); continue; }
+            if (c->out.len > c->out_off && out_flush(c) != 0) { conn_close(&sv, i); continue; }
+            if (c->close_after && c->out.len == c->out_off && !c->job) { conn_close(&sv, i); continue; }
             if (!c->job && c->in_len) parse_input(&sv, i, draining);   /* a pipelined request */
         }
     }
