@@ -651,6 +651,37 @@ int json_buf_printf(json_buf *b, const char *fmt, ...) {
     return n < 0 || (size_t)n >= sizeof tmp ? -1 : json_buf_put(b, tmp, (size_t)n);
 }
 
+int json_buf_put_value(json_buf *b, const json_value *v) {
+    switch (v->type) {
+    case JSON_NULL: return json_buf_put(b, "null", 4);
+    case JSON_BOOL: return v->boolean ? json_buf_put(b, "true", 4) : json_buf_put(b, "false", 5);
+    case JSON_NUMBER: {   /* the shortest form that reads back the same */
+        char num[40];
+        if (v->is_integer) snprintf(num, sizeof num, "%lld", (long long)v->integer);
+        else if (v->number == floor(v->number) && fabs(v->number) < 1e15) snprintf(num, sizeof num, "%.0f", v->number);
+        else
+            for (int prec = 1; prec <= 17; prec++) {
+                snprintf(num, sizeof num, "%.*g", prec, v->number);
+                if (strtod(num, NULL) == v->number) break;
+            }
+        return json_buf_put(b, num, strlen(num));
+    }
+    case JSON_STRING: return json_buf_put_string(b, v->str, v->len);
+    case JSON_ARRAY:
+    case JSON_OBJECT: {
+        bool obj = v->type == JSON_OBJECT;
+        if (json_buf_put(b, obj ? "{" : "[", 1) != 0) return -1;
+        for (size_t i = 0; i < v->n; i++) {
+            if (i && json_buf_put(b, ",", 1) != 0) return -1;
+            if (obj && (json_buf_put_string(b, v->keys[i], v->key_lens[i]) != 0 || json_buf_put(b, ":", 1) != 0)) return -1;
+            if (json_buf_put_value(b, &v->items[i]) != 0) return -1;
+        }
+        return json_buf_put(b, obj ? "}" : "]", 1);
+    }
+    }
+    return -1;
+}
+
 void json_buf_free(json_buf *b) {
     if (!b) return;
     free(b->data);

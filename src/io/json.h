@@ -52,6 +52,9 @@ int  json_buf_put(json_buf *b, const char *s, size_t len);           /* raw byte
 int  json_buf_put_string(json_buf *b, const char *s, size_t len);    /* quoted, escaped */
 /* printf-formatted text, raw (at most 1023 bytes per call; longer output fails) */
 int  json_buf_printf(json_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* v written back as compact JSON, numbers in their shortest form that reads back the same (its
+ * depth is the parser's, at most JSON_MAX_DEPTH) */
+int  json_buf_put_value(json_buf *b, const json_value *v);
 void json_buf_free(json_buf *b);
 
 
