@@ -12,6 +12,7 @@
 #include "kernels/types.h"
 #include "load/arch.h"
 #include "load/hparams.h"
+#include "template/tool_calls.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <dirent.h>
@@ -802,6 +803,87 @@ static int regex_seeds(const char *out) {
     return 0;
 }
 
+/* ------------------------------------------------------------------ JSON Schemas */
+
+/* fuzz_json_schema: the schemas of tests/data/schemas/ (read from the repository root, where
+ * `make fuzz` runs this) and small ones over every keyword the converter knows and some it refuses. */
+static int json_schema_seeds(const char *out) {
+    char d[1100], name[300], path[1400];
+    snprintf(d, sizeof d, "%s/json_schema", out);
+    static const char *schemas[] = {
+        "{}", "true", "false",
+        "{\"type\":[\"string\",\"null\"],\"minLength\":2,\"maxLength\":250}",
+        "{\"type\":\"integer\",\"exclusiveMinimum\":-13,\"maximum\":65535}",
+        "{\"type\":\"number\",\"minimum\":-10,\"exclusiveMaximum\":10}",
+        "{\"type\":\"string\",\"pattern\":\"^(foo|ba[rz])+\\\\d{2,3}[^\\\\s\\\"]?(x|)\\\\.\\\\w*$\"}",
+        "{\"type\":\"string\",\"format\":\"date-time\"}",
+        "{\"enum\":[\"a\",1,null,true,[1,2],{\"k\":\"v\"}],\"type\":[\"string\",\"integer\"]}",
+        "{\"type\":\"object\",\"properties\":{\"ab\":{\"type\":\"integer\"},\"ac\":false,\"\\u00e9\":{}},"
+        "\"required\":[\"ab\",\"zz\"],\"additionalProperties\":{\"type\":\"string\"}}",
+        "{\"type\":\"array\",\"prefixItems\":[{\"const\":1},{\"type\":\"boolean\"}],\"items\":{\"type\":\"null\"},"
+        "\"minItems\":1,\"maxItems\":150}",
+        "{\"$defs\":{\"n\":{\"type\":\"object\",\"properties\":{\"c\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/$defs/n\"}}}}},"
+        "\"$ref\":\"#/$defs/n\"}",
+        "{\"allOf\":[{\"$ref\":\"#/definitions/b\"},{\"properties\":{\"x\":{\"minimum\":3}},\"required\":[\"x\"]}],"
+        "\"definitions\":{\"b\":{\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"integer\",\"maximum\":9}}}}}",
+        "{\"type\":\"object\",\"properties\":{\"a\":{}},\"anyOf\":[{\"required\":[\"a\"]},{\"oneOf\":[{\"type\":\"null\"}]}]}",
+        "{\"$ref\":\"#\"}", "{\"patternProperties\":{\"x\":{}}}", "{\"type\":\"string\",\"pattern\":\"(a)\\\\1\"}",
+    };
+    for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
+        snprintf(name, sizeof name, "schema%02zu.json", i);
+        save_s(d, name, schemas[i]);
+    }
+    DIR *dh = opendir("tests/data/schemas");
+    if (!dh) return 0;
+    for (struct dirent *e; (e = readdir(dh));) {
+        size_t n = strlen(e->d_name);
+        if (n < 6 || strcmp(e->d_name + n - 5, ".json") != 0) continue;
+        snprintf(path, sizeof path, "tests/data/schemas/%s", e->d_name);
+        bytes t = read_all(path);
+        snprintf(name, sizeof name, "file-%s", e->d_name);
+        save_b(d, name, &t);
+        free(t.p);
+    }
+    closedir(dh);
+    return 0;
+}
+
+/* ------------------------------------------------------------------ GBNF grammars */
+
+/* fuzz_gbnf: a grammar, a NUL byte, a text to feed: the grammars of the unit tests and of JSON
+ * schemas, texts they accept and refuse, and refused grammars. */
+static int gbnf_seeds(const char *out) {
+    char d[1100];
+    snprintf(d, sizeof d, "%s/gbnf", out);
+    static const struct { const char *name, *grammar, *text; } s[] = {
+        { "json.bin", "root ::= value\nvalue ::= object | array | string | number | \"true\" | \"false\" | \"null\"\n"
+          "object ::= \"{\" ws ( string ws \":\" ws value ws ( \",\" ws string ws \":\" ws value ws )* )? \"}\"\n"
+          "array ::= \"[\" ws ( value ws ( \",\" ws value ws )* )? \"]\"\n"
+          "string ::= \"\\\"\" ( [^\"\\\\\\x00-\\x1f] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} ) )* \"\\\"\"\n"
+          "number ::= \"-\"? ( \"0\" | [1-9] [0-9]* ) ( \".\" [0-9]+ )? ( [eE] [-+]? [0-9]+ )?\nws ::= [ \\t\\n]*\n",
+          "{\"a\": [1, -2.5e3, \"x\\u00e9\", null]}" },
+        { "list.bin", "root ::= \"[\" item (\",\" \" \"? item){0,4} \"]\"\nitem ::= [a-z]{1,8} | \"-\"? [0-9]{1,3}\n", "[ab, -12,x]" },
+        { "utf8.bin", "root ::= \"h\\u00e9\" [\\u20ac\\U0001F600]+ .\n", "h\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80!" },
+        { "nullable.bin", "root ::= a b c \"!\"\na ::= \"a\"?\nb ::= \"\" | \"b\"\nc ::= (\"c\")*\n", "abccc!" },
+        { "ambiguous.bin", "root ::= x* \"!\"\nx ::= \"a\" | \"a\" | \"a\" y\ny ::= \"\" | x\n", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!" },
+        { "nested.bin", "root ::= \"(\" root \")\" | \"\"\n", "((((()))))" },
+        { "left.bin", "root ::= a\na ::= b? root \"x\"\nb ::= \"b\"\n", "bx" },
+        { "undefined.bin", "root ::= item # no item\n", "x" },
+        { "counts.bin", "root ::= (\"ab\" | [^a-c]){2,5} \"x\"{0,3}\n", "abqabxx" },
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        size_t gl = strlen(s[i].grammar), tl = strlen(s[i].text);
+        char *b = malloc(gl + 1 + tl);
+        if (!b) return 1;
+        memcpy(b, s[i].grammar, gl);
+        b[gl] = 0;
+        memcpy(b + gl + 1, s[i].text, tl);
+        save(d, s[i].name, b, gl + 1 + tl);
+        free(b);
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------------ HTTP requests */
 
 /* fuzz_http: byte 0 picks the split point (odd: also byte by byte), byte 1 the limits (odd: small
@@ -959,13 +1041,69 @@ static int regress_cases(const char *dir) {
     return 0;
 }
 
+/* tool_calls: byte 0 the format's row, byte 1 odd: with the harness's tool list; then a text as the
+ * fixtures' templates render calls (2 calls, nested arguments), plus content, truncations and broken ones */
+static int tool_calls_seeds(const char *out) {
+    char d[1100], name[300];
+    snprintf(d, sizeof d, "%s/tool_calls", out);
+    static const struct { const char *format, *text; } s[] = {
+        { "hermes", "<think>\n\n</think>\n\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}}\n</tool_call>\n<tool_call>\n{\"name\": \"get_time\", \"arguments\": {\"tz\": \"Europe/Paris\", \"fields\": [\"hour\", \"minute\"]}}\n</tool_call><|im_end|>\n" },
+        { "qwen3-coder", "<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n<parameter=days>\n3\n</parameter>\n<parameter=nested>\n{\"k\": [1, true, null]}\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=get_time>\n<parameter=tz>\nEurope/Paris\n</parameter>\n<parameter=fields>\n[\"hour\", \"minute\"]\n</parameter>\n</function>\n</tool_call><|im_end|>\n" },
+        { "glm", "</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value><arg_key>days</arg_key><arg_value>3</arg_value><arg_key>nested</arg_key><arg_value>{\"k\": [1, true, null]}</arg_value></tool_call><tool_call>get_time<arg_key>tz</arg_key><arg_value>Europe/Paris</arg_value><arg_key>fields</arg_key><arg_value>[\"hour\", \"minute\"]</arg_value></tool_call>" },
+        { "mistral-json", "[TOOL_CALLS][{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}, \"id\": \"abcDEF120\"}, {\"name\": \"get_time\", \"arguments\": {\"tz\": \"Europe/Paris\", \"fields\": [\"hour\", \"minute\"]}, \"id\": \"abcDEF121\"}]</s>" },
+        { "mistral", "[TOOL_CALLS]get_weather[CALL_ID]abcDEF120[ARGS]{\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}[TOOL_CALLS]get_time[CALL_ID]abcDEF121[ARGS]{\"tz\": \"Europe/Paris\", \"fields\": [\"hour\", \"minute\"]}</s>" },
+        { "deepseek-r1", "<\xef""\xbd""\x9c""tool\xe2""\x96""\x81""calls\xe2""\x96""\x81""begin\xef""\xbd""\x9c""><\xef""\xbd""\x9c""tool\xe2""\x96""\x81""call\xe2""\x96""\x81""begin\xef""\xbd""\x9c"">function<\xef""\xbd""\x9c""tool\xe2""\x96""\x81""sep\xef""\xbd""\x9c"">get_weather\n```json\n{\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}\n```<\xef""\xbd""\x9c""tool\xe2""\x96""\x81""call\xe2""\x96""\x81""end\xef""\xbd""\x9c"">\n<\xef""\xbd""\x9c""tool\xe2""\x96""\x81""call\xe2""\x96""\x81""begin\xef""\xbd""\x9c"">function<\xef""\xbd""\x9c""tool\xe2""\x96""\x81""sep\xef""\xbd""\x9c"">get_time\n```json\n{\"tz\": \"Europe/Paris\", \"fields\": [\"hour\", \"minute\"]}\n```<\xef""\xbd""\x9c""tool\xe2""\x96""\x81""call\xe2""\x96""\x81""end\xef""\xbd""\x9c""><\xef""\xbd""\x9c""tool\xe2""\x96""\x81""calls\xe2""\x96""\x81""end\xef""\xbd""\x9c""><\xef""\xbd""\x9c""end\xe2""\x96""\x81""of\xe2""\x96""\x81""sentence\xef""\xbd""\x9c""><\xef""\xbd""\x9c""Assistant\xef""\xbd""\x9c""><\xef""\xbd""\x9c""end\xe2""\x96""\x81""of\xe2""\x96""\x81""sentence\xef""\xbd""\x9c"">" },
+        { "deepseek-v3.2", "</think>\n\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""function_calls>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""invoke name=\"get_weather\">\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"city\" string=\"true\">Paris</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"days\" string=\"false\">3</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"nested\" string=\"false\">{\"k\": [1, true, null]}</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""invoke>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""invoke name=\"get_time\">\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"tz\" string=\"true\">Europe/Paris</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"fields\" string=\"false\">[\"hour\", \"minute\"]</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""invoke>\n</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""function_calls><\xef""\xbd""\x9c""end\xe2""\x96""\x81""of\xe2""\x96""\x81""sentence\xef""\xbd""\x9c"">" },
+        { "deepseek-v4", "\n\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""tool_calls>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""invoke name=\"get_weather\">\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"city\" string=\"true\">Paris</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"days\" string=\"false\">3</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"nested\" string=\"false\">{\"k\": [1, true, null]}</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""invoke>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""invoke name=\"get_time\">\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"tz\" string=\"true\">Europe/Paris</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n<\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter name=\"fields\" string=\"false\">[\"hour\", \"minute\"]</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""parameter>\n</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""invoke>\n</\xef""\xbd""\x9c""DSML\xef""\xbd""\x9c""tool_calls><\xef""\xbd""\x9c""end\xe2""\x96""\x81""of\xe2""\x96""\x81""sentence\xef""\xbd""\x9c"">" },
+        { "minimax-m2", "\n<minimax:tool_call>\n<invoke name=\"get_weather\">\n<parameter name=\"city\">Paris</parameter>\n<parameter name=\"days\">3</parameter>\n<parameter name=\"nested\">{\"k\": [1, true, null]}</parameter>\n</invoke>\n<invoke name=\"get_time\">\n<parameter name=\"tz\">Europe/Paris</parameter>\n<parameter name=\"fields\">[\"hour\", \"minute\"]</parameter>\n</invoke>\n</minimax:tool_call>[e~[\n" },
+        { "minimax-m3", "</mm:think>]<]minimax[>[<tool_call>\n]<]minimax[>[<invoke name=\"get_weather\">]<]minimax[>[<city>Paris]<]minimax[>[</city>]<]minimax[>[<days>3]<]minimax[>[</days>]<]minimax[>[<nested>]<]minimax[>[<k>]<]minimax[>[<item>1]<]minimax[>[</item>]<]minimax[>[<item>true]<]minimax[>[</item>]<]minimax[>[<item>]<]minimax[>[</item>]<]minimax[>[</k>]<]minimax[>[</nested>]<]minimax[>[</invoke>\n]<]minimax[>[<invoke name=\"get_time\">]<]minimax[>[<tz>Europe/Paris]<]minimax[>[</tz>]<]minimax[>[<fields>]<]minimax[>[<item>hour]<]minimax[>[</item>]<]minimax[>[<item>minute]<]minimax[>[</item>]<]minimax[>[</fields>]<]minimax[>[</invoke>\n]<]minimax[>[</tool_call>[e~[\n" },
+        { "hunyuan", "<tool_calls:opensource>\n<tool_call:opensource>get_weather<tool_sep:opensource>\n<arg_key:opensource>city</arg_key:opensource>\n<arg_value:opensource>Paris</arg_value:opensource>\n<arg_key:opensource>days</arg_key:opensource>\n<arg_value:opensource>3</arg_value:opensource>\n<arg_key:opensource>nested</arg_key:opensource>\n<arg_value:opensource>{\"k\": [1, true, null]}</arg_value:opensource>\n</tool_call:opensource>\n<tool_call:opensource>get_time<tool_sep:opensource>\n<arg_key:opensource>tz</arg_key:opensource>\n<arg_value:opensource>Europe/Paris</arg_value:opensource>\n<arg_key:opensource>fields</arg_key:opensource>\n<arg_value:opensource>[\"hour\", \"minute\"]</arg_value:opensource>\n</tool_call:opensource>\n</tool_calls:opensource><\xef""\xbd""\x9c""hy_eos:opensource\xef""\xbd""\x9c"">" },
+        { "minicpm", "<function name=\"get_weather\"><param name=\"city\">Paris</param><param name=\"days\">3</param><param name=\"nested\">{'k': [1, True, None]}</param></function>\n<function name=\"get_time\"><param name=\"tz\">Europe/Paris</param><param name=\"fields\">['hour', 'minute']</param></function><|im_end|>\n" },
+        { "solar", "<|tool_calls|><|tool_call:begin|>abcDEF120<|tool_call:name|>get_weather<|tool_call:args|>{\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}<|tool_call:end|><|tool_call:begin|>abcDEF121<|tool_call:name|>get_time<|tool_call:args|>{\"tz\": \"Europe/Paris\", \"fields\": [\"hour\", \"minute\"]}<|tool_call:end|><|calls|>" },
+        { "command-r", "<|START_ACTION|>[\n    {\"tool_call_id\": \"0\", \"tool_name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}},\n    {\"tool_call_id\": \"1\", \"tool_name\": \"get_time\", \"parameters\": {\"tz\": \"Europe/Paris\", \"fields\": [\"hour\", \"minute\"]}}\n]<|END_ACTION|><|END_OF_TURN_TOKEN|>" },
+        { "apriel", "\n<tool_calls>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}}, {\"name\": \"get_time\", \"arguments\": {\"tz\": \"Europe/Paris\", \"fields\": [\"hour\", \"minute\"]}}]</tool_calls>" },
+        { "nemotron-v2", "<TOOLCALL>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}}, {\"name\": \"get_time\", \"arguments\": {\"tz\": \"Europe/Paris\", \"fields\": [\"hour\", \"minute\"]}}]</TOOLCALL><SPECIAL_12>\n\n" },
+        { "gigachat-3.1", "<|function_call|>{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}}<|message_sep|>\n\n" },
+        { "gigachat-3", "<|message_sep|>\n\nfunction call<|role_sep|>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}}<|message_sep|>\n\n" },
+        { "lfm2", "<|tool_call_start|>[get_weather(city='Paris', days=3, nested={\"k\": [1, true, null]}), get_time(tz='Europe/Paris', fields=['hour', 'minute'])]<|tool_call_end|><|im_end|>\n" },
+        { "gemma4", "<|tool_call>call:get_weather{city:<|\"|>Paris<|\"|>,days:3,nested:{k:[1,true,None]}}<tool_call|><|tool_call>call:get_time{fields:[<|\"|>hour<|\"|>,<|\"|>minute<|\"|>],tz:<|\"|>Europe/Paris<|\"|>}<tool_call|><|tool_response>" },
+        { "functionary-v3.2", "get_weather\n{\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}>>>get_time\n{\"tz\": \"Europe/Paris\", \"fields\": [\"hour\", \"minute\"]}<|eot_id|>" },
+        { "llama3-json", "{\"name\": \"get_weather\", \"parameters\": {\"city\": \"Paris\", \"days\": 3, \"nested\": {\"k\": [1, true, null]}}}<|eot_id|>" },
+        { "harmony", "<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{\"city\": \"Paris\", \"days\": 3}<|call|>" },
+        { "harmony", " to=functions.get_weather<|channel|>commentary json<|message|>{\"city\": \"Paris\"}<|call|>" },
+        { "hermes", "Let me check.\n<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": }\n</tool_call>" },
+        { "kimi-k2", "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>{\"city\": \"Paris\"}<|tool_call_end|><|tool_call_begin|>functions.get_time:1<|tool_call_argument_begin|>{\"tz\": \"UTC\"}<|tool_call_end|><|tool_calls_section_end|>" },
+        { "granite-3", "<|tool_call|>[{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}]" },
+        { "llama3-json", "<|python_tag|>{\"name\": \"get_time\", \"parameters\": {\"tz\": \"UTC\"}}" },
+        { "functionary-v3.2", "all\nJust text.>>>get_time\n{\"tz\": \"UTC\"}" },
+        { "qwen3-coder", "Sure.\n<tool_call>\n<function=get_weather>\n<parameter=zip>\n75001\n</parameter>\n<parameter=city>\nNew\nYork\n</parameter>\n</function>\n</tool_call>" },
+    };
+    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
+        int row = -1;
+        for (int r = 0; r < tool_format_count(); r++)
+            if (!strcmp(tool_format_name(tool_format_at(r)), s[i].format)) row = r;
+        if (row < 0) { fprintf(stderr, "make_fuzz_corpus: no tool format %s\n", s[i].format); return 1; }
+        size_t n = strlen(s[i].text);
+        for (int v = 0; v < 3; v++) {   /* with tools, without, and cut in the middle */
+            bytes b = { 0 };
+            uint8_t ctl[2] = { (uint8_t)row, (uint8_t)(v != 1) };
+            put(&b, ctl, 2);
+            put(&b, s[i].text, v == 2 ? n / 2 : n);
+            snprintf(name, sizeof name, "%s-%zu-%d.bin", s[i].format, i, v);
+            save_b(d, name, &b);
+            free(b.p);
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "corpus")) {
         const char *out = argv[2];
         make_bpe_tokens();
         int rc = gguf_seeds(out) | safetensors_seeds(out) | json_seeds(out) | tokenizer_seeds(out) |
                  chat_seeds(out, argv[3]) | q4nx_seeds(out) | regex_seeds(out) | http_seeds(out) |
-                 openai_request_seeds(out);
+                 openai_request_seeds(out) | tool_calls_seeds(out) | json_schema_seeds(out) | gbnf_seeds(out);
         return rc ? 1 : 0;
     }
     if (argc == 3 && !strcmp(argv[1], "regress")) return regress_cases(argv[2]);
