@@ -13,6 +13,7 @@ import json, sys
 rows = sorted((json.loads(l) for l in open(sys.argv[1])), key=lambda o: o['line'])
 for o in rows: o.pop('ms', None); print(json.dumps(o))" "$1"
 }
+export -f sorted_no_ms   # the checks below call it inside bash -c
 
 # qa-llama: the eval set's questions as batch lines (a system prompt they share, a user turn each)
 "$RUN_OPT" "$QA" --batch "$FIX/qa-llama/eval-dev.jsonl" -o "$TMP/qa-1.jsonl" --parallel 1 -t 2 -n 24 2>"$TMP/qa-1.err"
