@@ -86,6 +86,15 @@ build/opt/bench_attention: tools/bench_attention.c build/opt/libtessera.a $(HDR)
 build/opt/bench_mixers: tools/bench_mixers.c build/opt/libtessera.a $(HDR)
 	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
 
+# `build/opt/bench_spec forward|gen MODEL ...`: speculative decoding's verification cost and end-to-end
+# gain (tools/bench_spec.c)
+build/opt/bench_spec: tools/bench_spec.c build/opt/libtessera.a $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
+
+# `build/opt/bench_grammar VOCAB...`: a grammar mask's cost per token on real vocabularies (tools/bench_grammar.c)
+build/opt/bench_grammar: tools/bench_grammar.c build/opt/libtessera.a $(HDR)
+	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@
+
 # `build/opt/bench_regex [MB]`: the regex engine against the hand-written pre-tokenizers (tools/bench_regex.c)
 build/opt/bench_regex: tools/bench_regex.c build/opt/libtessera.a $(HDR)
 	$(CC) $(CSTD) $(WARN) $(INC) $(OPT) $< build/opt/libtessera.a $(LIBS) -o $@

@@ -82,7 +82,11 @@ int  ts_token_text(const ts_model *m, int32_t tok, char *buf, size_t cap);
 /* ---- chat templates ---- */
 /* A model's Jinja chat template is run by tessera's own sandboxed interpreter, the way Hugging Face
  * transformers renders it (the same text byte for byte). */
-typedef struct ts_chat_message { const char *role, *content; } ts_chat_message;
+typedef struct ts_chat_message {
+    const char *role, *content;  /* content NULL: null (an assistant turn that only calls tools) */
+    const char *fields_json;     /* NULL, or a JSON object of the message's other fields (tool_calls,
+                                    tool_call_id, name) as the template sees them */
+} ts_chat_message;
 /* "jinja" when the model has a chat template that parses, "unknown" when its template does not
  * parse (prompts then go as plain text), NULL when it has none. */
 const char *ts_chat_family(const ts_model *m);
@@ -110,6 +114,11 @@ int  ts_chat_render_opts(const ts_model *m, const ts_chat_message *msgs, int n, 
  * vocabulary's BOS/EOS text are used. opt->tools_json, when given, replaces the conversation's. */
 int  ts_chat_render_json(const ts_model *m, const char *conversation_json, size_t len,
                          const ts_chat_options *opt, char **out, ts_error *err);
+
+/* The format the template (opt's, else the model's) writes an assistant's tool calls in, by the
+ * name of its row in the tool-call table ("hermes", "llama3-json", "mistral", "harmony", ...), found
+ * by rendering a probe call; NULL when it renders none the table knows. */
+const char *ts_chat_tool_format(const ts_model *m, const ts_chat_options *opt);
 
 /* ---- evaluation ---- */
 /* n_ctx <= 0: the model's context, capped so the KV cache takes at most a quarter of the memory;
@@ -188,6 +197,16 @@ void ts_sampler_free(ts_sampler *s);
 /* Picks the next token from logits (which it may modify); recent = the tokens so far. */
 int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_recent);
 
+/* ---- grammars ---- */
+/* A grammar the answer's text must follow: GBNF as llama.cpp writes it (root rule `root`), or made
+ * from a JSON Schema (the subset in README's "Answers in a shape"). Tokens the grammar cannot accept
+ * next are masked before sampling; the answer ends when the grammar is complete and nothing more
+ * can follow. One grammar can serve any number of requests at once (read-only once made). */
+typedef struct ts_grammar ts_grammar;
+int  ts_grammar_from_gbnf(const char *text, size_t len, ts_grammar **out, ts_error *err);
+int  ts_grammar_from_json_schema(const char *schema, size_t len, ts_grammar **out, ts_error *err);
+void ts_grammar_free(ts_grammar *g);
+
 /* ---- generation sessions ---- */
 /* A session is a context whose KV caches are kept from one request to the next: a request whose
  * prompt shares a prefix with what a cache holds (a chat's earlier turns and answers, a batch's
@@ -205,7 +224,32 @@ typedef struct ts_session_options {
     int step_prompt_tokens;      /* prompt tokens one step evaluates at most (0: no limit): the
                                     answers under way get a token every step while new prompts are
                                     evaluated a slice at a time (the results are the same) */
+    /* Speculative decoding (enum ts_spec_mode; 0: off). Each step a generating slot proposes up to
+     * spec_k tokens, the model evaluates them after its last token in one batch item (logits for
+     * every row), and the answer samples row by row as plain decoding would, keeping proposals while
+     * they are what it samples; the first other token is kept as the next one and the cache is cut
+     * back. The proposals are deterministic, so sample-and-compare is the standard rejection rule:
+     * the answers (greedy or seeded sampling, logprobs, stops) are token for token those of plain
+     * decoding, only faster when proposals are accepted. Requests with on_logits decode plainly. */
+    int spec;                    /* TS_SPEC_OFF, TS_SPEC_NGRAM (prompt lookup) or TS_SPEC_DRAFT */
+    int spec_k;                  /* tokens proposed per step at most, 1 .. TS_SPEC_MAX_K (0: TS_SPEC_DEFAULT_K) */
+    int spec_n;                  /* TS_SPEC_NGRAM: the n-gram matched, 1 .. TS_SPEC_MAX_N (0: TS_SPEC_DEFAULT_N) */
+    ts_model *draft;             /* TS_SPEC_DRAFT: a smaller model with the same vocabulary (n_vocab
+                                    and every token's text; see ts_spec_check_draft) proposing greedily
+                                    in its own context; not owned, must outlive the session */
 } ts_session_options;
+
+typedef enum ts_spec_mode { TS_SPEC_OFF = 0, TS_SPEC_NGRAM = 1, TS_SPEC_DRAFT = 2 } ts_spec_mode;
+#define TS_SPEC_MAX_K 32
+#define TS_SPEC_DEFAULT_K 8
+#define TS_SPEC_MAX_N 16
+#define TS_SPEC_DEFAULT_N 3
+/* "off", "ngram" or "draft" -> its mode; anything else -> -1. */
+int  ts_spec_mode_from_name(const char *name);
+const char *ts_spec_mode_name(int mode);
+/* 0 when draft can propose tokens for m (the same n_vocab and the same text for every token),
+ * else -1 with a message naming the draft's file and the first difference. */
+int  ts_spec_check_draft(const ts_model *m, const ts_model *draft, ts_error *err);
 
 /* n_ctx 0: the model's context, capped by memory. The weights are read once here (one evaluation,
  * then forgotten), so the first prompt does not pay the first touch of the mapped file. */
@@ -257,6 +301,11 @@ typedef struct ts_gen_request {
     /* 0 (and the zeroed default): no log-probabilities; 1 + k: each generated token's, with its k most
      * likely alternatives (k at most TS_MAX_TOP_LOGPROBS) */
     int logprobs;
+    /* NULL, or the grammar the answer follows (token healing is then off) */
+    const ts_grammar *grammar;
+    /* control tokens' text is part of the answer (as the vocabulary spells them: "[TOOL_CALLS]",
+     * "<|channel|>"), so that tool calls whose markers are such tokens can be read from it */
+    bool special_text;
 } ts_gen_request;
 
 typedef struct ts_gen_result {
@@ -274,6 +323,8 @@ typedef struct ts_gen_result {
                                     "context" (the context is full) or "cancelled" */
     double prompt_seconds, gen_seconds;
     double first_token_seconds;  /* from the call to the first sampled token */
+    int n_drafted, n_accepted;   /* speculative decoding: tokens proposed, and of them those the
+                                    answer took (each step's first other token is not counted) */
 } ts_gen_result;
 
 /* Evaluates the prompt (reusing what the cache shares with it) and generates. Token healing: a

@@ -69,7 +69,7 @@ static const json_value *line_id(const json_value *root) {
  * ignores fields it does not know but a typo ("max_token") should not pass unseen. */
 static const char *const line_keys[] = { "id", "prompt", "messages", "system", "user", "tokens", "max_tokens", "temperature",
                                          "top_p", "top_k", "min_p", "repeat_penalty", "seed", "stop", "ignore_eos",
-                                         "expected", "match" };
+                                         "response_format", "json_schema", "grammar", "expected", "match" };
 
 static void warn_unknown_keys(const json_value *root, const batch_options *o, int line, batch_warnings *w) {
     for (size_t i = 0; i < root->n && !o->quiet; i++) {
@@ -160,6 +160,7 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
 
 typedef struct totals {
     long prompt_tokens, reused_tokens, generated_tokens;
+    long drafted_tokens, accepted_tokens;   /* speculative decoding's proposals, and those taken */
     int answered, errors;
     bool default_seed_used;         /* a line was sampled with the run's seed: the summary prints it */
 } totals;
@@ -181,6 +182,7 @@ typedef struct flight {
     ts_gen_result res;
     ts_error err;
     double t1;
+    ts_chat_options chat;        /* the template options, with the line's tools */
 } flight;
 
 static void flight_clear(flight *f) {
@@ -202,7 +204,9 @@ static int start(ts_model *m, ts_session *s, const batch_options *o, flight *f, 
         f->r.f.tokens = NULL;
         n = rf->n_tokens;
     } else {
-        n = prompt_to_tokens(m, rf->msgs, rf->n_msgs, o->raw || rf->raw, o->chat, ts_session_text_limit(s), NULL, NULL,
+        f->chat = o->chat ? *o->chat : (ts_chat_options){0};
+        if (rf->tools_json) f->chat.tools_json = rf->tools_json;   /* an OpenAI line's tools */
+        n = prompt_to_tokens(m, rf->msgs, rf->n_msgs, o->raw || rf->raw, &f->chat, ts_session_text_limit(s), NULL, NULL,
                              &f->ids, &chat, &unknown_template, err);
     }
     if (unknown_template && !w->template_unparsed && !o->quiet) {
@@ -212,6 +216,8 @@ static int start(ts_model *m, ts_session *s, const batch_options *o, flight *f, 
     if (n < 0) return -1;
     f->rq = (ts_gen_request){ .prompt = f->ids, .n_prompt = n, .max_tokens = rf->max_tokens, .sampling = rf->sampling,
                               .stop = rf->stop, .n_stop = rf->n_stop, .heal = o->heal, .ignore_eos = rf->ignore_eos,
+                              .grammar = rf->grammar ? rf->grammar : o->grammar,
+                              .special_text = rf->tools && !rf->no_tool_calls && o->tool_format,
                               .logprobs = f->r.x.logprobs };
     return ts_session_submit(s, &f->rq, &f->res, &f->err, err);
 }
@@ -297,12 +303,17 @@ static void count(totals *t, const line_request *r, const ts_gen_result *res) {
     t->prompt_tokens += res->n_prompt;
     t->reused_tokens += res->n_reused;
     t->generated_tokens += res->n_generated;
+    t->drafted_tokens += res->n_drafted;
+    t->accepted_tokens += res->n_accepted;
 }
 
 static void print_totals(const char *mode, const totals *t, double seconds, uint64_t seed) {
     fprintf(stderr, "%s: %d answered, %d error%s | prompt: %ld tokens, %ld reused from the prefix cache | "
             "generation: %ld tokens, %.1f tok/s | %.1f s", mode, t->answered, t->errors, t->errors == 1 ? "" : "s",
             t->prompt_tokens, t->reused_tokens, t->generated_tokens, t->generated_tokens / (seconds + 1e-9), seconds);
+    if (t->drafted_tokens)
+        fprintf(stderr, " | speculation: %ld of %ld proposed accepted (%.0f%%)", t->accepted_tokens, t->drafted_tokens,
+                100.0 * t->accepted_tokens / t->drafted_tokens);
     if (t->default_seed_used) fprintf(stderr, " | seed %" PRIu64, seed);   /* what repeats those lines */
     fputc('\n', stderr);
 }
@@ -347,8 +358,12 @@ static int format_openai(json_buf *b, const ts_model *m, const batch_options *o,
     if (!model) { model = strrchr(o->model_path, '/'); model = model ? model + 1 : o->model_path; }
     char id[32];
     snprintf(id, sizeof id, "%s-%d", r->api == OPENAI_CHAT ? "chatcmpl" : "cmpl", line);
-    bad |= openai_put_completion(b, r->api, id, model, (long long)time(NULL), &res, 1, m, r->x.logprobs > 0) ||
+    tool_calls calls;
+    openai_read_tool_calls(o->tool_format, &r->f, res, (uint64_t)line, &calls);
+    const tool_calls *cp = &calls;
+    bad |= openai_put_completion(b, r->api, id, model, (long long)time(NULL), &res, &cp, 1, m, r->x.logprobs > 0) ||
            put_text(b, "}, \"error\": null}");
+    tool_calls_free(&calls);
     return bad ? -1 : 0;
 }
 

@@ -23,6 +23,8 @@ typedef struct batch_options {
     const char *system;          /* --system: a system turn for lines that give a plain prompt */
     bool raw, heal, quiet;
     bool ignore_eos;             /* --ignore-eos: the default of the lines' "ignore_eos" */
+    const ts_grammar *grammar;   /* --grammar, --json-schema, --json: the default of the lines' shape */
+    const char *tool_format;     /* how the template writes tool calls (OpenAI lines with tools), or NULL */
     const ts_chat_options *chat; /* --chat-template, --chat-template-kwargs, --tools, --date (or NULL) */
 } batch_options;
 

@@ -225,7 +225,7 @@ static int answer_turn(ts_model *m, ts_session *s, const chat_options *o, conver
         return -1;
     }
     ts_gen_request rq = { .prompt = ids, .n_prompt = n, .max_tokens = o->max_tokens, .sampling = o->sampling,
-                          .stop = o->stop, .n_stop = o->n_stop, .heal = o->heal, .ignore_eos = o->ignore_eos, .on_text = print_piece,
+                          .stop = o->stop, .n_stop = o->n_stop, .heal = o->heal, .ignore_eos = o->ignore_eos, .grammar = o->grammar, .on_text = print_piece,
                           .user = out, .cancel = o->interrupted };
     ts_gen_result res = {0};
     int rc = ts_session_generate(s, &rq, &res, &err);

@@ -14,6 +14,7 @@ typedef struct chat_options {
     const char *first_prompt;        /* NULL, or the first user turn */
     bool raw, heal, verbose, quiet;
     bool ignore_eos;                 /* --ignore-eos */
+    const ts_grammar *grammar;       /* --grammar, --json-schema, --json: every answer's shape */
     bool single_turn;                /* -st: end after the first answer */
     bool no_history;                 /* --no-history: no history file (the session keeps its own) */
     int max_tokens;                  /* per answer; -1: until the end of the answer or a full context */

@@ -13,6 +13,7 @@
 #include "cli/templates.h"
 #include "cli/verify.h"
 #include "core/utf8.h"
+#include "io/file.h"
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -189,7 +190,7 @@ static int run_once(ts_model *m, ts_session *s, const cli_options *o, const temp
     progress_start(&out.prefill, "prompt", "tokens", 1.0, !o->quiet && isatty(STDERR_FILENO));
     ts_gen_request rq = { .prompt = tokens, .n_prompt = n_prompt, .max_tokens = o->n_predict,
                           .sampling = o->sampling, .stop = o->stop, .n_stop = o->n_stop, .heal = o->heal, .ignore_eos = o->ignore_eos,
-                          .on_text = sink_write, .on_logits = out.dump ? dump_rows : NULL, .user = &out,
+                          .grammar = o->grammar, .on_text = sink_write, .on_logits = out.dump ? dump_rows : NULL, .user = &out,
                           .on_prefill = prefill_progress };
     if (ts_session_generate(s, &rq, &res, &err) != 0) {
         sink_write(&out, "\n", 1);
@@ -262,7 +263,8 @@ static int serve(const cli_options *o, const template_setup *tpl) {
                           .max_connections = o->max_connections, .max_queue = o->max_queue, .timeout = o->timeout,
                           .max_tokens = o->n_predict_given ? o->n_predict : -1, .sampling = o->sampling, .heal = o->heal,
                           .verbose = o->verbose, .quiet = o->quiet, .chat = &tpl->opt, .stop = &interrupted,
-                          .load = load_options_of(o) };
+                          .load = load_options_of(o), .spec = o->spec, .spec_k = o->spec_k, .spec_n = o->spec_n,
+                          .model_draft = o->model_draft, .grammar = o->grammar };
     struct sigaction sa = { .sa_handler = on_stop };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
@@ -271,10 +273,47 @@ static int serve(const cli_options *o, const template_setup *tpl) {
     return run_server(&so);
 }
 
+/* --grammar, --json-schema or --json, compiled into o->grammar (NULL when none is given); -1 after
+ * a one-line error naming the file or the option. */
+static int load_grammar(cli_options *o) {
+    ts_error err = {{0}};
+    int given = (o->grammar_file != NULL) + (o->json_schema != NULL) + o->json;
+    o->grammar = NULL;
+    if (given > 1) { fprintf(stderr, "error: give one of --grammar, --json-schema and --json\n"); return -1; }
+    if (o->json) {
+        if (ts_grammar_from_json_schema("{}", 2, &o->grammar, &err) == 0) return 0;
+        fprintf(stderr, "error: --json: %s\n", err.msg);
+        return -1;
+    }
+    const char *name = o->grammar_file ? o->grammar_file : o->json_schema;
+    if (!name) return 0;
+    char *text = NULL;
+    size_t len = 0;
+    int rc;
+    bool inline_schema = o->json_schema && (name[strspn(name, " \t\r\n")] == '{' || !strcmp(name, "true"));
+    if (inline_schema) rc = ts_grammar_from_json_schema(name, strlen(name), &o->grammar, &err);
+    else if ((rc = file_read(name, &text, &len, &err)) == 0)
+        rc = o->grammar_file ? ts_grammar_from_gbnf(text, len, &o->grammar, &err) : ts_grammar_from_json_schema(text, len, &o->grammar, &err);
+    free(text);
+    if (rc != 0) fprintf(stderr, "error: %s: %s\n", inline_schema ? "--json-schema" : name, err.msg);
+    return rc;
+}
+
+static int run_options(cli_options *op);
+
 static int run(int argc, char **argv) {
     cli_options o;
     int prc = options_parse(argc, argv, &o);
     if (prc != 0) return prc > 0 ? 0 : 1;
+    if (load_grammar(&o) != 0) return 1;
+    int rc = run_options(&o);
+    ts_grammar_free(o.grammar);
+    return rc;
+}
+
+/* Every mode, once the options are read. */
+static int run_options(cli_options *op) {
+    cli_options o = *op;
     char *shard_output = NULL;
     if (o.batch_path && resolve_shard(&o, &shard_output) != 0) return 1;
     template_setup tpl;
@@ -291,7 +330,7 @@ static int run(int argc, char **argv) {
     }
 
     ts_error err = {{0}};
-    ts_model *m = NULL;
+    ts_model *m = NULL, *draft = NULL;
     ts_session *s = NULL;
     int rc = 1;
     ts_load_options lo = load_options_of(&o);
@@ -303,6 +342,11 @@ static int run(int argc, char **argv) {
     progress_end(&loading);
     const double load_seconds = progress_elapsed(&loading);
     if (load_rc != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
+    if (o.model_draft && !o.tokenize_only && !o.verify) {   /* --model-draft: the same load options, its own tokenizer */
+        ts_load_options dlo = load_options_of(&o);
+        dlo.tokenizer_path = NULL;
+        if (ts_model_load(o.model_draft, &dlo, &draft, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); goto done; }
+    }
     if (o.info) {
         ts_model_print_info(m, stdout);
         if (!o.prompt && !o.prompt_file && !o.tokens_csv && !o.interactive && !o.batch_path && !o.check_path) {
@@ -316,7 +360,8 @@ static int run(int argc, char **argv) {
         fprintf(stderr, "warning: -c %d is more than the %d tokens %s was trained on: answers past that may fall apart\n",
                 o.n_ctx, trained, o.model_path);
     /* batch answering runs several lines at once (--parallel), every other mode one request */
-    ts_session_options so = { .n_ctx = o.n_ctx, .n_threads = o.n_threads, .n_slots = 1 };
+    ts_session_options so = { .n_ctx = o.n_ctx, .n_threads = o.n_threads, .n_slots = 1,
+                              .spec = o.spec, .spec_k = o.spec_k, .spec_n = o.spec_n, .draft = draft };
     if (o.batch_path || o.check_path) so.n_slots = o.n_parallel > 0 ? o.n_parallel : ts_default_slots(m, o.n_ctx);
     if (!o.tokenize_only && !o.verify && ts_session_new_opts(m, &so, &s, &err) != 0) {
         fprintf(stderr, "error: %s\n", err.msg);
@@ -327,7 +372,8 @@ static int run(int argc, char **argv) {
                              .output_path = o.output_path, .resume = o.resume, .wait_lock = o.wait_lock,
                              .shard_k = o.shard_k, .shard_n = o.shard_n, .n_ctx = o.n_ctx, .seed_given = o.seed_given, .max_tokens = o.n_predict,
                              .sampling = o.sampling, .match = o.match_mode, .system = o.system, .raw = o.raw,
-                             .heal = o.heal, .quiet = o.quiet, .ignore_eos = o.ignore_eos, .chat = &tpl.opt };
+                             .heal = o.heal, .quiet = o.quiet, .ignore_eos = o.ignore_eos, .chat = &tpl.opt,
+                             .grammar = o.grammar, .tool_format = ts_chat_tool_format(m, &tpl.opt) };
         if (o.check_path && !o.n_predict_given) bo.max_tokens = 64;
         rc = o.batch_path ? run_batch(m, s, &bo) : run_check(m, s, &bo);
     } else if (chat) {
@@ -336,7 +382,7 @@ static int run(int argc, char **argv) {
                             .heal = o.heal, .verbose = o.verbose, .quiet = o.quiet,
                             .ignore_eos = o.ignore_eos, .single_turn = o.single_turn, .no_history = o.no_history,
                             .max_tokens = o.n_predict_given ? o.n_predict : -1, .sampling = o.sampling,
-                            .stop = o.stop, .n_stop = o.n_stop, .interrupted = &interrupted,
+                            .stop = o.stop, .n_stop = o.n_stop, .grammar = o.grammar, .interrupted = &interrupted,
                             .on_interrupt = on_interrupt };
         rc = run_chat(m, s, &co);
     } else {
@@ -344,6 +390,7 @@ static int run(int argc, char **argv) {
     }
 done:
     ts_session_free(s);
+    ts_model_free(draft);
     ts_model_free(m);
     template_setup_free(&tpl);
     free(shard_output);

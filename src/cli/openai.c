@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const json_value *given(const json_value *obj, const char *key) {
@@ -26,13 +27,46 @@ static int parse_completion_prompt(request_fields *f, const json_value *v, ts_er
     return 0;
 }
 
+/* "tools" (functions with a name and optional description and parameters), "tool_choice" ("auto"
+ * or "none"; forcing a call is not supported yet) and "parallel_tool_calls". */
+static int parse_tools(const json_value *body, request_fields *f, ts_error *err) {
+    const json_value *tools = given(body, "tools"), *choice = given(body, "tool_choice"), *par = given(body, "parallel_tool_calls");
+    if (tools) {
+        if (tools->type != JSON_ARRAY) return ts_fail(err, "\"tools\" must be an array");
+        for (size_t i = 0; i < tools->n; i++) {
+            const json_value *t = &tools->items[i], *fn = json_get(t, "function");
+            const char *type = json_get_str(t, "type");
+            const json_value *name = fn ? json_get(fn, "name") : NULL, *params = fn ? json_get(fn, "parameters") : NULL;
+            if (t->type != JSON_OBJECT || !type || strcmp(type, "function") != 0 || !fn || fn->type != JSON_OBJECT ||
+                !name || name->type != JSON_STRING || name->len == 0 || (params && params->type != JSON_OBJECT && params->type != JSON_NULL))
+                return ts_fail(err, "\"tools\" item %zu must be {\"type\": \"function\", \"function\": {\"name\", \"parameters\"?}}", i + 1);
+        }
+        json_buf b = {0};
+        if (json_buf_put_value(&b, tools) != 0) { json_buf_free(&b); return ts_fail(err, "out of memory"); }
+        free(f->tools_json);
+        f->tools_json = b.data;
+        f->tools = tools->n ? tools : NULL;
+    }
+    if (choice) {
+        const char *c = choice->type == JSON_STRING ? choice->str : NULL;
+        if (c && !strcmp(c, "none")) f->no_tool_calls = true;
+        else if (!c || strcmp(c, "auto") != 0)
+            return ts_fail(err, "\"tool_choice\" %s is not supported yet (\"auto\" and \"none\" are)", c ? c : "naming a function");
+    }
+    if (par) {
+        if (par->type != JSON_BOOL) return ts_fail(err, "\"parallel_tool_calls\" must be true or false");
+        f->one_tool_call = !par->boolean;
+    }
+    return 0;
+}
+
 int openai_parse_body(const json_value *body, int api, request_fields *f, openai_options *x, ts_error *err) {
     const json_value *v;
     memset(x, 0, sizeof *x);
     x->n = 1;
     if (!body || body->type != JSON_OBJECT) return ts_fail(err, "the request body must be a JSON object");
     /* what structured output and tool calls will bring: refused until then, never ignored */
-    static const char *const later[] = { "tools", "tool_choice", "functions", "function_call", "response_format",
+    static const char *const later[] = { "functions", "function_call",
                                          "logit_bias", "audio", "modalities", "prediction", "suffix" };
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
         if (given(body, later[i])) return ts_fail(err, "\"%s\" is not supported yet", later[i]);
@@ -70,6 +104,7 @@ int openai_parse_body(const json_value *body, int api, request_fields *f, openai
             if (!x->logprobs && top->integer > 0) return ts_fail(err, "\"top_logprobs\" needs \"logprobs\": true");
             if (x->logprobs) x->logprobs = 1 + (int)top->integer;
         }
+        if (parse_tools(body, f, err) != 0) return -1;
         if (!given(body, "messages")) return ts_fail(err, "\"messages\" is required");
         if (request_parse_messages(f, body, NULL, err) != 0) return -1;
     } else {
@@ -79,6 +114,7 @@ int openai_parse_body(const json_value *body, int api, request_fields *f, openai
                 return ts_fail(err, "\"logprobs\" must be a whole number in [0, 5]");
             x->logprobs = 1 + (int)v->integer;
         }
+        if (given(body, "tools") || given(body, "tool_choice")) return ts_fail(err, "\"tools\" are for /v1/chat/completions");
         if (parse_completion_prompt(f, json_get(body, "prompt"), err) != 0) return -1;
     }
     return request_parse_settings(f, body, err);
@@ -174,13 +210,49 @@ static int put_usage(json_buf *b, const ts_gen_result *const *res, int n) {
                 res[0]->n_prompt + completion, res[0]->n_reused);
 }
 
+int openai_read_tool_calls(const char *format, const request_fields *f, const ts_gen_result *res, uint64_t seed,
+                           tool_calls *out) {
+    memset(out, 0, sizeof *out);
+    const tool_format *fmt = format && f->tools && !f->no_tool_calls ? tool_format_by_name(format) : NULL;
+    ts_error err;
+    if (!fmt || tool_calls_parse(fmt, res->text, res->len, f->tools, seed, out, &err) != 0 || out->n == 0) {
+        tool_calls_free(out);
+        memset(out, 0, sizeof *out);
+        return 0;
+    }
+    for (int i = 1; f->one_tool_call && i < out->n; i++) {   /* parallel_tool_calls false: the first only */
+        free(out->calls[i].id); free(out->calls[i].name); free(out->calls[i].arguments);
+    }
+    if (f->one_tool_call) out->n = 1;
+    return 1;
+}
+
+/* The tool_calls array of a message or a delta (index: each call's place, for deltas). */
+static int put_tool_calls(json_buf *b, const tool_calls *c, bool index) {
+    int bad = put(b, "\"tool_calls\": [");
+    for (int k = 0; k < c->n; k++) {
+        const tool_call *t = &c->calls[k];
+        bad |= put(b, k ? ", {" : "{") || (index && json_buf_printf(b, "\"index\": %d, ", k)) ||
+               put(b, "\"id\": ") || json_buf_put_string(b, t->id, strlen(t->id)) ||
+               put(b, ", \"type\": \"function\", \"function\": {\"name\": ") || json_buf_put_string(b, t->name, strlen(t->name)) ||
+               put(b, ", \"arguments\": ") || json_buf_put_string(b, t->arguments, strlen(t->arguments)) || put(b, "}}");
+    }
+    return bad | put(b, "]");
+}
+
 int openai_put_completion(json_buf *b, int api, const char *id, const char *model, long long created,
-                          const ts_gen_result *const *res, int n, const ts_model *m, bool logprobs) {
+                          const ts_gen_result *const *res, const tool_calls *const *calls, int n, const ts_model *m,
+                          bool logprobs) {
     int bad = put_head(b, api, id, model, created, false) || put(b, ", \"choices\": [");
     for (int i = 0; i < n; i++) {
         const ts_gen_result *r = res[i];
+        const tool_calls *tc = calls && calls[i] && calls[i]->n ? calls[i] : NULL;
         bad |= put(b, i ? ", " : "");
-        if (api == OPENAI_CHAT)
+        if (api == OPENAI_CHAT && tc) {
+            bad |= json_buf_printf(b, "{\"index\": %d, \"message\": {\"role\": \"assistant\", \"content\": ", i) ||
+                   (tc->content_len ? json_buf_put_string(b, tc->content, tc->content_len) : put(b, "null")) ||
+                   put(b, ", ") || put_tool_calls(b, tc, false) || put(b, ", \"refusal\": null}, \"logprobs\": ");
+        } else if (api == OPENAI_CHAT)
             bad |= json_buf_printf(b, "{\"index\": %d, \"message\": {\"role\": \"assistant\", \"content\": ", i) ||
                    json_buf_put_string(b, r->text, r->len) || put(b, ", \"refusal\": null}, \"logprobs\": ");
         else
@@ -188,7 +260,7 @@ int openai_put_completion(json_buf *b, int api, const char *id, const char *mode
                    json_buf_printf(b, ", \"index\": %d, \"logprobs\": ", i);
         if (logprobs && r->logprobs) bad |= put_logprobs(b, api, r, 0, openai_tokens_in_text(r, m), m);
         else bad |= put(b, "null");
-        bad |= json_buf_printf(b, ", \"finish_reason\": \"%s\"}", openai_finish_reason(r));
+        bad |= json_buf_printf(b, ", \"finish_reason\": \"%s\"}", tc ? "tool_calls" : openai_finish_reason(r));
     }
     bad |= put(b, "], ") || put_usage(b, res, n) || put(b, "}");
     return bad ? -1 : 0;
@@ -212,6 +284,14 @@ int openai_put_chunk(json_buf *b, int api, const char *id, const char *model, lo
     bad |= put(b, ", \"finish_reason\": ");
     bad |= finish ? json_buf_printf(b, "\"%s\"", finish) : put(b, "null");
     bad |= put(b, "}]}");
+    return bad ? -1 : 0;
+}
+
+int openai_put_tool_calls_chunk(json_buf *b, const char *id, const char *model, long long created, int index,
+                                bool first, const tool_calls *calls) {
+    int bad = put_head(b, OPENAI_CHAT, id, model, created, true) || json_buf_printf(b, ", \"choices\": [{\"index\": %d, ", index) ||
+              put(b, "\"delta\": {") || (first && put(b, "\"role\": \"assistant\", \"content\": null, ")) ||
+              put_tool_calls(b, calls, true) || put(b, "}, \"logprobs\": null, \"finish_reason\": null}]}");
     return bad ? -1 : 0;
 }
 

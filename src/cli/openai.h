@@ -6,6 +6,7 @@
 #include "tessera.h"
 #include "cli/request.h"
 #include "io/json.h"
+#include "template/tool_calls.h"
 
 enum { OPENAI_CHAT = 1, OPENAI_COMPLETIONS = 2 };
 #define OPENAI_MAX_N 16
@@ -23,13 +24,26 @@ typedef struct openai_options {
  * response_format, ...). */
 int  openai_parse_body(const json_value *body, int api, request_fields *f, openai_options *x, ts_error *err);
 
-/* "stop" or "length" (an answer cut by max_tokens or the context). */
+/* "stop" or "length" (an answer cut by max_tokens or the context); "tool_calls" is the caller's. */
 const char *openai_finish_reason(const ts_gen_result *res);
 
+/* The tool calls in an answer to a request that gave tools (f->tools, not "tool_choice": "none"),
+ * written in the template's format (ts_chat_tool_format; NULL: none is read): 1 with *out filled
+ * (the first call only with "parallel_tool_calls": false; free with tool_calls_free), 0 when there
+ * are none (*out empty). A call that does not parse is left as text: the answer is never lost.
+ * seed: the calls' ids derive from it. */
+int  openai_read_tool_calls(const char *format, const request_fields *f, const ts_gen_result *res, uint64_t seed,
+                            tool_calls *out);
 /* The response of a whole completion: {"id", "object", "created", "model", "choices": [...],
- * "usage"}. Choice i is res[i]; logprobs: put each choice's (m names the tokens). */
+ * "usage"}. Choice i is res[i], and its tool calls calls[i] when calls and calls[i] hold any (then
+ * content is the text outside them or null, and finish_reason "tool_calls"); logprobs: put each
+ * choice's (m names the tokens). */
 int  openai_put_completion(json_buf *b, int api, const char *id, const char *model, long long created,
-                           const ts_gen_result *const *res, int n, const ts_model *m, bool logprobs);
+                           const ts_gen_result *const *res, const tool_calls *const *calls, int n, const ts_model *m,
+                           bool logprobs);
+/* A chat chunk whose delta carries a choice's tool calls, whole (first: the delta also says the role). */
+int  openai_put_tool_calls_chunk(json_buf *b, const char *id, const char *model, long long created, int index,
+                                 bool first, const tool_calls *calls);
 /* One chunk of a stream (the JSON object, without "data: "): choice index's delta text (first:
  * the chat delta carries the role), its logprobs for tokens [lp_from, lp_to) of res when res is
  * given, and its finish reason when finish is given. */

@@ -64,6 +64,16 @@ void options_usage(FILE *f) {
         "                          whole word would be (the last token is backed up and re-generated)\n"
         "  --ignore-eos            never end the answer at an end-of-generation token: generate -n\n"
         "                          tokens (or up to a stop string or a full context)\n"
+        "  --spec off|ngram|draft  speculative decoding (default off): each step proposes tokens that\n"
+        "                          the model checks in one batch; the answer is token for token the\n"
+        "                          same (greedy or seeded), faster when proposals are taken. ngram:\n"
+        "                          prompt lookup (what followed the last n tokens earlier in the\n"
+        "                          prompt and answer); draft: a small model of the same vocabulary\n"
+        "  --spec-k K              tokens proposed per step at most, 1..32 (default 8)\n"
+        "  --spec-n N              ngram: the n-gram looked up, 1..16 (default 3; shorter ones are\n"
+        "                          tried when it is not found)\n"
+        "  -md, --model-draft FILE the draft model (implies --spec draft); its vocabulary must be the\n"
+        "                          model's\n"
         "  --version               print the version, the commit and the build flags, and exit\n"
         "  -h, --help              this help\n"
         "  -ngl N, -fa [on|off|auto], -b N, -ub N, --mlock   llama-cli's GPU and batch options:\n"
@@ -85,6 +95,15 @@ void options_usage(FILE *f) {
         "  Home/End, Ctrl-A/E/B/F/W/U/K/L, Alt-B/F, Up/Down and Ctrl-R for history; a pasted block\n"
         "  is one turn, and so is a block between lines starting and ending with \"\"\".\n"
         "\n"
+        "answers in a shape (the answer ends when the grammar is complete):\n"
+        "  --grammar FILE          a GBNF grammar (llama.cpp's syntax; the root rule is `root`)\n"
+        "  --json-schema SCHEMA    a JSON Schema (a file, or the schema itself when it starts with '{');\n"
+        "                          the subset is in the README (\"Answers in a shape\"), other keywords\n"
+        "                          are refused by name. Alias -j\n"
+        "  --json                  any JSON value\n"
+        "  Batch lines and server requests give theirs as \"response_format\" (OpenAI's json_schema or\n"
+        "  json_object), \"json_schema\" or \"grammar\" (llama.cpp's); they take the place of these.\n"
+        "\n"
         "chat templates (the model's Jinja template, run by tessera's sandboxed interpreter):\n"
         "  --chat-template FILE    use this template instead of the model's: a .jinja file, or a\n"
         "                          tokenizer_config.json holding \"chat_template\"\n"
@@ -99,14 +118,14 @@ void options_usage(FILE *f) {
         "batch answering (one model load, prompts sharing a prefix reuse its KV cache):\n"
         "  --batch FILE.jsonl      answer each line {\"id\", \"prompt\" | \"messages\": [{\"role\",\"content\"}]}\n"
         "                          (optional per line: max_tokens, temperature, top_p, top_k, min_p,\n"
-        "                          repeat_penalty, seed, stop, ignore_eos; \"tokens\": [ids] instead of a\n"
+        "                          repeat_penalty, seed, stop, ignore_eos, response_format; \"tokens\": [ids] instead of a\n"
         "                          prompt; another key is warned about); output lines\n"
         "                          {\"line\",\"id\",\"answer\",\"tokens_prompt\",\"tokens_generated\",\n"
         "                          \"finish_reason\",\"ms\"} or {\"line\",\"id\",\"error\"}, as lines finish\n"
         "                          (in input order with --parallel 1; sort -t: -k2,2n -s restores it).\n"
         "                          OpenAI Batch lines ({\"custom_id\",\"method\",\"url\":\"/v1/chat/completions\"\n"
         "                          or \"/v1/completions\",\"body\"}) are answered in OpenAI's output format,\n"
-        "                          keyed by custom_id; tools, response_format, logprobs and n > 1 are refused\n"
+        "                          keyed by custom_id (tools: calls come back as tool_calls); n > 1 is refused\n"
         "                          Ids must be unique (1 and 1.0 are the same id); lines without one\n"
         "                          are known by their line number. Exit 0: all answered; 2: some lines\n"
         "                          have errors; 1: could not run. FILE '-' (or /dev/stdin) reads stdin\n"
@@ -422,6 +441,9 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "--chat-template", NULL, NULL)) { VALUE(); o->chat_template = val; }
         else if (is(name, "--chat-template-kwargs", NULL, NULL)) { VALUE(); o->chat_kwargs = val; }
         else if (is(name, "--tools", NULL, NULL)) { VALUE(); o->tools = val; }
+        else if (is(name, "--grammar", "--grammar-file", NULL)) { VALUE(); o->grammar_file = val; }
+        else if (is(name, "--json-schema", "-j", NULL)) { VALUE(); o->json_schema = val; }
+        else if (is(name, "--json", NULL, NULL)) { FLAG(); o->json = true; }
         else if (is(name, "--date", NULL, NULL)) { VALUE(); o->date = val; }
         else if (is(name, "--render", NULL, NULL)) { VALUE(); o->render = val; }
         else if (is(name, "--serve", NULL, NULL)) { FLAG(); o->serve = true; }
@@ -432,6 +454,17 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "--max-connections", NULL, NULL)) { VALUE(); if (parse_int(name, val, 1, 1 << 20, &o->max_connections)) return -1; }
         else if (is(name, "--queue", NULL, NULL)) { VALUE(); if (parse_int(name, val, 0, 1 << 20, &o->max_queue)) return -1; }
         else if (is(name, "--timeout", NULL, NULL)) { VALUE(); if (parse_int(name, val, 1, 86400, &o->timeout)) return -1; }
+        else if (is(name, "--spec", NULL, NULL)) {
+            VALUE();
+            if ((o->spec = ts_spec_mode_from_name(val)) < 0) {
+                fprintf(stderr, "error: --spec expects off, ngram or draft, got '%s'\n", val);
+                return -1;
+            }
+            o->spec_given = true;
+        }
+        else if (is(name, "--spec-k", "--draft-max", NULL)) { VALUE(); if (parse_int(name, val, 1, TS_SPEC_MAX_K, &o->spec_k)) return -1; }
+        else if (is(name, "--spec-n", NULL, NULL)) { VALUE(); if (parse_int(name, val, 1, TS_SPEC_MAX_N, &o->spec_n)) return -1; }
+        else if (is(name, "-md", "--model-draft", NULL)) { VALUE(); o->model_draft = val; }
         else {
             bool takes_value, optional;
             if (!is_ignored_llama_option(name, &takes_value, &optional)) {
@@ -509,6 +542,17 @@ int options_parse(int argc, char **argv, cli_options *o) {
         fprintf(stderr, "error: --parallel goes with --batch, --check and serve (the requests answered at once)\n");
         return -1;
     }
+    if (o->model_draft && !o->spec_given) o->spec = TS_SPEC_DRAFT;
+    if (o->spec == TS_SPEC_DRAFT && !o->model_draft) { fprintf(stderr, "error: --spec draft needs --model-draft FILE\n"); return -1; }
+    if (o->model_draft && o->spec != TS_SPEC_DRAFT) {
+        fprintf(stderr, "error: --model-draft goes with --spec draft, not --spec %s\n", ts_spec_mode_name(o->spec));
+        return -1;
+    }
+    if ((o->spec_k || o->spec_n) && o->spec == TS_SPEC_OFF) {
+        fprintf(stderr, "error: --spec-k and --spec-n go with --spec ngram or draft (or --model-draft)\n");
+        return -1;
+    }
+    if (o->spec_n && o->spec != TS_SPEC_NGRAM) { fprintf(stderr, "error: --spec-n goes with --spec ngram\n"); return -1; }
     if ((o->batch_path || o->check_path) && (prompt_given || o->dump_logits || o->n_stop)) {
         fprintf(stderr, "error: --batch and --check take their prompts (and stop strings) from the file\n");
         return -1;

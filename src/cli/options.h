@@ -59,6 +59,14 @@ typedef struct cli_options {
     const char *api_key;         /* --api-key, or read from --api-key-file */
     const char *api_key_file;
     int max_connections, max_queue, timeout;   /* --max-connections, --queue, --timeout (serve) */
+    int spec;                    /* --spec off|ngram|draft: enum ts_spec_mode (--model-draft: draft) */
+    bool spec_given;
+    int spec_k, spec_n;          /* --spec-k, --spec-n (0: the session's defaults) */
+    const char *model_draft;     /* --model-draft FILE: the draft model */
+    const char *grammar_file;    /* --grammar FILE (GBNF) */
+    const char *json_schema;     /* --json-schema FILE|JSON */
+    bool json;                   /* --json: any JSON value */
+    ts_grammar *grammar;         /* the one of them given, compiled by main (owned there) */
 } cli_options;
 
 /* Fills o from argv. Returns 0, 1 when the run is over (--help, --version printed: exit 0), or -1

@@ -56,11 +56,11 @@ done:
 /* Plain text: the user and assistant turns one after the other (a system turn has nowhere to go). */
 static char *plain_text(const ts_chat_message *msgs, int n_msgs) {
     size_t total = 1;
-    for (int i = 0; i < n_msgs; i++) if (strcmp(msgs[i].role, "system") != 0) total += strlen(msgs[i].content);
+    for (int i = 0; i < n_msgs; i++) if (strcmp(msgs[i].role, "system") != 0 && msgs[i].content) total += strlen(msgs[i].content);
     char *text = malloc(total), *p = text;
     if (!text) return NULL;
     for (int i = 0; i < n_msgs; i++)
-        if (strcmp(msgs[i].role, "system") != 0) {
+        if (strcmp(msgs[i].role, "system") != 0 && msgs[i].content) {
             size_t l = strlen(msgs[i].content);
             memcpy(p, msgs[i].content, l);
             p += l;

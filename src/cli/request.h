@@ -22,6 +22,11 @@ typedef struct request_fields {
     const char *stop[REQUEST_MAX_STOP];
     int n_stop;
     bool ignore_eos;
+    ts_grammar *grammar;            /* response_format, json_schema or grammar (owned), else NULL */
+    const json_value *tools;        /* "tools" (chat): a JSON array of functions, else NULL */
+    char *tools_json;               /* it as text, for the template (owned) */
+    bool no_tool_calls;             /* "tool_choice": "none": the answer is not read for calls */
+    bool one_tool_call;             /* "parallel_tool_calls": false: the first call only */
 } request_fields;
 
 void request_fields_free(request_fields *f);
@@ -34,7 +39,10 @@ int  request_parse_messages(request_fields *f, const json_value *req, const char
 /* v as a non-empty array of token ids (name: the key, for messages). */
 int  request_parse_tokens(request_fields *f, const json_value *v, const char *name, ts_error *err);
 /* max_completion_tokens / max_tokens, temperature, top_p, top_k, min_p, repeat_penalty, seed, stop,
- * ignore_eos: each checked against its range, naming the key; absent keys keep f's values. */
+ * ignore_eos: each checked against its range, naming the key; absent keys keep f's values. And the
+ * answer's shape: OpenAI's response_format ({"type": "json_schema", "json_schema": {"schema"}},
+ * {"type": "json_object"} or {"type": "text"}), llama.cpp's json_schema (a schema) and grammar
+ * (GBNF text): at most one of them; a schema or grammar that cannot be used is refused. */
 int  request_parse_settings(request_fields *f, const json_value *req, ts_error *err);
 
 #endif

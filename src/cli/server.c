@@ -63,6 +63,8 @@ typedef struct choice {
     ts_error err;
     bool done, failed, sent_first;
     int lp_sent;                   /* tokens whose logprobs a chunk carried */
+    size_t sent;                   /* bytes of the answer streamed */
+    tool_calls calls;              /* the request gave tools: those read from the answer */
 } choice;
 
 /* A completion request: its connection, its parsed body and its choices. */
@@ -74,6 +76,8 @@ struct job {
     request_fields f;
     openai_options x;
     int32_t *ids; int n_ids;
+    ts_chat_options chat;          /* the server's template options, with the request's tools */
+    bool tools;                    /* the answers are read for tool calls */
     choice ch[OPENAI_MAX_N];
     int n_done;
     char id[48];
@@ -88,6 +92,7 @@ struct job {
 typedef struct loader {
     const server_options *o;
     ts_model *m;
+    ts_model *draft;               /* --model-draft, freed after the session */
     ts_session *s;
     ts_error err;
     int rc;
@@ -102,6 +107,7 @@ struct server {
     ts_model *m;
     ts_session *s;
     bool loaded;
+    const char *tool_format;       /* how the template writes tool calls (ts_chat_tool_format), or NULL */
     int n_slots;
     choice **slot_choice;          /* the choice running in each slot */
     ts_gen_done *done;
@@ -247,7 +253,7 @@ static void accept_new(server *sv) {
 /* ---- requests ---- */
 
 static void job_free(job *j) {
-    for (int i = 0; i < j->x.n; i++) ts_gen_result_free(&j->ch[i].res);
+    for (int i = 0; i < j->x.n; i++) { ts_gen_result_free(&j->ch[i].res); tool_calls_free(&j->ch[i].calls); }
     request_fields_free(&j->f);
     json_free(j->body);
     free(j->ids);
@@ -312,11 +318,38 @@ static void send_chunk(server *sv, choice *ch, const char *text, size_t len, con
     put_event(c, b->data, b->len);
 }
 
-/* The session's streaming callback: a final piece of a choice's text, sent as a chunk. */
+/* The session's streaming callback: a final piece of a choice's text, sent as a chunk. When the
+ * answer may hold tool calls, only what surely is content is sent; the rest waits for the end. */
 static int on_stream_text(void *user, const char *text, size_t len) {
     choice *ch = user;
-    send_chunk(ch->j->sv, ch, text, len, NULL);
+    size_t upto = (size_t)(text - ch->res.text) + len;
+    if (ch->j->tools) upto = tool_calls_safe_prefix(tool_format_by_name(ch->j->sv->tool_format), ch->res.text, upto);
+    if (upto > ch->sent) send_chunk(ch->j->sv, ch, ch->res.text + ch->sent, upto - ch->sent, NULL);
+    if (upto > ch->sent) ch->sent = upto;
     return 0;
+}
+
+/* A streamed choice is done: what was held back (the content, or the text, past what was sent),
+ * its tool calls, and the chunk with its finish reason. */
+static void stream_end(server *sv, choice *ch) {
+    job *j = ch->j;
+    const char *rest = ch->res.text;
+    size_t len = ch->res.len;
+    if (ch->calls.n) { rest = ch->calls.content; len = ch->calls.content_len; }
+    if (len > ch->sent) send_chunk(sv, ch, rest + ch->sent, len - ch->sent, NULL);
+    if (ch->calls.n) {
+        conn *c = &sv->conns[j->conn];
+        json_buf *b = &sv->scratch;
+        b->len = 0;
+        if (c->fd >= 0 && c->gen == j->gen) {
+            if (openai_put_tool_calls_chunk(b, j->id, sv->o->model_id, j->created, ch->index, !ch->sent_first, &ch->calls) == 0)
+                put_event(c, b->data, b->len);
+            else
+                c->close_after = true;
+            ch->sent_first = true;
+        }
+    }
+    send_chunk(sv, ch, "", 0, ch->calls.n ? "tool_calls" : openai_finish_reason(&ch->res));
 }
 
 static void job_finish(server *sv, job *j);
@@ -353,9 +386,11 @@ static void job_finish(server *sv, job *j) {
     conn *c = &sv->conns[j->conn];
     bool alive = c->fd >= 0 && c->gen == j->gen;
     const ts_gen_result *res[OPENAI_MAX_N];
+    const tool_calls *calls[OPENAI_MAX_N];
     const char *error = NULL;
     for (int i = 0; i < j->x.n; i++) {
         res[i] = &j->ch[i].res;
+        calls[i] = &j->ch[i].calls;
         if (j->ch[i].failed && !error) error = j->ch[i].err.msg;
     }
     int status = error ? 500 : 200;
@@ -385,7 +420,7 @@ static void job_finish(server *sv, job *j) {
             respond_error(sv, c, 500, error, NULL);
         } else {
             b->len = 0;
-            if (openai_put_completion(b, j->api, j->id, sv->o->model_id, j->created, res, j->x.n, sv->m, j->x.logprobs > 0) != 0)
+            if (openai_put_completion(b, j->api, j->id, sv->o->model_id, j->created, res, calls, j->x.n, sv->m, j->x.logprobs > 0) != 0)
                 respond_error(sv, c, 500, "out of memory", NULL);
             else
                 respond(sv, c, 200, "application/json", b->data, b->len, NULL);
@@ -412,7 +447,8 @@ static void step(server *sv) {
         ch->done = true;
         ch->failed = sv->done[k].rc != 0;
         j->n_done++;
-        if (j->x.stream && !ch->failed) send_chunk(sv, ch, "", 0, openai_finish_reason(&ch->res));
+        if (!ch->failed && j->tools) openai_read_tool_calls(sv->tool_format, &j->f, &ch->res, ch->rq.sampling.seed, &ch->calls);
+        if (j->x.stream && !ch->failed) stream_end(sv, ch);
         if (j->n_done == j->x.n) job_finish(sv, j);
     }
     /* tokens per second over the last 10 seconds: each choice's tokens counted as they come */
@@ -503,11 +539,14 @@ static int post_completion(server *sv, conn *c, int ci, const http_request *rq, 
         j->f.tokens = NULL;
         n = j->f.n_tokens;
     } else {
-        n = prompt_to_tokens(sv->m, j->f.msgs, j->f.n_msgs, j->f.raw, sv->o->chat, ts_session_text_limit(sv->s),
+        j->chat = sv->o->chat ? *sv->o->chat : (ts_chat_options){0};
+        if (j->f.tools_json) j->chat.tools_json = j->f.tools_json;   /* the request's tools, for the template */
+        n = prompt_to_tokens(sv->m, j->f.msgs, j->f.n_msgs, j->f.raw, &j->chat, ts_session_text_limit(sv->s),
                              "the prompt", "the chat template", &j->ids, &chat, &unknown, err);
         if (n < 0) { job_free(j); return 400; }
     }
     j->n_ids = n;
+    j->tools = j->f.tools && !j->f.no_tool_calls && sv->tool_format;
     if (n > ts_session_n_ctx(sv->s)) {
         ts_fail(err, "the prompt has %d tokens, more than the context of %d", n, ts_session_n_ctx(sv->s));
         job_free(j);
@@ -531,7 +570,8 @@ static int post_completion(server *sv, conn *c, int ci, const http_request *rq, 
         ch->slot = -1;
         ch->rq = (ts_gen_request){ .prompt = j->ids, .n_prompt = n, .max_tokens = j->f.max_tokens, .sampling = j->f.sampling,
                                    .stop = j->f.stop, .n_stop = j->f.n_stop, .heal = sv->o->heal, .ignore_eos = j->f.ignore_eos,
-                                   .logprobs = j->x.logprobs };
+                                   .grammar = j->f.grammar ? j->f.grammar : sv->o->grammar,
+                                   .logprobs = j->x.logprobs, .special_text = j->tools };
         ch->rq.sampling.seed += (uint64_t)i;   /* the choices differ when sampled */
         if (j->x.stream) { ch->rq.on_text = on_stream_text; ch->rq.user = ch; }
     }
@@ -551,7 +591,7 @@ static int post_completion(server *sv, conn *c, int ci, const http_request *rq, 
     sv->n_queued++;
     if (sv->o->verbose && !sv->o->quiet)
         for (int i = 0; i < j->f.n_msgs; i++)
-            fprintf(stderr, "  %s: %s\n", j->f.msgs[i].role, j->f.msgs[i].content);
+            fprintf(stderr, "  %s: %s\n", j->f.msgs[i].role, j->f.msgs[i].content ? j->f.msgs[i].content : "(tool calls)");
     return 0;
 }
 
@@ -651,12 +691,18 @@ static void *load_model(void *arg) {
     loader *l = arg;
     const server_options *o = l->o;
     l->rc = ts_model_load(o->model_path, &o->load, &l->m, &l->err);
+    if (l->rc == 0 && o->model_draft) {
+        ts_load_options dlo = o->load;
+        dlo.tokenizer_path = NULL;
+        l->rc = ts_model_load(o->model_draft, &dlo, &l->draft, &l->err);
+    }
     if (l->rc == 0) {
         /* new prompts are evaluated SERVER_STEP_PROMPT tokens a step, so the streams under way
          * keep getting tokens while a burst of requests is prefilled */
         ts_session_options so = { .n_ctx = o->n_ctx, .n_threads = o->n_threads,
                                   .n_slots = o->n_parallel > 0 ? o->n_parallel : ts_default_slots(l->m, o->n_ctx),
-                                  .step_prompt_tokens = SERVER_STEP_PROMPT };
+                                  .step_prompt_tokens = SERVER_STEP_PROMPT,
+                                  .spec = o->spec, .spec_k = o->spec_k, .spec_n = o->spec_n, .draft = l->draft };
         l->rc = ts_session_new_opts(l->m, &so, &l->s, &l->err);
     }
     char one = 1;
@@ -804,6 +850,7 @@ int run_server(const server_options *o) {
                 sv.done = calloc((size_t)sv.n_slots, sizeof *sv.done);
                 if (!sv.slot_choice || !sv.done) { fprintf(stderr, "error: out of memory\n"); goto done; }
                 sv.loaded = true;
+                sv.tool_format = ts_chat_tool_format(sv.m, o->chat);
                 if (!o->quiet)
                     fprintf(stderr, "ready: %s, %d slot%s of %d tokens\n", o->model_id, sv.n_slots, sv.n_slots == 1 ? "" : "s",
                             ts_session_n_ctx(sv.s));
@@ -864,13 +911,14 @@ int run_server(const server_options *o) {
     if (!o->quiet) fprintf(stderr, "stopped\n");
 done:
     /* a loader still reading (stopped while loading) is left to the process's exit */
-    if (thread) { (void)th; ld.m = NULL; ld.s = NULL; }
+    if (thread) { (void)th; ld.m = NULL; ld.s = NULL; ld.draft = NULL; }
     for (int i = 0; sv.conns && i < sv.cap_conns; i++) conn_close(&sv, i);
     while (sv.queue_head) { job *j = sv.queue_head; queue_remove(&sv, j); job_free(j); }
     if (sv.listen_fd >= 0) close(sv.listen_fd);
     if (wake[0] >= 0) { close(wake[0]); close(wake[1]); }
     ts_session_free(sv.s ? sv.s : ld.s);
     ts_model_free(sv.m ? sv.m : ld.m);
+    ts_model_free(ld.draft);
     free(sv.conns);
     free(sv.slot_choice);
     free(sv.done);

@@ -1,5 +1,7 @@
 /* One request's answer (see answer.h): sampling, stop conditions, streaming and token healing. */
 #include "generate/answer.h"
+#include "generate/sampler.h"
+#include "load/model.h"
 #include "core/error.h"
 #include <math.h>
 #include <stdlib.h>
@@ -119,13 +121,21 @@ static void token_logprob(const float *logits, int nv, int32_t token, int k, ts_
     if (k > nv) k = nv;
     int n = 0;
     for (int t = 0; t < nv; t++) {   /* insertion into a sorted list of at most k */
-        if (n == k && !(logits[t] > logits[out->top_token[n - 1]])) continue;
+        if (n == k && (k == 0 || !(logits[t] > logits[out->top_token[n - 1]]))) continue;
         int at = n < k ? n++ : n - 1;
         while (at > 0 && logits[t] > logits[out->top_token[at - 1]]) { out->top_token[at] = out->top_token[at - 1]; at--; }
         out->top_token[at] = t;
     }
     out->n_top = n;
     for (int i = 0; i < n; i++) out->top_logprob[i] = logits[out->top_token[i]] - lse;
+}
+
+/* A control token's text as the vocabulary spells it (rq->special_text), or 0. */
+static int special_text(const ts_model *m, int32_t tok, char *buf, size_t cap) {
+    const vocab *v = &m->voc;
+    if (!m->has_vocab || tok < 0 || tok >= v->n || v->attr[tok] != TOKEN_CONTROL || v->len[tok] >= cap) return 0;
+    memcpy(buf, v->text[tok], v->len[tok]);
+    return (int)v->len[tok];
 }
 
 /* --ignore-eos: the end-of-generation tokens (EOS, end of turn and at most 15 more), found once per
@@ -153,7 +163,8 @@ int answer_begin(answer *a, const ts_model *m, const ts_gen_request *rq, ts_gen_
     for (int i = 0; i < rq->n_prompt; i++)
         if (rq->prompt[i] < 0 || rq->prompt[i] >= nv)
             return ts_fail(err, "token id %d is out of range (vocabulary of %d)", rq->prompt[i], nv);
-    int n_backed = rq->heal ? heal_prompt(m, rq->prompt, rq->n_prompt, a->healed, sizeof a->healed, &a->n_healed) : 0;
+    /* a grammar constrains the answer's text; healing would make it spell the prompt's end first */
+    int n_backed = rq->heal && !rq->grammar ? heal_prompt(m, rq->prompt, rq->n_prompt, a->healed, sizeof a->healed, &a->n_healed) : 0;
     a->n_eval = rq->n_prompt - n_backed;
     res->n_prompt = a->n_eval;
     res->n_healed = a->n_healed;
@@ -170,6 +181,7 @@ int answer_begin(answer *a, const ts_model *m, const ts_gen_request *rq, ts_gen_
         if (!a->logits_copy) { answer_end(a, false, NULL); return ts_fail(err, "out of memory"); }
     }
     if (ts_sampler_new(&rq->sampling, nv, &a->smp, err) != 0) { answer_end(a, false, NULL); return -1; }
+    if (rq->grammar && grammar_matcher_new(rq->grammar, &a->gm, err) != 0) { answer_end(a, false, NULL); return -1; }
     if (!a->history || !res->tokens || append(res, &a->cap, "", 0) != 0) {
         answer_end(a, false, NULL);
         return ts_fail(err, "out of memory");
@@ -196,7 +208,19 @@ int answer_step(answer *a, float *logits, int32_t *next_out, ts_error *err) {
     if (a->logits_copy) memcpy(a->logits_copy, logits, (size_t)nv * sizeof *logits);
     if (a->n_covered < a->n_healed) mask_healed(a->m, logits, nv, a->healed + a->n_covered, a->n_healed - a->n_covered);
     for (int i = 0; i < a->n_eog; i++) logits[a->eog[i]] = -INFINITY;
-    int32_t next = ts_sample(a->smp, logits, a->history, a->n_hist);
+    int32_t next;
+    if (a->gm) {
+        /* complete, and nothing can follow: the answer is whole */
+        if (grammar_matcher_complete(a->gm) && !grammar_matcher_can_continue(a->gm)) { res->finish_reason = "stop"; return 0; }
+        token_texts **tt = a->texts ? a->texts : &a->own_texts;
+        if (!*tt && constrain_texts_build(a->m, tt, err) != 0) return -1;
+        /* the mask comes after the penalty, as the sampler ranks the tokens */
+        sampler_penalize(a->smp, logits, a->history, a->n_hist);
+        if (constrain_logits(a->gm, *tt, a->m, logits, sampler_candidates_needed(a->smp), err) != 0) return -1;
+        next = ts_sample(a->smp, logits, NULL, 0);
+    } else {
+        next = ts_sample(a->smp, logits, a->history, a->n_hist);
+    }
     if (first) res->first_token_seconds = seconds_now() - a->t0;
     if (ts_token_is_eog(a->m, next)) { res->finish_reason = "stop"; return 0; }
     if (a->logits_copy) {
@@ -213,6 +237,9 @@ int answer_step(answer *a, float *logits, int32_t *next_out, ts_error *err) {
     a->history[a->n_hist++] = next;
     char piece[256], text[256 + 16];
     int pl = ts_token_text(a->m, next, piece, sizeof piece);
+    if (a->gm && (pl <= 0 || grammar_matcher_feed(a->gm, piece, (size_t)pl, err) != 1))
+        return ts_fail(err, "grammar: the sampled token %d does not continue the grammar", next);
+    if (pl == 0 && rq->special_text) pl = special_text(a->m, next, piece, sizeof piece);
     /* the healed part is already in the prompt text */
     int skip = pl > 0 && a->n_covered < a->n_healed ? (pl < a->n_healed - a->n_covered ? pl : a->n_healed - a->n_covered) : 0;
     a->n_covered += skip;
@@ -230,6 +257,10 @@ int answer_step(answer *a, float *logits, int32_t *next_out, ts_error *err) {
         int stop = rq->on_text(rq->user, res->text + a->streamed, safe - a->streamed);
         a->streamed = safe;
         if (stop) { res->finish_reason = "cancelled"; a->text_refused = true; return 0; }
+    }
+    if (a->gm && grammar_matcher_complete(a->gm) && !grammar_matcher_can_continue(a->gm)) {
+        res->finish_reason = "stop";   /* the grammar is complete: nothing may follow */
+        return 0;
     }
     if (res->n_generated == a->max_tokens) return 0;   /* the last token need not be evaluated */
     *next_out = next;
@@ -252,6 +283,10 @@ int answer_end(answer *a, bool ok, ts_error *err) {
     a->smp = NULL;
     free(a->logits_copy);
     a->logits_copy = NULL;
+    grammar_matcher_free(a->gm);
+    a->gm = NULL;
+    constrain_texts_free(a->own_texts);
+    a->own_texts = NULL;
     if (!ok) ts_gen_result_free(res);
     return ok ? 0 : -1;
 }

@@ -5,6 +5,7 @@
 #define TS_GENERATE_ANSWER_H
 #include "tessera.h"
 #include "core/utf8.h"
+#include "generate/constrain.h"
 
 #define ANSWER_MAX_EOG 16
 
@@ -27,6 +28,10 @@ typedef struct answer {
     float *logits_copy;          /* rq->logprobs: the logits as the model gave them */
     int top_logprobs, n_logprobs_cap;
     double t0, t1;               /* the request's start, and when its prompt was evaluated */
+    grammar_matcher *gm;         /* rq->grammar: where the answer stands in it */
+    token_texts **texts;         /* the vocabulary sorted for grammar masks: the session's (built on
+                                    first use; NULL: the answer's own) */
+    token_texts *own_texts;
 } answer;
 
 /* Starts an answer to rq into res for a context of n_ctx positions: heals the prompt, allocates

@@ -2,6 +2,7 @@
  * text, and the caller's tools, extra variables and date, handed to the interpreter. */
 #include "load/model.h"
 #include "template/chat_template.h"
+#include "template/tool_calls.h"
 #include "core/error.h"
 #include <stdlib.h>
 #include <string.h>
@@ -99,4 +100,13 @@ int ts_chat_render_json(const ts_model *m, const char *conversation_json, size_t
     }
     json_free(conv);
     return rc;
+}
+
+const char *ts_chat_tool_format(const ts_model *m, const ts_chat_options *opt) {
+    const char *tmpl = opt && opt->template_text ? opt->template_text : m ? m->chat_template : NULL;
+    if (!tmpl) return NULL;
+    ts_error err;
+    const tool_format *f = tool_format_detect(tmpl, token_string(m, m && m->has_vocab ? m->voc.bos : -1),
+                                              token_string(m, m && m->has_vocab ? m->voc.eos : -1), &err);
+    return f ? tool_format_name(f) : NULL;
 }

@@ -1,6 +1,6 @@
 /* Token sampling: repetition penalty, then greedy argmax (temp <= 0) or top-k -> temperature
  * softmax -> top-p -> min-p -> a draw from a seeded PCG generator. */
-#include "tessera.h"
+#include "generate/sampler.h"
 #include "core/error.h"
 #include <math.h>
 #include <stdlib.h>
@@ -60,21 +60,30 @@ static int by_logit_desc(const void *a, const void *b) {
     return x->id - y->id;   /* lowest id first among equals */
 }
 
+void sampler_penalize(const ts_sampler *s, float *logits, const int32_t *recent, int n_recent) {
+    const ts_sampler_params *p = &s->p;
+    if (p->repeat_penalty == 1.0f || !recent) return;
+    int from = n_recent - p->repeat_last_n;
+    if (from < 0 || p->repeat_last_n < 0) from = 0;
+    /* each distinct token is penalized once */
+    for (int i = from; i < n_recent; i++) {
+        int32_t t = recent[i];
+        if (t < 0 || t >= s->n_vocab) continue;
+        bool seen = false;
+        for (int j = from; j < i; j++) if (recent[j] == t) { seen = true; break; }
+        if (seen) continue;
+        logits[t] = logits[t] > 0 ? logits[t] / p->repeat_penalty : logits[t] * p->repeat_penalty;
+    }
+}
+
+int sampler_candidates_needed(const ts_sampler *s) {
+    if (s->p.temp <= 0.0f) return 1;
+    return s->p.top_k > 0 ? s->p.top_k : 0;
+}
+
 int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_recent) {
     const ts_sampler_params *p = &s->p;
-    if (p->repeat_penalty != 1.0f && recent) {
-        int from = n_recent - p->repeat_last_n;
-        if (from < 0 || p->repeat_last_n < 0) from = 0;
-        /* each distinct token is penalized once */
-        for (int i = from; i < n_recent; i++) {
-            int32_t t = recent[i];
-            if (t < 0 || t >= s->n_vocab) continue;
-            bool seen = false;
-            for (int j = from; j < i; j++) if (recent[j] == t) { seen = true; break; }
-            if (seen) continue;
-            logits[t] = logits[t] > 0 ? logits[t] / p->repeat_penalty : logits[t] * p->repeat_penalty;
-        }
-    }
+    sampler_penalize(s, logits, recent, n_recent);
     if (p->temp <= 0.0f) {
         int32_t best = 0;
         for (int i = 1; i < s->n_vocab; i++) if (logits[i] > logits[best]) best = i;

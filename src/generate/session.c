@@ -7,8 +7,10 @@
  * alone and the same request among others give the same answer. */
 #include "tessera.h"
 #include "generate/answer.h"
+#include "generate/speculate.h"
 #include "core/error.h"
 #include "load/model.h"
+#include "run/context.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +36,16 @@ typedef struct slot {
     int kept, done, todo;     /* prompt positions from the cache, evaluated, to evaluate */
     int wait_for;             /* SLOT_WAIT: the slot whose prompt evaluation it waits for */
     int32_t next;             /* the token to evaluate next (decoding) */
-    float *logits;            /* one row, or a row per prompt position (on_logits) */
+    float *logits;            /* one row, a row per prompt position (on_logits), or a row per
+                                 position of a speculative step (spec_k + 1) */
+    bool spec;                /* the request decodes speculatively (not with on_logits) */
+    int n_prop;               /* this step's proposals: cached[n_cached + 1 ..], after next */
+    int k_cur;                /* proposals wanted next step: one more than the last step took
+                                 after a rejection, twice as many after a full acceptance (up to
+                                 spec_k): rejected positions cost compute */
+    int redo;                 /* after a rejection the state had to go back further (a recurrent
+                                 layer continues only from a snapshot): cached[n_cached ..] + redo
+                                 is evaluated again before the next step */
 } slot;
 
 struct ts_session {
@@ -48,7 +59,25 @@ struct ts_session {
     bool copies_anywhere;     /* no recurrent layer: a prefix can be copied at any position */
     ts_batch_item *items;     /* a step's batch, one per slot */
     int *item_slot;
+    /* speculative decoding (ts_session_options.spec) */
+    int spec, spec_k, spec_n;
+    speculate_draft draft;    /* TS_SPEC_DRAFT: the draft model's context, one sequence per slot */
+    speculate_want *wants;
+    token_texts *texts;       /* the vocabulary sorted for grammar masks, made by the first grammar */
 };
+
+/* The speculative decoding options, checked. */
+static int check_spec(const ts_model *m, const ts_session *s, const ts_model *draft, ts_error *err) {
+    if (s->spec < TS_SPEC_OFF || s->spec > TS_SPEC_DRAFT) return ts_fail(err, "unknown speculative decoding mode %d", s->spec);
+    if (s->spec_k < 1 || s->spec_k > TS_SPEC_MAX_K)
+        return ts_fail(err, "speculative decoding proposes 1 to %d tokens a step, not %d", TS_SPEC_MAX_K, s->spec_k);
+    if (s->spec_n < 1 || s->spec_n > TS_SPEC_MAX_N)
+        return ts_fail(err, "prompt lookup matches n-grams of 1 to %d tokens, not %d", TS_SPEC_MAX_N, s->spec_n);
+    if (s->spec == TS_SPEC_DRAFT && !draft) return ts_fail(err, "speculative decoding by a draft model needs the draft model");
+    if (s->spec != TS_SPEC_DRAFT && draft)
+        return ts_fail(err, "%s: a draft model goes with speculative decoding by a draft (TS_SPEC_DRAFT)", draft->path);
+    return s->spec == TS_SPEC_DRAFT ? ts_spec_check_draft(m, draft, err) : 0;
+}
 
 int ts_session_new_opts(ts_model *m, const ts_session_options *opt, ts_session **out, ts_error *err) {
     *out = NULL;
@@ -57,6 +86,10 @@ int ts_session_new_opts(ts_model *m, const ts_session_options *opt, ts_session *
     s->m = m;
     s->n_slots = opt && opt->n_slots > 0 ? opt->n_slots : 1;
     s->step_prompt_tokens = opt && opt->step_prompt_tokens > 0 ? opt->step_prompt_tokens : 0;
+    s->spec = opt ? opt->spec : TS_SPEC_OFF;
+    s->spec_k = opt && opt->spec_k ? opt->spec_k : TS_SPEC_DEFAULT_K;
+    s->spec_n = opt && opt->spec_n ? opt->spec_n : TS_SPEC_DEFAULT_N;
+    if (check_spec(m, s, opt ? opt->draft : NULL, err) != 0) { free(s); return -1; }
     ts_context_options co = { .n_ctx = opt ? opt->n_ctx : 0, .n_threads = opt ? opt->n_threads : 0, .n_seq = s->n_slots };
     if (ts_context_new_opts(m, &co, &s->ctx, err) != 0) { free(s); return -1; }
     /* Warm up: one evaluation reads every weight once, so the first pass over the mapped file is
@@ -71,10 +104,16 @@ int ts_session_new_opts(ts_model *m, const ts_session_options *opt, ts_session *
     s->slots = calloc((size_t)s->n_slots, sizeof *s->slots);
     s->items = calloc((size_t)s->n_slots, sizeof *s->items);
     s->item_slot = calloc((size_t)s->n_slots, sizeof *s->item_slot);
-    bool ok = s->slots && s->items && s->item_slot;
+    s->wants = calloc((size_t)s->n_slots, sizeof *s->wants);
+    bool ok = s->slots && s->items && s->item_slot && s->wants;
     for (int i = 0; ok && i < s->n_slots; i++)
         ok = (s->slots[i].cached = malloc(((size_t)ts_context_n_ctx(s->ctx) + 1) * sizeof(int32_t))) != NULL;
     if (!ok) { ts_session_free(s); return ts_fail(err, "out of memory for a session"); }
+    if (s->spec == TS_SPEC_DRAFT &&
+        speculate_draft_new(&s->draft, opt->draft, ts_context_n_ctx(s->ctx), opt->n_threads, s->n_slots, err) != 0) {
+        ts_session_free(s);
+        return -1;
+    }
     /* token strings as stored are at least as long as the text they stand for (SentencePiece's
      * space mark, byte-level BPE's byte characters and "<0x0A>" pieces are longer) */
     s->copies_anywhere = ts_context_copies_any_prefix(s->ctx);
@@ -106,6 +145,9 @@ void ts_session_free(ts_session *s) {
     free(s->slots);
     free(s->items);
     free(s->item_slot);
+    free(s->wants);
+    constrain_texts_free(s->texts);
+    if (s->draft.ctx) speculate_draft_free(&s->draft);
     ts_context_free(s->ctx);
     free(s);
 }
@@ -120,8 +162,11 @@ int ts_session_n_free(const ts_session *s) {
 }
 
 void ts_session_reset(ts_session *s) {
-    for (int i = 0; i < s->n_slots; i++)
-        if (s->slots[i].phase == SLOT_FREE) s->slots[i].n_cached = ts_seq_truncate(s->ctx, i, 0);
+    for (int i = 0; i < s->n_slots; i++) {
+        if (s->slots[i].phase != SLOT_FREE) continue;
+        s->slots[i].n_cached = ts_seq_truncate(s->ctx, i, 0);
+        if (s->draft.ctx) speculate_draft_forget(&s->draft, i);
+    }
 }
 
 size_t ts_session_text_limit(const ts_session *s) {
@@ -198,16 +243,21 @@ int ts_session_submit(ts_session *s, const ts_gen_request *rq, ts_gen_result *re
     int i = place(s, rq->prompt, a.n_eval, !rq->on_logits, &wait_for);
     slot *sl = &s->slots[i];
     const size_t nv = (size_t)ts_model_n_vocab(s->m);
-    /* on_logits: a row per prompt position (no cache is used then) */
+    /* on_logits: a row per prompt position (no cache is used then, nor speculation) */
     size_t rows = rq->on_logits ? (size_t)a.n_eval : 1;
+    if (s->spec != TS_SPEC_OFF && !rq->on_logits && rows < (size_t)s->spec_k + 1) rows = (size_t)s->spec_k + 1;
     if (!(sl->logits = malloc(rows * nv * sizeof(float)))) {
         answer_end(&a, false, NULL);
         return ts_fail(err, "out of memory for the logits of a request");
     }
     sl->a = a;
     sl->a.res = res;
+    sl->a.texts = &s->texts;
     sl->rq = rq;
     sl->rq_err = rq_err;
+    sl->spec = s->spec != TS_SPEC_OFF && !rq->on_logits;
+    sl->n_prop = sl->redo = 0;
+    sl->k_cur = s->spec_k;
     sl->last_used = ++s->clock;
     sl->wait_for = wait_for;
     if (wait_for >= 0) {
@@ -266,6 +316,117 @@ static void advance(ts_session *s, int i, int n_evaluated, ts_gen_done *done, in
     else if (r == 0) finish(s, i, NULL, done, n_done);
 }
 
+/* ---- speculative decoding ----
+ * A generating slot's step evaluates [next, d1 .. dk] (the proposals) with a row of logits each.
+ * Row r is what plain decoding would have had after next, d1 .. dr (ts_eval_batch gives every row
+ * the bits of a one-token evaluation), so handing the rows in order to answer_step samples exactly
+ * the tokens (and draws exactly the random numbers) plain decoding would: while its token is the
+ * proposal the next row is valid too; the first other token is the next one and the positions
+ * after it are cut back. A finished answer leaves every evaluated position in the cache (cached
+ * names them all, the prefix cache sees them as they are). */
+
+/* Proposals this step may have for slot i: the room in the context and in the answer (each row
+ * gives a token, and the answer's last token is not evaluated), and a share of one forward batch
+ * among the slots generating. */
+static int proposal_room(const ts_session *s, const slot *sl, int n_decoding) {
+    int k = s->spec_k;
+    int share = FORWARD_MAX_BATCH / (n_decoding > 0 ? n_decoding : 1) - 1;
+    if (k > share) k = share;
+    int answer_left = sl->a.max_tokens - sl->a.res->n_generated - 1;
+    if (k > answer_left) k = answer_left;
+    int ctx_left = ts_context_n_ctx(s->ctx) - sl->n_cached - 1;
+    if (k > ctx_left) k = ctx_left;
+    return k > 0 ? k : 0;
+}
+
+/* Every generating slot's proposals for this step, written after its next token in cached. */
+static void propose(ts_session *s) {
+    int n_decoding = 0, n_want = 0;
+    for (int i = 0; i < s->n_slots; i++) {
+        s->slots[i].n_prop = 0;
+        n_decoding += s->slots[i].phase == SLOT_DECODE;
+    }
+    for (int i = 0; i < s->n_slots; i++) {
+        slot *sl = &s->slots[i];
+        if (sl->phase != SLOT_DECODE || !sl->spec) continue;
+        int k = proposal_room(s, sl, n_decoding);
+        if (k > sl->k_cur) k = sl->k_cur;
+        if (k == 0) continue;
+        sl->cached[sl->n_cached] = sl->next;
+        if (s->spec == TS_SPEC_NGRAM)
+            sl->n_prop = speculate_ngram(sl->cached, sl->n_cached + 1, s->spec_n, k, sl->cached + sl->n_cached + 1);
+        else
+            s->wants[n_want++] = (speculate_want){ i, sl->cached, sl->n_cached + 1, k, sl->cached + sl->n_cached + 1, 0 };
+    }
+    if (n_want == 0) return;
+    ts_error e = {{0}};
+    if (speculate_draft_propose(&s->draft, s->wants, n_want, &e) != 0) return;   /* plain steps then */
+    for (int j = 0; j < n_want; j++) s->slots[s->wants[j].seq].n_prop = s->wants[j].n_out;
+}
+
+/* Slot i's sequence cut back to its first n positions. A recurrent layer continues only from a
+ * snapshot (taken at the end, and one before the end, of each evaluation of several tokens): the
+ * positions from the one it lands on to n are evaluated again (redo), at least two of them so that
+ * the evaluation leaves a snapshot at n for the next rejection to land on. */
+static void cut_back(ts_session *s, int i, int n) {
+    slot *sl = &s->slots[i];
+    int got = ts_seq_truncate(s->ctx, i, n);
+    if (got == n - 1 && n >= 2) got = ts_seq_truncate(s->ctx, i, n - 2);
+    sl->n_cached = got;
+    sl->redo = n - got;
+}
+
+/* After a speculative step of slot i (cached[n_cached] = next, then n_prop proposals evaluated):
+ * the rows sampled in order while they agree with the proposals. */
+static void verify(ts_session *s, int i, ts_gen_done *done, int *n_done) {
+    slot *sl = &s->slots[i];
+    const size_t nv = (size_t)ts_model_n_vocab(s->m);
+    const int k = sl->n_prop, p = sl->n_cached;
+    const int32_t *prop = sl->cached + p + 1;
+    ts_gen_result *res = sl->a.res;
+    sl->n_cached = p + 1 + k;   /* what the sequence holds now */
+    sl->n_prop = 0;
+    res->n_drafted += k;
+    for (int r = 0; r <= k; r++) {
+        ts_error e = {{0}};
+        int32_t tok = -1;
+        const int before = res->n_generated;
+        int rc = answer_step(&sl->a, sl->logits + (size_t)r * nv, &tok, &e);
+        if (rc < 0) { finish(s, i, e.msg, done, n_done); return; }
+        if (rc == 0) {
+            /* complete (the last token taken need not be evaluated, or an end was sampled) */
+            if (r < k && res->n_generated > before && res->tokens[res->n_generated - 1] == prop[r]) res->n_accepted++;
+            finish(s, i, NULL, done, n_done);
+            return;
+        }
+        if (r < k && tok == prop[r]) { res->n_accepted++; continue; }
+        sl->k_cur = r == k ? (2 * k < s->spec_k ? 2 * k : s->spec_k) : r + 1;
+        sl->next = tok;
+        if (r < k) cut_back(s, i, p + 1 + r);
+        return;
+    }
+}
+
+/* The positions cut_back could not keep, evaluated again for every slot that needs it (one batch). */
+static void redo(ts_session *s, ts_gen_done *done, int *n_done) {
+    int n = 0;
+    for (int i = 0; i < s->n_slots; i++) {
+        slot *sl = &s->slots[i];
+        if (sl->phase != SLOT_DECODE || sl->redo == 0) continue;
+        s->items[n] = (ts_batch_item){ i, sl->cached + sl->n_cached, sl->redo, NULL, false };
+        s->item_slot[n++] = i;
+    }
+    if (n == 0) return;
+    ts_error e = {{0}};
+    int rc = ts_eval_batch(s->ctx, s->items, n, &e);
+    for (int k = 0; k < n; k++) {
+        slot *sl = &s->slots[s->item_slot[k]];
+        if (rc == 0) sl->n_cached += sl->redo;
+        sl->redo = 0;
+        if (rc != 0) finish(s, s->item_slot[k], e.msg, done, n_done);
+    }
+}
+
 int ts_session_step(ts_session *s, ts_gen_done *done) {
     const size_t nv = (size_t)ts_model_n_vocab(s->m);
     int n = 0, n_done = 0;
@@ -275,6 +436,7 @@ int ts_session_step(ts_session *s, ts_gen_done *done) {
         sl->phase = SLOT_PREFILL;
         take_prefix(s, i, true);
     }
+    if (s->spec != TS_SPEC_OFF) propose(s);
     int budget = s->step_prompt_tokens > 0 ? s->step_prompt_tokens : INT_MAX;
     for (int i = 0; i < s->n_slots; i++) {
         slot *sl = &s->slots[i];
@@ -288,6 +450,9 @@ int ts_session_step(ts_session *s, ts_gen_done *done) {
             budget -= take;
             float *dst = sl->rq->on_logits ? sl->logits + (size_t)sl->done * nv : sl->logits;
             s->items[n] = (ts_batch_item){ i, sl->rq->prompt + sl->kept + sl->done, take, dst, sl->rq->on_logits != NULL };
+        } else if (sl->phase == SLOT_DECODE && sl->n_prop > 0) {
+            /* next and the proposals after it, a row of logits each */
+            s->items[n] = (ts_batch_item){ i, sl->cached + sl->n_cached, 1 + sl->n_prop, sl->logits, true };
         } else if (sl->phase == SLOT_DECODE) {
             s->items[n] = (ts_batch_item){ i, &sl->next, 1, sl->logits, false };
         } else {
@@ -303,7 +468,12 @@ int ts_session_step(ts_session *s, ts_gen_done *done) {
         for (int k = 0; k < n; k++) finish(s, s->item_slot[k], e.msg, done, &n_done);
         return n_done;
     }
-    for (int k = 0; k < n; k++) advance(s, s->item_slot[k], s->items[k].n, done, &n_done);
+    for (int k = 0; k < n; k++) {
+        slot *sl = &s->slots[s->item_slot[k]];
+        if (sl->phase == SLOT_DECODE && sl->n_prop > 0) verify(s, s->item_slot[k], done, &n_done);
+        else advance(s, s->item_slot[k], s->items[k].n, done, &n_done);
+    }
+    redo(s, done, &n_done);
     return n_done;
 }
 

@@ -60,8 +60,8 @@ int chat_messages_json(const ts_chat_message *msgs, int n, json_value **out, ts_
     json_buf b = {0};
     int rc = json_buf_put(&b, "[", 1);
     for (int i = 0; i < n && rc == 0; i++) {
-        const char *role = msgs[i].role ? msgs[i].role : "", *content = msgs[i].content ? msgs[i].content : "";
-        if (!utf8_valid(role, strlen(role), NULL) || !utf8_valid(content, strlen(content), NULL)) {
+        const char *role = msgs[i].role ? msgs[i].role : "", *content = msgs[i].content;
+        if (!utf8_valid(role, strlen(role), NULL) || (content && !utf8_valid(content, strlen(content), NULL))) {
             json_buf_free(&b);
             return ts_fail(err, "message %d is not valid UTF-8", i + 1);
         }
@@ -69,7 +69,19 @@ int chat_messages_json(const ts_chat_message *msgs, int n, json_value **out, ts_
         rc |= json_buf_put(&b, "{\"role\": ", 9);
         rc |= json_buf_put_string(&b, role, strlen(role));
         rc |= json_buf_put(&b, ", \"content\": ", 13);
-        rc |= json_buf_put_string(&b, content, strlen(content));
+        rc |= content ? json_buf_put_string(&b, content, strlen(content)) : json_buf_put(&b, "null", 4);
+        /* the other fields: the members of fields_json after these two (the parse below checks them) */
+        const char *f = msgs[i].fields_json;
+        if (f) {
+            f += strspn(f, " \t\r\n");
+            size_t fl = strlen(f);
+            while (fl && strchr(" \t\r\n", f[fl - 1])) fl--;
+            if (fl < 2 || f[0] != '{' || f[fl - 1] != '}') { json_buf_free(&b); return ts_fail(err, "message %d: its fields are not a JSON object", i + 1); }
+            if (f[1 + strspn(f + 1, " \t\r\n")] != '}') {
+                rc |= json_buf_put(&b, ", ", 2);
+                rc |= json_buf_put(&b, f + 1, fl - 2);
+            }
+        }
         rc |= json_buf_put(&b, "}", 1);
     }
     rc |= json_buf_put(&b, "]", 1);

@@ -100,10 +100,33 @@ try {
 } catch (e) {
   check('a wrong type is a 400 (BadRequestError) naming the field', e.status === 400 && /temperature/.test(e.message), [e.status, e.message]);
 }
+// response_format json_schema: the answer is JSON that the schema accepts, whole (finish_reason stop),
+// streamed or not
+const schema = { type: 'object', properties: { director: { type: 'string', maxLength: 20 }, year: { type: 'integer', minimum: 1900, maximum: 2100 } },
+                 required: ['director', 'year'], additionalProperties: false };
+const rf = { type: 'json_schema', json_schema: { name: 'film', schema, strict: true } };
+const valid = (text) => {
+  try {
+    const v = JSON.parse(text);
+    return Object.keys(v).join(',') === 'director,year' && typeof v.director === 'string' && v.director.length <= 20 &&
+           Number.isInteger(v.year) && v.year >= 1900 && v.year <= 2100;
+  } catch (e) { return false; }
+};
+const shaped = await client.chat.completions.create({ model: 'any', messages: msgs(c0), response_format: rf, max_tokens: 120, temperature: 0.8, seed: 5 });
+check('response_format json_schema: the content parses and fits the schema, finish_reason stop',
+      valid(shaped.choices[0].message.content) && shaped.choices[0].finish_reason === 'stop', shaped.choices[0]);
+const shapedStream = await client.chat.completions.create({ model: 'any', messages: msgs(c0), response_format: rf, max_tokens: 120, temperature: 0.8, seed: 5, stream: true });
+let streamedText = '';
+for await (const chunk of shapedStream) streamedText += chunk.choices[0]?.delta?.content ?? '';
+check('response_format json_schema streamed: the same answer', streamedText === shaped.choices[0].message.content, [streamedText]);
+const obj = await client.chat.completions.create({ model: 'any', messages: msgs(c0), response_format: { type: 'json_object' }, max_tokens: 200, temperature: 0 });
+check('response_format json_object: an object (or, cut by max_tokens, finish_reason length)',
+      obj.choices[0].finish_reason === 'length' || (() => { try { const v = JSON.parse(obj.choices[0].message.content); return v && typeof v === 'object' && !Array.isArray(v); } catch (e) { return false; } })(),
+      obj.choices[0]);
 try {
-  await client.chat.completions.create({ model: 'any', messages: msgs(c0), response_format: { type: 'json_object' } });
-  check('response_format is refused', false, 'no error');
+  await client.chat.completions.create({ model: 'any', messages: msgs(c0), response_format: { type: 'json_schema', json_schema: { name: 'x', schema: { type: 'object', not: {} } } } });
+  check('an unsupported schema keyword is refused', false, 'no error');
 } catch (e) {
-  check('response_format is refused with a 400 naming it', e.status === 400 && /response_format/.test(e.message), [e.status, e.message]);
+  check('an unsupported schema keyword is a 400 naming it', e.status === 400 && /"not"/.test(e.message), [e.status, e.message]);
 }
 process.exit(failed ? 1 : 0);

@@ -1,7 +1,7 @@
 # --batch reads and writes the OpenAI Batch format (issue 32): {"custom_id", "method", "url", "body"}
 # in, {"id", "custom_id", "response": {"status_code", "body"}, "error"} out, keyed by custom_id for
 # --resume and duplicate checks. The answers equal the same requests written as tessera lines; fields
-# the engine does not act on (tools, response_format, logprobs, n > 1, other endpoints) fail their
+# the engine does not act on (tool_choice required, n > 1, other endpoints; an unsupported schema in response_format) fail their
 # line by name instead of being ignored.
 source "$(dirname "$0")/lib.sh"
 QA="$FIX/qa-llama/qa-llama-q8_0.gguf"
@@ -26,8 +26,8 @@ for i, q in enumerate(qs):
     ts.write(json.dumps(line) + "\n")
 oa.write(json.dumps({"custom_id": "c-text", "method": "POST", "url": "/v1/completions", "body": {"prompt": "Facts: Sorrel is a bakery.", "max_tokens": 6}}) + "\n")
 oa.write(json.dumps({"custom_id": "c-ids", "method": "POST", "url": "/v1/completions", "body": {"prompt": [1, 415, 22693], "max_tokens": 4}}) + "\n")
-bad = {"b-tools": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function", "function": {"name": "f"}}]}},
-       "b-format": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_object"}}},
+bad = {"b-tools": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "tools": [{"type": "function", "function": {"name": "f"}}], "tool_choice": "required"}},
+       "b-format": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "response_format": {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "object", "patternProperties": {}}}}}},
        "b-logprobs": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "logprobs": True, "top_logprobs": 3, "max_tokens": 5}},
        "b-n": {"url": "/v1/chat/completions", "body": {"messages": [{"role": "user", "content": "x"}], "n": 2}},
        "b-url": {"url": "/v1/embeddings", "body": {"input": "x"}},
@@ -78,11 +78,11 @@ for cid, path in (("c-text", sys.argv[2]), ("c-ids", sys.argv[3])):
     ok &= body["choices"][0]["text"] == open(path).read().rstrip("\n")
 sys.exit(0 if ok else 1)
 EOF
-check "tools, response_format, n > 1, another endpoint and image parts fail their line by name (status 400)" \
+check "tool_choice required, an unsupported response_format schema, n > 1, another endpoint and image parts fail their line by name (status 400)" \
     python3 - "$TMP/openai-out.jsonl" <<'EOF'
 import json, sys
 out = {o["custom_id"]: o for o in map(json.loads, open(sys.argv[1]))}
-want = {"b-tools": '"tools" is not supported', "b-format": '"response_format" is not supported',
+want = {"b-tools": '"tool_choice" required is not supported', "b-format": 'unsupported keyword "patternProperties"',
         "b-n": '"n" must be 1', "b-url": "/v1/embeddings is not served", "b-image": "only text content parts"}
 ok = all(out[c]["response"]["status_code"] == 400 and w in out[c]["response"]["body"]["error"]["message"] and
          out[c]["response"]["body"]["error"]["type"] == "invalid_request_error" for c, w in want.items())
@@ -122,3 +122,29 @@ EOF
 printf '{"custom_id": "x", "url": "/v1/completions", "body": {"prompt": "a"}}\n{"custom_id": "x", "url": "/v1/completions", "body": {"prompt": "b"}}\n' >"$TMP/dup.jsonl"
 "$RUN_OPT" "$QA" --batch "$TMP/dup.jsonl" -t 1 >/dev/null 2>"$TMP/dup.err"
 check "two lines with one custom_id are refused up front" bash -c "[ $? -eq 1 ] && grep -q 'id \"x\" is on lines 1 and 2' '$TMP/dup.err'"
+
+# tools in a batch line: Qwen3's template (Hermes calls) on the qwen3 fixture, a grammar making the
+# model write a call; the output line carries it as tool_calls with finish_reason tool_calls
+python3 - "$TMP/tools.jsonl" <<'EOF'
+import json, sys
+tools = [{"type": "function", "function": {"name": "lookup", "parameters": {"type": "object", "properties": {"q": {"type": "string"}}}}}]
+grammar = 'root ::= "<tool_call>\\n{\\"name\\": \\"lookup\\", \\"arguments\\": {\\"q\\": \\"" [a-z]{1,8} "\\"}}\\n</tool_call>"'
+with open(sys.argv[1], "w") as f:
+    f.write(json.dumps({"custom_id": "t1", "method": "POST", "url": "/v1/chat/completions",
+                        "body": {"messages": [{"role": "user", "content": "Find cats"}], "tools": tools, "grammar": grammar, "max_tokens": 60}}) + "\n")
+    f.write(json.dumps({"custom_id": "t2", "method": "POST", "url": "/v1/chat/completions",
+                        "body": {"messages": [{"role": "user", "content": "Hi"}], "tools": tools, "max_tokens": 8}}) + "\n")
+EOF
+"$RUN_OPT" "$FIX/qwen3-tiny/model-q8_0.gguf" --chat-template "$FIX/chat-templates/qwen3.jinja" -c 1024 --batch "$TMP/tools.jsonl" --quiet >"$TMP/tools-out.jsonl"
+check "OpenAI Batch lines with tools: a call the model wrote comes back as tool_calls; an answer without one as content" \
+    python3 - "$TMP/tools-out.jsonl" <<'EOF'
+import json, re, sys
+out = {o["custom_id"]: o["response"]["body"]["choices"][0] for o in map(json.loads, open(sys.argv[1]))}
+c1, c2 = out["t1"], out["t2"]
+calls = c1["message"].get("tool_calls") or []
+ok = c1["finish_reason"] == "tool_calls" and c1["message"]["content"] is None and len(calls) == 1
+ok = ok and calls[0]["function"]["name"] == "lookup" and re.fullmatch(r"[a-z]{1,8}", json.loads(calls[0]["function"]["arguments"])["q"])
+ok = ok and "tool_calls" not in c2["message"] and isinstance(c2["message"]["content"], str) and c2["finish_reason"] in ("stop", "length")
+if not ok: print("#", out)
+sys.exit(0 if ok else 1)
+EOF

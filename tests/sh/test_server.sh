@@ -101,7 +101,11 @@ check "a conversation's second turn reuses the first turn's cache (cached $cache
 code() { curl -s -o "$TMP/body.json" -w '%{http_code}' "$@"; }
 check "bad JSON: 400 with an error object" bash -c "[ \"\$(curl -s -o '$TMP/b1' -w '%{http_code}' -d '{\"messages\": [' '$B/v1/chat/completions')\" = 400 ] && grep -q '\"invalid_request_error\"' '$TMP/b1'"
 check "a wrong type: 400 naming the field" bash -c "[ \"\$(curl -s -o '$TMP/b2' -w '%{http_code}' -d '{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"max_tokens\": \"ten\"}' '$B/v1/chat/completions')\" = 400 ] && grep -q max_tokens '$TMP/b2'"
-check "tools are refused until they are supported: 400 naming them" bash -c "[ \"\$(curl -s -o '$TMP/b3' -w '%{http_code}' -d '{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"tools\": []}' '$B/v1/chat/completions')\" = 400 ] && grep -q 'tools' '$TMP/b3'"
+check "response_format json_schema (curl, streamed): the joined deltas are JSON the schema accepts" bash -c "curl -s -N -H 'Content-Type: application/json' -d '{\"messages\": [{\"role\": \"user\", \"content\": \"Who directed Aster?\"}], \"stream\": true, \"max_tokens\": 100, \"temperature\": 1.0, \"seed\": 2, \"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"a\", \"schema\": {\"type\": \"object\", \"properties\": {\"ok\": {\"type\": \"boolean\"}, \"n\": {\"enum\": [1, 2, 3]}}, \"required\": [\"ok\", \"n\"], \"additionalProperties\": false}}}}' '$B/v1/chat/completions' | python3 -c '
+import json, sys
+text = \"\".join(json.loads(l[6:])[\"choices\"][0][\"delta\"].get(\"content\") or \"\" for l in sys.stdin if l.startswith(\"data: {\") and json.loads(l[6:])[\"choices\"])
+v = json.loads(text); assert set(v) == {\"ok\", \"n\"} and isinstance(v[\"ok\"], bool) and v[\"n\"] in (1, 2, 3), text'"
+check "tool_choice \"required\" is refused until it is supported: 400 naming it" bash -c "[ \"\$(curl -s -o '$TMP/b3' -w '%{http_code}' -d '{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\"}}], \"tool_choice\": \"required\"}' '$B/v1/chat/completions')\" = 400 ] && grep -q 'tool_choice' '$TMP/b3'"
 check "an unknown path: 404; GET on a completion endpoint: 405" bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' '$B/v2/x')\" = 404 ] && [ \"\$(curl -s -o /dev/null -w '%{http_code}' '$B/v1/chat/completions')\" = 405 ]"
 check "a prompt longer than the context: 400 saying so" bash -c "python3 -c 'import json; print(json.dumps({\"prompt\": \"word \" * 3000}))' | curl -s -o '$TMP/b4' -w '%{http_code}' -d @- '$B/v1/completions' | grep -q 400 && grep -q 'context' '$TMP/b4'"
 check "unknown fields are ignored, as OpenAI's API does" bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' -d '{\"prompt\": \"a\", \"max_tokens\": 1, \"frobnicate\": 3}' '$B/v1/completions')\" = 200 ]"
@@ -139,6 +143,73 @@ check "--api-key-file: 401 without the key, 401 with a wrong one, 200 with it; /
     [ \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer sekrit-kez' '$B/v1/models')\" = 401 ] &&
     [ \"\$(curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer sekrit-key' '$B/v1/models')\" = 200 ] &&
     [ \"\$(curl -s -o /dev/null -w '%{http_code}' '$B/health')\" = 200 ]"
+stop_server
+
+# tool calls: Qwen3's template (the Hermes format: <tool_call> JSON </tool_call>) on the qwen3 fixture;
+# a grammar makes the model write a call, which comes back as OpenAI tool_calls, streamed or not;
+# the conversation then goes on with the call and the tool's answer rendered by the template
+QWEN="$FIX/qwen3-tiny/model-q8_0.gguf"
+start_server tools "$RUN_OPT" serve "$QWEN" --chat-template "$FIX/chat-templates/qwen3.jinja" -c 1024 --port 0 -t 2 -np 2
+wait_ready
+B="http://127.0.0.1:$PORT"
+python3 - "$TMP/tools" <<'EOF'
+import json, sys
+tools = [{"type": "function", "function": {"name": "get_weather", "description": "The weather in a city",
+          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+grammar = 'root ::= "<tool_call>\\n{\\"name\\": \\"get_weather\\", \\"arguments\\": {\\"city\\": \\"" [A-Z] [a-z]{2,8} "\\"}}\\n</tool_call>"'
+body = {"messages": [{"role": "user", "content": "What is the weather in Paris?"}], "tools": tools, "grammar": grammar,
+        "max_tokens": 100, "temperature": 0.7, "seed": 3}
+json.dump(body, open(sys.argv[1] + "-call.json", "w"))
+json.dump(dict(body, stream=True), open(sys.argv[1] + "-stream.json", "w"))
+json.dump(dict(body, tool_choice="none"), open(sys.argv[1] + "-none.json", "w"))
+EOF
+curl -s -d @"$TMP/tools-call.json" "$B/v1/chat/completions" >"$TMP/tc.json"
+curl -s -N -d @"$TMP/tools-stream.json" "$B/v1/chat/completions" >"$TMP/tc-stream.txt"
+curl -s -d @"$TMP/tools-none.json" "$B/v1/chat/completions" >"$TMP/tc-none.json"
+check "tools: the call the model wrote comes back as tool_calls (name, arguments as a JSON string, id), content null, finish_reason tool_calls" \
+    python3 - "$TMP/tc.json" <<'EOF'
+import json, re, sys
+ch = json.load(open(sys.argv[1]))["choices"][0]
+m = ch["message"]; calls = m.get("tool_calls") or []
+ok = ch["finish_reason"] == "tool_calls" and m["content"] is None and len(calls) == 1 and calls[0]["type"] == "function"
+ok = ok and calls[0]["function"]["name"] == "get_weather" and re.fullmatch(r"call_[A-Za-z0-9]{24}", calls[0]["id"])
+args = json.loads(calls[0]["function"]["arguments"]) if ok else None
+ok = ok and set(args) == {"city"} and re.fullmatch(r"[A-Z][a-z]{2,8}", args["city"])
+if not ok: print("#", ch)
+sys.exit(0 if ok else 1)
+EOF
+check "tools streamed: no call markup among the content deltas, one tool_calls delta equal to the whole response's, finish_reason tool_calls" \
+    python3 - "$TMP/tc-stream.txt" "$TMP/tc.json" <<'EOF'
+import json, sys
+chunks = [json.loads(l[6:]) for l in open(sys.argv[1]) if l.startswith("data: {")]
+whole = json.load(open(sys.argv[2]))["choices"][0]["message"]["tool_calls"]
+text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks)
+deltas = [c["choices"][0]["delta"]["tool_calls"] for c in chunks if c["choices"][0]["delta"].get("tool_calls")]
+ok = "<tool_call>" not in text and len(deltas) == 1 and [dict((k, v) for k, v in d.items() if k != "index") for d in deltas[0]] == whole
+ok = ok and chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
+if not ok: print("#", text, deltas, whole)
+sys.exit(0 if ok else 1)
+EOF
+check "tool_choice none: the answer is text, finish_reason stop" \
+    python3 -c "import json, sys; ch = json.load(open(sys.argv[1]))['choices'][0]; sys.exit(0 if ch['finish_reason'] == 'stop' and ch['message']['content'].startswith('<tool_call>') and 'tool_calls' not in ch['message'] else 1)" "$TMP/tc-none.json"
+python3 - "$TMP/tc.json" "$TMP/tools-call.json" "$TMP/tools-next.json" <<'EOF'
+import json, sys
+call = json.load(open(sys.argv[1]))["choices"][0]["message"]
+body = json.load(open(sys.argv[2]))
+body.pop("grammar"); body["max_tokens"] = 4
+body["messages"] += [call, {"role": "tool", "tool_call_id": call["tool_calls"][0]["id"], "content": json.dumps({"sky": "clear", "celsius": 21})}]
+json.dump(body, open(sys.argv[3], "w"))
+EOF
+curl -s -d @"$TMP/tools-next.json" "$B/v1/chat/completions" >"$TMP/tc-next.json"
+check "tools: the next turn renders the assistant's call and the tool's answer (a longer prompt, its start from the cache)" \
+    python3 - "$TMP/tc.json" "$TMP/tc-next.json" <<'EOF'
+import json, sys
+first, nxt = json.load(open(sys.argv[1]))["usage"], json.load(open(sys.argv[2]))
+u = nxt.get("usage", {})
+ok = "choices" in nxt and u.get("prompt_tokens", 0) > first["prompt_tokens"] + 20 and u["prompt_tokens_details"]["cached_tokens"] >= first["prompt_tokens"] - 1
+if not ok: print("#", first, nxt)
+sys.exit(0 if ok else 1)
+EOF
 stop_server
 
 # /health is 503 while the model loads: its tokenizer is a FIFO nobody writes yet, so the load waits

@@ -350,10 +350,9 @@ static void test_prompt(void) {
 }
 
 static void test_not_yet(void) {
-    static const char *const keys[] = { "tools", "tool_choice", "functions", "function_call", "response_format",
+    static const char *const keys[] = { "functions", "function_call",
                                         "logit_bias", "audio", "modalities", "prediction" };
-    static const char *const values[] = { "[{\"type\": \"function\", \"function\": {\"name\": \"f\"}}]", "\"auto\"",
-                                          "[{\"name\": \"f\"}]", "\"auto\"", "{\"type\": \"json_object\"}",
+    static const char *const values[] = { "[{\"name\": \"f\"}]", "\"auto\"",
                                           "{\"50256\": -100}", "{\"voice\": \"x\"}", "[\"text\"]", "{\"type\": \"content\"}" };
     int good = 0, n = sizeof keys / sizeof keys[0];
     for (int i = 0; i < n; i++) {
@@ -366,7 +365,104 @@ static void test_not_yet(void) {
         else printf("# %s: %s\n", keys[i], p.rc ? p.err.msg : "accepted");
         done(&p);
     }
-    CHECK(good == n, "%d features not supported yet are refused by name (tools, tool_choice, response_format, ...), %d of them", n, good);
+    CHECK(good == n, "%d features not supported yet are refused by name (functions, logit_bias, audio, ...), %d of them", n, good);
+}
+
+/* The answer's shape: response_format (json_schema, json_object, text), json_schema, grammar. */
+static void test_shape(void) {
+    static const struct { const char *field; bool grammar; const char *refusal; } cases[] = {
+        { "\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"name\": \"x\", \"schema\": {\"type\": \"object\", \"properties\": {\"a\": {\"type\": \"integer\"}}}}}", true, NULL },
+        { "\"response_format\": {\"type\": \"json_object\"}", true, NULL },
+        { "\"response_format\": {\"type\": \"text\"}", false, NULL },
+        { "\"response_format\": null", false, NULL },
+        { "\"json_schema\": {\"type\": \"array\", \"items\": {\"type\": \"boolean\"}}", true, NULL },
+        { "\"grammar\": \"root ::= \\\"yes\\\" | \\\"no\\\"\"", true, NULL },
+        { "\"response_format\": {\"type\": \"xml\"}", false, "\"xml\"" },
+        { "\"response_format\": {\"type\": \"json_schema\"}", false, "\"schema\"" },
+        { "\"response_format\": {\"type\": \"json_schema\", \"json_schema\": {\"schema\": {\"type\": \"object\", \"if\": {}}}}", false, "\"if\"" },
+        { "\"grammar\": \"root ::= root\"", false, "left recursion" },
+        { "\"grammar\": 3", false, "GBNF" },
+        { "\"grammar\": \"root ::= \\\"a\\\"\", \"json_schema\": {}", false, "give one of" },
+    };
+    int good = 0, n = sizeof cases / sizeof cases[0];
+    for (int i = 0; i < n; i++) {
+        char body[1024];
+        snprintf(body, sizeof body, "{" CHAT_HI ", %s}", cases[i].field);
+        parsed p;
+        parse(&p, OPENAI_CHAT, body);
+        bool ok = cases[i].refusal ? p.rc == -1 && strstr(p.err.msg, cases[i].refusal) && one_line(p.err.msg)
+                                   : p.rc == 0 && (p.f.grammar != NULL) == cases[i].grammar;
+        if (ok) good++;
+        else printf("# %s: %s\n", cases[i].field, p.rc ? p.err.msg : "accepted");
+        done(&p);
+    }
+    CHECK(good == n, "the answer's shape: response_format, json_schema and grammar read or refused by name (%d of %d)", good, n);
+}
+
+/* Tools: the list (kept for the template and the parser), tool_choice, parallel_tool_calls, and
+ * conversations holding calls and their results (the message's other fields handed on as JSON). */
+static void test_tools(void) {
+    static const char TOOLS[] = "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"get_weather\", "
+                                "\"parameters\": {\"type\": \"object\", \"properties\": {\"city\": {\"type\": \"string\"}}}}}]";
+    char body[2048];
+    parsed p;
+    snprintf(body, sizeof body, "{" CHAT_HI ", %s}", TOOLS);
+    parse(&p, OPENAI_CHAT, body);
+    CHECK(p.rc == 0 && p.f.tools && p.f.tools->n == 1 && p.f.tools_json && strstr(p.f.tools_json, "\"get_weather\"") &&
+          !p.f.no_tool_calls && !p.f.one_tool_call, "tools: kept, as a value and as text for the template");
+    done(&p);
+    snprintf(body, sizeof body, "{" CHAT_HI ", %s, \"tool_choice\": \"none\", \"parallel_tool_calls\": false}", TOOLS);
+    parse(&p, OPENAI_CHAT, body);
+    CHECK(p.rc == 0 && p.f.no_tool_calls && p.f.one_tool_call, "tool_choice none and parallel_tool_calls false are read");
+    done(&p);
+    static const struct { const char *extra, *refusal; } bad[] = {
+        { "\"tool_choice\": \"required\"", "\"tool_choice\" required is not supported yet" },
+        { "\"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"get_weather\"}}", "naming a function" },
+        { "\"parallel_tool_calls\": 1", "parallel_tool_calls" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(body, sizeof body, "{" CHAT_HI ", %s, %s}", TOOLS, bad[i].extra);
+        parse(&p, OPENAI_CHAT, body);
+        CHECK(p.rc == -1 && strstr(p.err.msg, bad[i].refusal) && one_line(p.err.msg), "refused: %s (%s)", bad[i].extra, p.err.msg);
+        done(&p);
+    }
+    static const char *const bad_tools[] = { "\"tools\": {}", "\"tools\": [{\"type\": \"function\"}]",
+                                            "\"tools\": [{\"type\": \"code\", \"function\": {\"name\": \"f\"}}]",
+                                            "\"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"\"}}]" };
+    int good = 0;
+    for (size_t i = 0; i < sizeof bad_tools / sizeof *bad_tools; i++) {
+        snprintf(body, sizeof body, "{" CHAT_HI ", %s}", bad_tools[i]);
+        parse(&p, OPENAI_CHAT, body);
+        good += p.rc == -1 && strstr(p.err.msg, "\"tools\"") && one_line(p.err.msg);
+        done(&p);
+    }
+    CHECK(good == 4, "malformed tool lists are refused naming \"tools\" (%d of 4)", good);
+    parse(&p, OPENAI_COMPLETIONS, "{\"prompt\": \"x\", \"tools\": []}");
+    CHECK(p.rc == -1 && strstr(p.err.msg, "/v1/chat/completions"), "tools on /v1/completions are refused (%s)", p.err.msg);
+    done(&p);
+    /* a conversation with a call (content null, arguments as a JSON string) and its result */
+    snprintf(body, sizeof body, "{\"messages\": [{\"role\": \"user\", \"content\": \"Weather?\"}, "
+             "{\"role\": \"assistant\", \"content\": null, \"tool_calls\": [{\"id\": \"call_1\", \"type\": \"function\", "
+             "\"function\": {\"name\": \"get_weather\", \"arguments\": \"{\\\"city\\\": \\\"Paris\\\"}\"}}]}, "
+             "{\"role\": \"tool\", \"tool_call_id\": \"call_1\", \"content\": \"sunny\"}], %s}", TOOLS);
+    parse(&p, OPENAI_CHAT, body);
+    bool ok = p.rc == 0 && p.f.n_msgs == 3 && p.f.msgs[1].content && !strcmp(p.f.msgs[1].content, "") &&
+              p.f.msgs[1].fields_json && p.f.msgs[2].fields_json && !p.f.msgs[0].fields_json;
+    json_value *v = NULL;
+    ts_error e2;
+    if (ok && json_parse(p.f.msgs[1].fields_json, strlen(p.f.msgs[1].fields_json), &v, &e2) == 0) {
+        const json_value *calls = json_get(v, "tool_calls"), *fn = calls && calls->n ? json_get(&calls->items[0], "function") : NULL;
+        const json_value *args = fn ? json_get(fn, "arguments") : NULL;
+        ok = args && args->type == JSON_OBJECT && !strcmp(json_get_str(args, "city"), "Paris") &&
+             !strcmp(json_get_str(&calls->items[0], "id"), "call_1");
+    } else ok = false;
+    json_free(v);
+    ok = ok && strstr(p.f.msgs[2].fields_json, "\"tool_call_id\":\"call_1\"");
+    CHECK(ok, "a call and its result: content null read as \"\", arguments given to the template as an object, tool_call_id kept");
+    done(&p);
+    parse(&p, OPENAI_CHAT, "{\"messages\": [{\"role\": \"assistant\", \"content\": null, \"tool_calls\": [{\"function\": {\"name\": \"f\", \"arguments\": \"[1]\"}}]}]}");
+    CHECK(p.rc == -1 && strstr(p.err.msg, "must hold a JSON object"), "a call whose arguments are not an object is refused (%s)", p.err.msg);
+    done(&p);
 }
 
 int main(void) {
@@ -379,5 +475,7 @@ int main(void) {
     test_messages();
     test_prompt();
     test_not_yet();
+    test_shape();
+    test_tools();
     CHECK_EXIT();
 }

@@ -1,0 +1,55 @@
+/* Speculative decoding's proposals (speculate.c): prompt lookup (the tokens that followed the
+ * latest earlier occurrence of the sequence's last n-gram) and a draft model (a smaller model with
+ * the same vocabulary, greedy in its own context of one sequence per slot). The session
+ * (session.c) verifies them: see ts_session_options.spec. */
+#ifndef TS_GENERATE_SPECULATE_H
+#define TS_GENERATE_SPECULATE_H
+#include "tessera.h"
+
+/* The shortest n-gram prompt lookup falls back to. Measured with the session's adaptive proposal
+ * length (tools/bench_spec gen): down to 1, qa-llama's answers (names copied from the question)
+ * took 135 of 270 proposals against 117 of 241 stopping at 2; stories260K continuing its own
+ * stories 166 of 521 against 143 of 317. */
+#define SPECULATE_NGRAM_MIN 1
+
+/* Prompt lookup: seq[0..len) is the prompt and the answer so far (its last token not evaluated
+ * yet). Finds the latest j < len - L with seq[j..j+L) == seq[len-L..len), for L = n, then shorter
+ * down to SPECULATE_NGRAM_MIN, and writes the tokens that followed it (at most k; where they run past len they go on
+ * the way they started, the match's period repeated) to out. Returns how many (0: no match). */
+int  speculate_ngram(const int32_t *seq, int len, int n, int k, int32_t *out);
+
+/* The draft model's context: one sequence per slot, each holding a prefix of that slot's tokens
+ * (ids[s][0..n[s]) as evaluated). */
+typedef struct speculate_draft {
+    ts_model *m;
+    ts_context *ctx;
+    int n_seq, n_vocab;
+    int32_t **ids;
+    int *n;
+    float *rows;              /* a row of logits per sequence */
+    ts_batch_item *items;
+    int *item_seq;
+} speculate_draft;
+
+/* One sequence's proposal: the slot's tokens so far (tokens[0..n_tokens), the last not yet
+ * evaluated by the target either), up to k tokens written to out; n_out set. */
+typedef struct speculate_want {
+    int seq;
+    const int32_t *tokens;
+    int n_tokens;
+    int k;
+    int32_t *out;
+    int n_out;
+} speculate_want;
+
+/* A context for the draft of n_seq sequences of n_ctx positions; -1 (err) when it cannot be made. */
+int  speculate_draft_new(speculate_draft *d, ts_model *draft, int n_ctx, int n_threads, int n_seq, ts_error *err);
+void speculate_draft_free(speculate_draft *d);
+/* Greedy proposals for every want, the sequences evaluated together: each catches up with its
+ * tokens (from the longest prefix its cache shares with them), then k - 1 more single steps. -1
+ * (err) when an evaluation fails (then nothing is proposed). */
+int  speculate_draft_propose(speculate_draft *d, speculate_want *w, int n_want, ts_error *err);
+/* Forgets what sequence seq holds. */
+void speculate_draft_forget(speculate_draft *d, int seq);
+
+#endif
