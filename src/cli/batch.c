@@ -213,7 +213,7 @@ static int start(ts_model *m, ts_session *s, const batch_options *o, flight *f, 
         fprintf(stderr, "warning: %s: the chat template does not parse; sending the prompts as plain text (--chat-template FILE gives another)\n", o->model_path);
         w->template_unparsed = true;
     }
-    if (n < 0) return -1;
+    if (n < 0 || openai_tool_grammar(o->tool_format, &f->r.f, err) != 0) return -1;
     f->rq = (ts_gen_request){ .prompt = f->ids, .n_prompt = n, .max_tokens = rf->max_tokens, .sampling = rf->sampling,
                               .stop = rf->stop, .n_stop = rf->n_stop, .heal = o->heal, .ignore_eos = rf->ignore_eos,
                               .grammar = rf->grammar ? rf->grammar : o->grammar,

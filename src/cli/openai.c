@@ -1,6 +1,8 @@
 /* OpenAI's request bodies and response objects (see openai.h). */
 #include "cli/openai.h"
 #include "core/error.h"
+#include "text/grammar.h"
+#include "text/json_schema.h"
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,8 +29,9 @@ static int parse_completion_prompt(request_fields *f, const json_value *v, ts_er
     return 0;
 }
 
-/* "tools" (functions with a name and optional description and parameters), "tool_choice" ("auto"
- * or "none"; forcing a call is not supported yet) and "parallel_tool_calls". */
+/* "tools" (functions with a name and optional description and parameters), "tool_choice" ("auto",
+ * "none", "required" or naming a function: openai_tool_grammar makes the call) and
+ * "parallel_tool_calls". */
 static int parse_tools(const json_value *body, request_fields *f, ts_error *err) {
     const json_value *tools = given(body, "tools"), *choice = given(body, "tool_choice"), *par = given(body, "parallel_tool_calls");
     if (tools) {
@@ -49,9 +52,20 @@ static int parse_tools(const json_value *body, request_fields *f, ts_error *err)
     }
     if (choice) {
         const char *c = choice->type == JSON_STRING ? choice->str : NULL;
+        const json_value *fn = choice->type == JSON_OBJECT ? json_get(choice, "function") : NULL;
+        const char *named = fn ? json_get_str(fn, "name") : NULL;
         if (c && !strcmp(c, "none")) f->no_tool_calls = true;
+        else if (c && !strcmp(c, "required")) f->forced_tool = "";
+        else if (named) f->forced_tool = named;
         else if (!c || strcmp(c, "auto") != 0)
-            return ts_fail(err, "\"tool_choice\" %s is not supported yet (\"auto\" and \"none\" are)", c ? c : "naming a function");
+            return ts_fail(err, "\"tool_choice\" must be \"auto\", \"none\", \"required\" or {\"type\": \"function\", \"function\": {\"name\"}}");
+        if (f->forced_tool && !f->tools) return ts_fail(err, "\"tool_choice\" asks for a call but there are no \"tools\"");
+        if (named) {
+            bool found = false;
+            for (size_t i = 0; i < f->tools->n && !found; i++)
+                found = !strcmp(json_get_str(json_get(&f->tools->items[i], "function"), "name"), named);
+            if (!found) return ts_fail(err, "\"tool_choice\" names \"%.60s\", which is not among the tools", named);
+        }
     }
     if (par) {
         if (par->type != JSON_BOOL) return ts_fail(err, "\"parallel_tool_calls\" must be true or false");
@@ -225,6 +239,47 @@ int openai_read_tool_calls(const char *format, const request_fields *f, const ts
     }
     if (f->one_tool_call) out->n = 1;
     return 1;
+}
+
+int openai_tool_grammar(const char *format, request_fields *f, ts_error *err) {
+    if (!f->forced_tool) return 0;
+    if (f->grammar) return ts_fail(err, "\"tool_choice\" asking for a call cannot go with a grammar or response_format");
+    const tool_format *fmt = format ? tool_format_by_name(format) : NULL;
+    if (!fmt) return ts_fail(err, "\"tool_choice\" asks for a call, but the chat template writes none the engine knows");
+    json_buf g = {0}, alts = {0};
+    int rc = 0, n = 0;
+    for (size_t i = 0; i < f->tools->n && rc == 0; i++) {
+        const json_value *fn = json_get(&f->tools->items[i], "function"), *params = json_get(fn, "parameters");
+        const char *name = json_get_str(fn, "name");
+        if (*f->forced_tool && strcmp(name, f->forced_tool) != 0) continue;
+        /* the arguments: the parameters' schema (none: any object), its rules named apart per tool */
+        json_buf schema = {0};
+        char *gbnf = NULL, prefix[32], args_rule[48];
+        snprintf(prefix, sizeof prefix, "tool%zu-", i);
+        snprintf(args_rule, sizeof args_rule, "%sroot", prefix);
+        if (params && params->type == JSON_OBJECT ? json_buf_put_value(&schema, params) != 0 : put(&schema, "{\"type\": \"object\"}") != 0)
+            rc = ts_fail(err, "out of memory");
+        else if (json_schema_to_gbnf(schema.data, schema.len, &gbnf, err) != 0) {
+            ts_error e = *err;
+            rc = ts_fail(err, "tool \"%.60s\": its parameters: %s", name, e.msg);
+        } else if (grammar_prefix_rules(gbnf, strlen(gbnf), prefix, &g) != 0 || put(&g, "\n") != 0 ||
+                   (n && put(&alts, " | ") != 0)) {
+            rc = ts_fail(err, "out of memory");
+        } else {
+            int r = tool_format_call_gbnf(fmt, name, args_rule, &alts);
+            if (r == -1) rc = ts_fail(err, "\"tool_choice\" asks for a call, which the %s format cannot be made to write", tool_format_name(fmt));
+            else if (r != 0) rc = ts_fail(err, "out of memory");
+            n++;
+        }
+        free(gbnf);
+        json_buf_free(&schema);
+    }
+    if (rc == 0 && (put(&g, "root ::= ") != 0 || json_buf_put(&g, alts.data, alts.len) != 0 || put(&g, "\n") != 0))
+        rc = ts_fail(err, "out of memory");
+    if (rc == 0) rc = ts_grammar_from_gbnf(g.data, g.len, &f->grammar, err);
+    json_buf_free(&g);
+    json_buf_free(&alts);
+    return rc ? -1 : 0;
 }
 
 /* The tool_calls array of a message or a delta (index: each call's place, for deltas). */

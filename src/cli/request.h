@@ -27,6 +27,8 @@ typedef struct request_fields {
     char *tools_json;               /* it as text, for the template (owned) */
     bool no_tool_calls;             /* "tool_choice": "none": the answer is not read for calls */
     bool one_tool_call;             /* "parallel_tool_calls": false: the first call only */
+    const char *forced_tool;        /* "tool_choice": "required" (""), or the function it names: the
+                                       answer is one call, made so by a grammar (openai_tool_grammar) */
 } request_fields;
 
 void request_fields_free(request_fields *f);

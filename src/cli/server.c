@@ -447,7 +447,11 @@ static void step(server *sv) {
         ch->done = true;
         ch->failed = sv->done[k].rc != 0;
         j->n_done++;
-        if (!ch->failed && j->tools) openai_read_tool_calls(sv->tool_format, &j->f, &ch->res, ch->rq.sampling.seed, &ch->calls);
+        if (!ch->failed && j->tools) {   /* the calls' ids: from the response's id and the choice, unique per server */
+            uint64_t h = 1469598103934665603ULL;
+            for (const char *p = j->id; *p; p++) h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+            openai_read_tool_calls(sv->tool_format, &j->f, &ch->res, h + (uint64_t)ch->index, &ch->calls);
+        }
         if (j->x.stream && !ch->failed) stream_end(sv, ch);
         if (j->n_done == j->x.n) job_finish(sv, j);
     }
@@ -531,7 +535,10 @@ static int post_completion(server *sv, conn *c, int ci, const http_request *rq, 
         job_free(j);
         return ts_fail(err, "the body is not valid JSON: %s", jerr.msg), 400;
     }
-    if (openai_parse_body(j->body, api, &j->f, &j->x, err) != 0) { job_free(j); return 400; }
+    if (openai_parse_body(j->body, api, &j->f, &j->x, err) != 0 || openai_tool_grammar(sv->tool_format, &j->f, err) != 0) {
+        job_free(j);
+        return 400;
+    }
     int n;
     bool chat = false, unknown = false;
     if (j->f.tokens) {

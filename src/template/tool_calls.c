@@ -45,6 +45,9 @@ struct tool_format {
     const char *string_attr;                    /* XML: attribute text marking a value as a string */
     const char *content_name;                   /* a call of this name is plain content (functionary's "all") */
     const char *template_marker;                /* when the probe finds no row: a template holding this text uses the row */
+    const char *forced_open, *forced_close;     /* JSON: around a call the engine makes the model write
+                                                   (tool_choice required), as the template lays it out;
+                                                   NULL: not offered (markers that are control tokens) */
 };
 
 /* Whitespace inside a marker matches any run of whitespace (also none) in the text. Rows are tried in
@@ -52,7 +55,8 @@ struct tool_format {
 static const tool_format formats[] = {
     /* Hermes 2 Pro / 3, Qwen2.5, Qwen3, QwQ, MiMo-VL, Granite 4.x, Reka Edge */
     { .name = "hermes", .syntax = SYN_JSON, .call_open = "<tool_call>", .call_close = "</tool_call>",
-      .name_keys = "name", .args_keys = "arguments|parameters" },
+      .name_keys = "name", .args_keys = "arguments|parameters",
+      .forced_open = "<tool_call>\n", .forced_close = "\n</tool_call>" },
     /* Qwen3-Coder, Qwen3.5, Nemotron 3 Nano, Step 3.5 */
     { .name = "qwen3-coder", .syntax = SYN_XML, .flags = F_TRIM_NL, .call_open = "<tool_call>",
       .call_close = "</tool_call>", .name_open = "<function=", .name_close = ">", .key_open = "<parameter=",
@@ -139,7 +143,7 @@ static const tool_format formats[] = {
       .content_name = "all" },
     /* Llama 3.1 / 3.2 / 3.3: a bare JSON object, or one after <|python_tag|> */
     { .name = "llama3-json", .syntax = SYN_JSON, .flags = F_BARE, .call_open = "<|python_tag|>",
-      .name_keys = "name", .args_keys = "parameters|arguments" },
+      .name_keys = "name", .args_keys = "parameters|arguments", .forced_open = "", .forced_close = "" },
 };
 #define N_FORMATS ((int)(sizeof formats / sizeof formats[0]))
 
@@ -1128,4 +1132,32 @@ done:
     json_free(tools);
     json_free(user);
     return found;
+}
+
+/* text as a GBNF literal */
+static int put_literal(json_buf *b, const char *text, size_t n) {
+    int bad = json_buf_put(b, "\"", 1);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (c == '"' || c == '\\') bad |= json_buf_put(b, "\\", 1) || json_buf_put(b, (const char *)&text[i], 1);
+        else if (c < 0x20) bad |= json_buf_printf(b, "\\x%02x", c);
+        else bad |= json_buf_put(b, (const char *)&text[i], 1);
+    }
+    return bad | json_buf_put(b, "\"", 1);
+}
+
+/* The first of a '|'-separated list of keys. */
+static size_t first_key(const char *keys) { return strcspn(keys, "|"); }
+
+int tool_format_call_gbnf(const tool_format *f, const char *name, const char *args_rule, json_buf *b) {
+    if (!f->forced_open || f->syntax != SYN_JSON) return -1;
+    json_buf obj = {0};
+    int bad = json_buf_put(&obj, f->forced_open, strlen(f->forced_open)) || json_buf_put(&obj, "{\"", 2) ||
+              json_buf_put(&obj, f->name_keys, first_key(f->name_keys)) || json_buf_put(&obj, "\": ", 3) ||
+              json_buf_put_string(&obj, name, strlen(name)) || json_buf_put(&obj, ", \"", 3) ||
+              json_buf_put(&obj, f->args_keys, first_key(f->args_keys)) || json_buf_put(&obj, "\": ", 3);
+    bad |= !bad && (put_literal(b, obj.data, obj.len) || json_buf_printf(b, " %s ", args_rule) || put_literal(b, "}", 1));
+    if (!bad && *f->forced_close) bad |= json_buf_put(b, " ", 1) || put_literal(b, f->forced_close, strlen(f->forced_close));
+    json_buf_free(&obj);
+    return bad ? -2 : 0;
 }

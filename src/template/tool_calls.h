@@ -45,6 +45,12 @@ const char *tool_format_name(const tool_format *f);
  * the header follow); "" when the generation prompt already opens the call (functionary v3.2). */
 const char *tool_format_start_marker(const tool_format *f);
 
+/* A GBNF expression for one call of the tool `name` written as the template lays it out, its
+ * arguments the rule args_rule, appended to b: what tool_choice "required" makes the model write.
+ * 0; -1 when the format offers no such call (its markers are control tokens, or its syntax is not a
+ * JSON object); -2 when out of memory. */
+int tool_format_call_gbnf(const tool_format *f, const char *name, const char *args_rule, json_buf *b);
+
 /* Parses text[0..len), the text the model generated after the generation prompt. 0 with *out filled
  * (n = 0 and content = the text when it holds no call), or -1 with err (one line) when a call's start
  * marker is there but its body does not parse; *out is then empty. tools: the request's tool list (a

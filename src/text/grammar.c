@@ -533,3 +533,29 @@ int grammar_parse(const char *gbnf, size_t len, grammar **out, ts_error *err) {
     *out = g;
     return 0;
 }
+
+int grammar_prefix_rules(const char *gbnf, size_t len, const char *prefix, json_buf *out) {
+    size_t i = 0, pl = strlen(prefix);
+    while (i < len) {
+        char c = gbnf[i];
+        size_t start = i;
+        if (c == '"' || c == '[') {   /* a literal or a class, escapes included */
+            char close = c == '"' ? '"' : ']';
+            for (i++; i < len && gbnf[i] != close; i++)
+                if (gbnf[i] == '\\' && i + 1 < len) i++;
+            if (i < len) i++;
+        } else if (c == '{') {        /* a count */
+            while (i < len && gbnf[i] != '}') i++;
+            if (i < len) i++;
+        } else if (c == '#') {        /* a comment */
+            while (i < len && gbnf[i] != '\n') i++;
+        } else if (name_char((unsigned char)c)) {
+            while (i < len && name_char((unsigned char)gbnf[i])) i++;
+            if (json_buf_put(out, prefix, pl) != 0) return -1;
+        } else {
+            i++;
+        }
+        if (json_buf_put(out, gbnf + start, i - start) != 0) return -1;
+    }
+    return 0;
+}

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tessera.h"
+#include "io/json.h"
 
 #define GRAMMAR_MAX_ELEMENTS (1 << 20)
 #define GRAMMAR_MAX_STACKS 1024
@@ -29,6 +30,11 @@ int  grammar_parse(const char *gbnf, size_t len, grammar **out, ts_error *err);
 void grammar_free(grammar *g);
 /* 1 when text (n bytes) is a complete sentence of g, 0 when it is not, -1 (err) past the limits. */
 int  grammar_accepts_text(const grammar *g, const char *text, size_t n, ts_error *err);
+
+/* GBNF text with every rule name prefixed (literals, classes, counts and comments left as they
+ * are), appended to out: grammars made apart (one per tool's arguments) can then share one text.
+ * -1 when out of memory. */
+int  grammar_prefix_rules(const char *gbnf, size_t len, const char *prefix, json_buf *out);
 
 /* Where a text being generated stands in the grammar. */
 typedef struct grammar_matcher grammar_matcher;

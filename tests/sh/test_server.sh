@@ -105,7 +105,7 @@ check "response_format json_schema (curl, streamed): the joined deltas are JSON 
 import json, sys
 text = \"\".join(json.loads(l[6:])[\"choices\"][0][\"delta\"].get(\"content\") or \"\" for l in sys.stdin if l.startswith(\"data: {\") and json.loads(l[6:])[\"choices\"])
 v = json.loads(text); assert set(v) == {\"ok\", \"n\"} and isinstance(v[\"ok\"], bool) and v[\"n\"] in (1, 2, 3), text'"
-check "tool_choice \"required\" is refused until it is supported: 400 naming it" bash -c "[ \"\$(curl -s -o '$TMP/b3' -w '%{http_code}' -d '{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\"}}], \"tool_choice\": \"required\"}' '$B/v1/chat/completions')\" = 400 ] && grep -q 'tool_choice' '$TMP/b3'"
+check "tool_choice \"required\" with a template that writes no tool calls: 400 saying so" bash -c "[ \"\$(curl -s -o '$TMP/b3' -w '%{http_code}' -d '{\"messages\": [{\"role\": \"user\", \"content\": \"x\"}], \"tools\": [{\"type\": \"function\", \"function\": {\"name\": \"f\"}}], \"tool_choice\": \"required\"}' '$B/v1/chat/completions')\" = 400 ] && grep -q 'writes none' '$TMP/b3'"
 check "an unknown path: 404; GET on a completion endpoint: 405" bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' '$B/v2/x')\" = 404 ] && [ \"\$(curl -s -o /dev/null -w '%{http_code}' '$B/v1/chat/completions')\" = 405 ]"
 check "a prompt longer than the context: 400 saying so" bash -c "python3 -c 'import json; print(json.dumps({\"prompt\": \"word \" * 3000}))' | curl -s -o '$TMP/b4' -w '%{http_code}' -d @- '$B/v1/completions' | grep -q 400 && grep -q 'context' '$TMP/b4'"
 check "unknown fields are ignored, as OpenAI's API does" bash -c "[ \"\$(curl -s -o /dev/null -w '%{http_code}' -d '{\"prompt\": \"a\", \"max_tokens\": 1, \"frobnicate\": 3}' '$B/v1/completions')\" = 200 ]"
@@ -178,14 +178,15 @@ ok = ok and set(args) == {"city"} and re.fullmatch(r"[A-Z][a-z]{2,8}", args["cit
 if not ok: print("#", ch)
 sys.exit(0 if ok else 1)
 EOF
-check "tools streamed: no call markup among the content deltas, one tool_calls delta equal to the whole response's, finish_reason tool_calls" \
+check "tools streamed: no call markup among the content deltas, one tool_calls delta with the whole response's call (its own id), finish_reason tool_calls" \
     python3 - "$TMP/tc-stream.txt" "$TMP/tc.json" <<'EOF'
 import json, sys
 chunks = [json.loads(l[6:]) for l in open(sys.argv[1]) if l.startswith("data: {")]
 whole = json.load(open(sys.argv[2]))["choices"][0]["message"]["tool_calls"]
 text = "".join(c["choices"][0]["delta"].get("content") or "" for c in chunks)
 deltas = [c["choices"][0]["delta"]["tool_calls"] for c in chunks if c["choices"][0]["delta"].get("tool_calls")]
-ok = "<tool_call>" not in text and len(deltas) == 1 and [dict((k, v) for k, v in d.items() if k != "index") for d in deltas[0]] == whole
+strip = lambda calls: [dict((k, v) for k, v in d.items() if k not in ("index", "id")) for d in calls]
+ok = "<tool_call>" not in text and len(deltas) == 1 and strip(deltas[0]) == strip(whole) and deltas[0][0]["id"].startswith("call_")
 ok = ok and chunks[-1]["choices"][0]["finish_reason"] == "tool_calls"
 if not ok: print("#", text, deltas, whole)
 sys.exit(0 if ok else 1)
@@ -210,6 +211,35 @@ ok = "choices" in nxt and u.get("prompt_tokens", 0) > first["prompt_tokens"] + 2
 if not ok: print("#", first, nxt)
 sys.exit(0 if ok else 1)
 EOF
+python3 - "$B" >"$TMP/forced.txt" <<'EOF'
+import json, sys, urllib.request
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+params = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 12}, "days": {"type": "integer", "minimum": 1, "maximum": 7}},
+          "required": ["city", "days"], "additionalProperties": False}
+tools = [{"type": "function", "function": {"name": "get_weather", "parameters": params}},
+         {"type": "function", "function": {"name": "get_time", "parameters": {"type": "object", "properties": {"tz": {"enum": ["UTC", "CET"]}}, "required": ["tz"], "additionalProperties": False}}}]
+bad = 0
+for choice, want in (("required", None), ({"type": "function", "function": {"name": "get_time"}}, "get_time")):
+    for seed in range(4):
+        body = {"messages": [{"role": "user", "content": "Weather?"}], "tools": tools, "tool_choice": choice, "max_tokens": 120, "temperature": 1.2, "seed": seed}
+        ch = json.load(urllib.request.urlopen(urllib.request.Request(sys.argv[1] + "/v1/chat/completions", json.dumps(body).encode())))["choices"][0]
+        calls = ch["message"].get("tool_calls") or []
+        try:
+            assert ch["finish_reason"] == "tool_calls" and len(calls) == 1
+            name = calls[0]["function"]["name"]
+            assert want is None or name == want
+            schema = next(t["function"]["parameters"] for t in tools if t["function"]["name"] == name)
+            args = json.loads(calls[0]["function"]["arguments"])
+            if jsonschema: jsonschema.validate(args, schema)
+            else: assert set(args) == set(schema["required"])
+        except Exception as e:
+            bad += 1; print("#", choice, seed, ch, e)
+print("bad", bad)
+EOF
+check "tool_choice required / naming a function: 8 sampled answers are one call of an offered (or the named) tool, its arguments valid for its schema (jsonschema)" grep -q '^bad 0$' "$TMP/forced.txt"
 stop_server
 
 # /health is 503 while the model loads: its tokenizer is a FIFO nobody writes yet, so the load waits

@@ -2,6 +2,7 @@
  * src/cli/request.c): each field to its option, ranges, null as the default, unknown fields ignored,
  * refusals naming the key on one line. */
 #include "check.h"
+#include "text/grammar.h"
 #include "cli/openai.h"
 #include "cli/request.h"
 #include "io/json.h"
@@ -415,9 +416,17 @@ static void test_tools(void) {
     parse(&p, OPENAI_CHAT, body);
     CHECK(p.rc == 0 && p.f.no_tool_calls && p.f.one_tool_call, "tool_choice none and parallel_tool_calls false are read");
     done(&p);
+    snprintf(body, sizeof body, "{" CHAT_HI ", %s, \"tool_choice\": \"required\"}", TOOLS);
+    parse(&p, OPENAI_CHAT, body);
+    CHECK(p.rc == 0 && p.f.forced_tool && !*p.f.forced_tool, "tool_choice required: a call is forced (any tool)");
+    done(&p);
+    snprintf(body, sizeof body, "{" CHAT_HI ", %s, \"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"get_weather\"}}}", TOOLS);
+    parse(&p, OPENAI_CHAT, body);
+    CHECK(p.rc == 0 && p.f.forced_tool && !strcmp(p.f.forced_tool, "get_weather"), "tool_choice naming a function: that call is forced");
+    done(&p);
     static const struct { const char *extra, *refusal; } bad[] = {
-        { "\"tool_choice\": \"required\"", "\"tool_choice\" required is not supported yet" },
-        { "\"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"get_weather\"}}", "naming a function" },
+        { "\"tool_choice\": \"always\"", "\"tool_choice\" must be" },
+        { "\"tool_choice\": {\"type\": \"function\", \"function\": {\"name\": \"get_time\"}}", "not among the tools" },
         { "\"parallel_tool_calls\": 1", "parallel_tool_calls" },
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
@@ -437,6 +446,30 @@ static void test_tools(void) {
         done(&p);
     }
     CHECK(good == 4, "malformed tool lists are refused naming \"tools\" (%d of 4)", good);
+    parse(&p, OPENAI_CHAT, "{" CHAT_HI ", \"tool_choice\": \"required\"}");
+    CHECK(p.rc == -1 && strstr(p.err.msg, "no \"tools\""), "tool_choice required without tools is refused (%s)", p.err.msg);
+    done(&p);
+    /* the forced call's grammar: Hermes writes it, the arguments follow the parameters' schema */
+    snprintf(body, sizeof body, "{" CHAT_HI ", %s, \"tool_choice\": \"required\"}", TOOLS);
+    parse(&p, OPENAI_CHAT, body);
+    ts_error ge = {{0}};
+    bool made = p.rc == 0 && openai_tool_grammar("hermes", &p.f, &ge) == 0 && p.f.grammar;
+    const char *right = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Oslo\"}}\n</tool_call>";
+    int yes = made ? grammar_accepts_text(p.f.grammar, right, strlen(right), &ge) : -1;
+    const char *wrong = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":3}}\n</tool_call>";
+    int no = made ? grammar_accepts_text(p.f.grammar, wrong, strlen(wrong), &ge) : -1;
+    CHECK(made && yes == 1 && no == 0, "tool_choice required, Hermes: the grammar takes a call with valid arguments, not one with a wrong type (%d %d %s)", yes, no, ge.msg);
+    done(&p);
+    parse(&p, OPENAI_CHAT, body);
+    ge.msg[0] = 0;
+    CHECK(p.rc == 0 && openai_tool_grammar("mistral", &p.f, &ge) == -1 && strstr(ge.msg, "mistral format"),
+          "tool_choice required in a format whose markers are control tokens is refused naming it (%s)", ge.msg);
+    done(&p);
+    parse(&p, OPENAI_CHAT, body);
+    ge.msg[0] = 0;
+    CHECK(p.rc == 0 && openai_tool_grammar(NULL, &p.f, &ge) == -1 && strstr(ge.msg, "writes none"),
+          "tool_choice required with a template that writes no calls is refused (%s)", ge.msg);
+    done(&p);
     parse(&p, OPENAI_COMPLETIONS, "{\"prompt\": \"x\", \"tools\": []}");
     CHECK(p.rc == -1 && strstr(p.err.msg, "/v1/chat/completions"), "tools on /v1/completions are refused (%s)", p.err.msg);
     done(&p);
