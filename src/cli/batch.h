@@ -24,7 +24,8 @@ typedef struct batch_options {
     bool raw, heal, quiet;
     bool ignore_eos;             /* --ignore-eos: the default of the lines' "ignore_eos" */
     const ts_grammar *grammar;   /* --grammar, --json-schema, --json: the default of the lines' shape */
-    const char *tool_format;     /* how the template writes tool calls (OpenAI lines with tools), or NULL */
+    const struct tool_format *tool_format;   /* how the template writes tool calls (OpenAI lines with
+                                                tools: tool_format_by_name of ts_chat_tool_format), or NULL */
     const ts_chat_options *chat; /* --chat-template, --chat-template-kwargs, --tools, --date (or NULL) */
 } batch_options;
 

@@ -14,6 +14,7 @@
 #include "cli/verify.h"
 #include "core/utf8.h"
 #include "io/file.h"
+#include "template/tool_calls.h"
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -373,7 +374,9 @@ static int run_options(cli_options *op) {
                              .shard_k = o.shard_k, .shard_n = o.shard_n, .n_ctx = o.n_ctx, .seed_given = o.seed_given, .max_tokens = o.n_predict,
                              .sampling = o.sampling, .match = o.match_mode, .system = o.system, .raw = o.raw,
                              .heal = o.heal, .quiet = o.quiet, .ignore_eos = o.ignore_eos, .chat = &tpl.opt,
-                             .grammar = o.grammar, .tool_format = ts_chat_tool_format(m, &tpl.opt) };
+                             .grammar = o.grammar };
+        const char *format = ts_chat_tool_format(m, &tpl.opt);
+        bo.tool_format = format ? tool_format_by_name(format) : NULL;
         if (o.check_path && !o.n_predict_given) bo.max_tokens = 64;
         rc = o.batch_path ? run_batch(m, s, &bo) : run_check(m, s, &bo);
     } else if (chat) {

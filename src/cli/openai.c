@@ -224,27 +224,22 @@ static int put_usage(json_buf *b, const ts_gen_result *const *res, int n) {
                 res[0]->n_prompt + completion, res[0]->n_reused);
 }
 
-int openai_read_tool_calls(const char *format, const request_fields *f, const ts_gen_result *res, uint64_t seed,
+int openai_read_tool_calls(const tool_format *fmt, const request_fields *f, const ts_gen_result *res, uint64_t seed,
                            tool_calls *out) {
     memset(out, 0, sizeof *out);
-    const tool_format *fmt = format && f->tools && !f->no_tool_calls ? tool_format_by_name(format) : NULL;
     ts_error err;
-    if (!fmt || tool_calls_parse(fmt, res->text, res->len, f->tools, seed, out, &err) != 0 || out->n == 0) {
+    if (!fmt || !f->tools || f->no_tool_calls || tool_calls_parse(fmt, res->text, res->len, f->tools, seed, out, &err) != 0 ||
+        out->n == 0) {
         tool_calls_free(out);
-        memset(out, 0, sizeof *out);
         return 0;
     }
-    for (int i = 1; f->one_tool_call && i < out->n; i++) {   /* parallel_tool_calls false: the first only */
-        free(out->calls[i].id); free(out->calls[i].name); free(out->calls[i].arguments);
-    }
-    if (f->one_tool_call) out->n = 1;
+    if (f->one_tool_call) tool_calls_keep(out, 1);   /* parallel_tool_calls false: the first only */
     return 1;
 }
 
-int openai_tool_grammar(const char *format, request_fields *f, ts_error *err) {
+int openai_tool_grammar(const tool_format *fmt, request_fields *f, ts_error *err) {
     if (!f->forced_tool) return 0;
     if (f->grammar) return ts_fail(err, "\"tool_choice\" asking for a call cannot go with a grammar or response_format");
-    const tool_format *fmt = format ? tool_format_by_name(format) : NULL;
     if (!fmt) return ts_fail(err, "\"tool_choice\" asks for a call, but the chat template writes none the engine knows");
     json_buf g = {0}, alts = {0};
     int rc = 0, n = 0;

@@ -28,17 +28,17 @@ int  openai_parse_body(const json_value *body, int api, request_fields *f, opena
 const char *openai_finish_reason(const ts_gen_result *res);
 
 /* The tool calls in an answer to a request that gave tools (f->tools, not "tool_choice": "none"),
- * written in the template's format (ts_chat_tool_format; NULL: none is read): 1 with *out filled
+ * written in the template's format (tool_format_by_name of ts_chat_tool_format; NULL: none is read): 1 with *out filled
  * (the first call only with "parallel_tool_calls": false; free with tool_calls_free), 0 when there
  * are none (*out empty). A call that does not parse is left as text: the answer is never lost.
  * seed: the calls' ids derive from it. */
-int  openai_read_tool_calls(const char *format, const request_fields *f, const ts_gen_result *res, uint64_t seed,
+int  openai_read_tool_calls(const tool_format *fmt, const request_fields *f, const ts_gen_result *res, uint64_t seed,
                             tool_calls *out);
 /* tool_choice "required" or naming a function (f->forced_tool): f->grammar made to let the model
  * write exactly one call of the tools (or the named one) in the template's format (NULL: none),
  * its arguments following the tool's parameter schema. 0 (also when no call is forced), or -1 (err):
  * the format cannot be made to write one, a schema is refused, a grammar was given too. */
-int  openai_tool_grammar(const char *format, request_fields *f, ts_error *err);
+int  openai_tool_grammar(const tool_format *fmt, request_fields *f, ts_error *err);
 /* The response of a whole completion: {"id", "object", "created", "model", "choices": [...],
  * "usage"}. Choice i is res[i], and its tool calls calls[i] when calls and calls[i] hold any (then
  * content is the text outside them or null, and finish_reason "tool_calls"); logprobs: put each

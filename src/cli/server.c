@@ -107,7 +107,7 @@ struct server {
     ts_model *m;
     ts_session *s;
     bool loaded;
-    const char *tool_format;       /* how the template writes tool calls (ts_chat_tool_format), or NULL */
+    const tool_format *tool_format;   /* how the template writes tool calls (ts_chat_tool_format), or NULL */
     int n_slots;
     choice **slot_choice;          /* the choice running in each slot */
     ts_gen_done *done;
@@ -323,7 +323,7 @@ static void send_chunk(server *sv, choice *ch, const char *text, size_t len, con
 static int on_stream_text(void *user, const char *text, size_t len) {
     choice *ch = user;
     size_t upto = (size_t)(text - ch->res.text) + len;
-    if (ch->j->tools) upto = tool_calls_safe_prefix(tool_format_by_name(ch->j->sv->tool_format), ch->res.text, upto);
+    if (ch->j->tools) upto = tool_calls_safe_prefix(ch->j->sv->tool_format, ch->res.text, upto);
     if (upto > ch->sent) send_chunk(ch->j->sv, ch, ch->res.text + ch->sent, upto - ch->sent, NULL);
     if (upto > ch->sent) ch->sent = upto;
     return 0;
@@ -857,7 +857,8 @@ int run_server(const server_options *o) {
                 sv.done = calloc((size_t)sv.n_slots, sizeof *sv.done);
                 if (!sv.slot_choice || !sv.done) { fprintf(stderr, "error: out of memory\n"); goto done; }
                 sv.loaded = true;
-                sv.tool_format = ts_chat_tool_format(sv.m, o->chat);
+                const char *format = ts_chat_tool_format(sv.m, o->chat);
+                sv.tool_format = format ? tool_format_by_name(format) : NULL;
                 if (!o->quiet)
                     fprintf(stderr, "ready: %s, %d slot%s of %d tokens\n", o->model_id, sv.n_slots, sv.n_slots == 1 ? "" : "s",
                             ts_session_n_ctx(sv.s));

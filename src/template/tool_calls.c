@@ -1027,9 +1027,14 @@ int tool_calls_parse(const tool_format *f, const char *text, size_t len, const j
     return 0;
 }
 
+void tool_calls_keep(tool_calls *c, int n) {
+    for (int i = n; i < c->n; i++) { free(c->calls[i].id); free(c->calls[i].name); free(c->calls[i].arguments); }
+    if (n < c->n) c->n = n;
+}
+
 void tool_calls_free(tool_calls *c) {
     if (!c) return;
-    for (int i = 0; i < c->n; i++) { free(c->calls[i].id); free(c->calls[i].name); free(c->calls[i].arguments); }
+    tool_calls_keep(c, 0);
     free(c->calls);
     free(c->content);
     memset(c, 0, sizeof *c);

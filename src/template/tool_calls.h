@@ -60,6 +60,8 @@ int tool_format_call_gbnf(const tool_format *f, const char *name, const char *ar
 int tool_calls_parse(const tool_format *f, const char *text, size_t len, const json_value *tools,
                      uint64_t id_seed, tool_calls *out, ts_error *err);
 void tool_calls_free(tool_calls *c);
+/* Keeps the first n calls (the others freed). */
+void tool_calls_keep(tool_calls *c, int n);
 
 /* For streaming: how many leading bytes of text are surely plain content, i.e. no start marker of f
  * begins inside them (a marker cut off by the end of text counts as beginning there) and they do not

@@ -422,10 +422,9 @@ static int left_recursive_rule(const grammar *g) {
     /* depth-first over "r can start with q", cursor = index into the rule's elements */
     for (int root = 0; root < n && found < 0; root++) {
         if (state[root]) continue;
-        int sp = 0;
+        int sp = 1;
         stack[0] = root; stack[1] = 0;
         state[root] = 1;
-        sp = 1;
         while (sp > 0 && found < 0) {
             int r = stack[2 * (sp - 1)], *cur = &stack[2 * (sp - 1) + 1];
             /* the rule's elements run from its first alternative to the end of its last */

@@ -4,19 +4,11 @@
  * keeps exactly the tokens the full mask followed by top-k would keep, for greedy and top-k, on
  * random logits in several grammar states. */
 #include "check.h"
+#include "json_gbnf.h"
 #include "generate/constrain.h"
 #include "load/model.h"
 #include <math.h>
 #include <string.h>
-
-static const char *JSON_GBNF =
-    "root ::= value\n"
-    "value ::= object | array | string | number | \"true\" | \"false\" | \"null\"\n"
-    "object ::= \"{\" ws ( string ws \":\" ws value ws ( \",\" ws string ws \":\" ws value ws )* )? \"}\"\n"
-    "array ::= \"[\" ws ( value ws ( \",\" ws value ws )* )? \"]\"\n"
-    "string ::= \"\\\"\" ( [^\"\\\\\\x00-\\x1f] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} ) )* \"\\\"\"\n"
-    "number ::= \"-\"? ( \"0\" | [1-9] [0-9]* ) ( \".\" [0-9]+ )? ( [eE] [-+]? [0-9]+ )?\n"
-    "ws ::= [ \\t\\n]*\n";
 
 static uint64_t rng = 88172645463325252ULL;
 static float next_logit(void) {

@@ -2,6 +2,7 @@
  * mean them (cases written by hand), partial texts, UTF-8 split across feeds, the sorted-strings
  * walk against one string at a time, and every refusal named. */
 #include "check.h"
+#include "json_gbnf.h"
 #include "text/grammar.h"
 #include <string.h>
 
@@ -49,13 +50,7 @@ static const gcase cases[] = {
     { "ambiguous but bounded", "root ::= (\"a\" | \"a\" \"a\")* \"b\"",
       { "b", "ab", "aaaaaaaaaaaaaaaaaaaab" }, { "a", "ba" } },
     { "json",
-      "root ::= value\n"
-      "value ::= object | array | string | number | \"true\" | \"false\" | \"null\"\n"
-      "object ::= \"{\" ws ( string ws \":\" ws value ws ( \",\" ws string ws \":\" ws value ws )* )? \"}\"\n"
-      "array ::= \"[\" ws ( value ws ( \",\" ws value ws )* )? \"]\"\n"
-      "string ::= \"\\\"\" ( [^\"\\\\\\x00-\\x1f] | \"\\\\\" ( [\"\\\\/bfnrt] | \"u\" [0-9a-fA-F]{4} ) )* \"\\\"\"\n"
-      "number ::= \"-\"? ( \"0\" | [1-9] [0-9]* ) ( \".\" [0-9]+ )? ( [eE] [-+]? [0-9]+ )?\n"
-      "ws ::= [ \\t\\n]*\n",
+      JSON_GBNF,
       { "{}", "{\"a\": [1, 2.5, -3e+4, true, null, {\"b\": \"c\\n\\u00e9\"}]}", "\"x\"", "0", "[ ]" },
       { "{", "{\"a\"}", "[1,]", "01", "\"\\x\"", "{\"a\":1}}", "tru", "\"a\nb\"" } },
 };

@@ -453,7 +453,7 @@ static void test_tools(void) {
     snprintf(body, sizeof body, "{" CHAT_HI ", %s, \"tool_choice\": \"required\"}", TOOLS);
     parse(&p, OPENAI_CHAT, body);
     ts_error ge = {{0}};
-    bool made = p.rc == 0 && openai_tool_grammar("hermes", &p.f, &ge) == 0 && p.f.grammar;
+    bool made = p.rc == 0 && openai_tool_grammar(tool_format_by_name("hermes"), &p.f, &ge) == 0 && p.f.grammar;
     const char *right = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":\"Oslo\"}}\n</tool_call>";
     int yes = made ? grammar_accepts_text(p.f.grammar, right, strlen(right), &ge) : -1;
     const char *wrong = "<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\":3}}\n</tool_call>";
@@ -462,7 +462,7 @@ static void test_tools(void) {
     done(&p);
     parse(&p, OPENAI_CHAT, body);
     ge.msg[0] = 0;
-    CHECK(p.rc == 0 && openai_tool_grammar("mistral", &p.f, &ge) == -1 && strstr(ge.msg, "mistral format"),
+    CHECK(p.rc == 0 && openai_tool_grammar(tool_format_by_name("mistral"), &p.f, &ge) == -1 && strstr(ge.msg, "mistral format"),
           "tool_choice required in a format whose markers are control tokens is refused naming it (%s)", ge.msg);
     done(&p);
     parse(&p, OPENAI_CHAT, body);
