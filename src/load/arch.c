@@ -50,6 +50,11 @@ static const tensor_names gguf_names = { {
     [ROLE_SHORTCONV_OUT] = "blk.%d.shortconv.out_proj.weight",
     [ROLE_SSM_IN] = "blk.%d.ssm_in.weight", [ROLE_SSM_CONV_BIAS] = "blk.%d.ssm_conv1d.bias",
     [ROLE_SSM_D] = "blk.%d.ssm_d",
+    [ROLE_EXP_SELECT_BIAS] = "blk.%d.exp_probs_b.bias",
+    [ROLE_MLA_Q_A] = "blk.%d.attn_q_a.weight", [ROLE_MLA_Q_A_NORM] = "blk.%d.attn_q_a_norm.weight",
+    [ROLE_MLA_Q_B] = "blk.%d.attn_q_b.weight", [ROLE_MLA_KV_A] = "blk.%d.attn_kv_a_mqa.weight",
+    [ROLE_MLA_KV_A_NORM] = "blk.%d.attn_kv_a_norm.weight", [ROLE_MLA_K_B] = "blk.%d.attn_k_b.weight",
+    [ROLE_MLA_V_B] = "blk.%d.attn_v_b.weight",
 } };
 
 /* Phi-3 stores [gate; up] as one ffn_up of 2 x ffn rows. */
@@ -214,6 +219,27 @@ static const tensor_names granitehybrid_hf = { {
     [ROLE_SSM_NORM] = "layers.%d.mamba.norm.weight", [ROLE_SSM_OUT] = "layers.%d.mamba.out_proj.weight",
 } };
 
+/* DeepSeek V3 and GLM-4.5: the router "gate" with its selection bias, experts one tensor each,
+ * shared experts under one name. */
+#define SIGMOID_MOE_HF \
+    [ROLE_ATTN_NORM] = "layers.%d.input_layernorm.weight", \
+    [ROLE_FFN_NORM] = "layers.%d.post_attention_layernorm.weight", \
+    [ROLE_ROUTER] = "layers.%d.mlp.gate.weight", [ROLE_EXP_SELECT_BIAS] = "layers.%d.mlp.gate.e_score_correction_bias", \
+    [ROLE_EXP_GATE] = "layers.%d.mlp.experts.%d.gate_proj.weight", \
+    [ROLE_EXP_UP] = "layers.%d.mlp.experts.%d.up_proj.weight", \
+    [ROLE_EXP_DOWN] = "layers.%d.mlp.experts.%d.down_proj.weight", \
+    [ROLE_SHEXP_GATE] = "layers.%d.mlp.shared_experts.gate_proj.weight", \
+    [ROLE_SHEXP_UP] = "layers.%d.mlp.shared_experts.up_proj.weight", \
+    [ROLE_SHEXP_DOWN] = "layers.%d.mlp.shared_experts.down_proj.weight"
+/* DeepSeek V3: latent attention (a low-rank q path or a plain q_proj, one kv_b_proj to split). */
+static const tensor_names deepseek_hf = { {
+    HF_COMMON, SIGMOID_MOE_HF,
+    [ROLE_MLA_Q_A] = "layers.%d.self_attn.q_a_proj.weight", [ROLE_MLA_Q_A_NORM] = "layers.%d.self_attn.q_a_layernorm.weight",
+    [ROLE_MLA_Q_B] = "layers.%d.self_attn.q_b_proj.weight", [ROLE_MLA_KV_A] = "layers.%d.self_attn.kv_a_proj_with_mqa.weight",
+    [ROLE_MLA_KV_A_NORM] = "layers.%d.self_attn.kv_a_layernorm.weight", [ROLE_MLA_KV_B] = "layers.%d.self_attn.kv_b_proj.weight",
+} };
+static const tensor_names glm4moe_hf = { { HF_COMMON, HF_BIASES, SIGMOID_MOE_HF } };
+
 /* ---- the table ---- */
 
 static const arch_desc ARCHES[] = {
@@ -308,6 +334,21 @@ static const arch_desc ARCHES[] = {
       .recurrent_kind = LAYER_MAMBA2, .gating = GATING_SOFTMAX_TOPK, .expert_activation = ACT_SILU,
       .gguf = { .qk_permuted = true, .gating_renorm = true, .ssm_norm_per_group = true, .rope_switch_finetuned = true },
       .hf = { .names = &granitehybrid_hf, .gating_renorm = true, .ssm_a_log = true, .nope_by_default = true } },
+    /* DeepSeek V2/V3 layout (also Kimi K2, GLM-4.7-Flash): latent attention with adjacent-pair RoPE on its
+     * rotary part, sigmoid-scored experts chosen with a bias in groups (README-mla.md). llama.cpp reads
+     * a GGUF that states no gating function as softmax; transformers' DeepseekV3 always uses sigmoid. */
+    { .name = "deepseek2", .hf_model_types = { "deepseek_v3" },
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
+      .attention_kind = LAYER_MLA, .gating = GATING_SIGMOID_TOPK, .expert_activation = ACT_SILU,
+      .gguf = { .unstated_gating_softmax = true, .mla_yarn_kq_scale = true },
+      .hf = { .names = &deepseek_hf, .mla_yarn_kq_scale = true, .lora_norm_eps = 1e-6f, .kv_b_fused = true } },
+    /* GLM-4.5 / 4.6: q/k/v biases, per-head q/k norms where present, NEOX RoPE on part of each head,
+     * sigmoid-scored experts with a selection bias; a NextN block after the layers, not run */
+    { .name = "glm4moe", .hf_model_types = { "glm4_moe" },
+      .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD_IF_PRESENT, .attn_scale = SCALE_HEAD_DIM,
+      .gating = GATING_SIGMOID_TOPK, .expert_activation = ACT_SILU,
+      .gguf = { .renames = ffn_norm_named_post_attention },
+      .hf = { .names = &glm4moe_hf } },
     { .name = "mistral3", .hf_model_types = { "ministral3", "mistral3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
       .gguf = { .qk_permuted = true, .yarn_betas = true },
@@ -350,6 +391,8 @@ const char *arch_tensor_purpose(const char *name) {
         { "experts", "mixture-of-experts layers" }, { "router", "mixture-of-experts layers" },
         { "block_sparse_moe", "mixture-of-experts layers" }, { "mlp.gate.weight", "mixture-of-experts layers" },
         { "shexp", "shared experts" }, { "sinks", "attention sinks" },
+        { "attn_kv_b", "an unsplit latent-attention decompression (an older conversion; llama.cpp's converter now writes attn_k_b and attn_v_b)" },
+        { "nextn", "multi-token-prediction blocks" },
         { "vision", "a vision encoder" }, { "multi_modal", "a multimodal projector" },
         { "mm.", "a multimodal projector" }, { "audio", "an audio encoder" },
         { "ssm", "state-space layers" }, { "altup", "Gemma 3n layers" }, { "laurel", "Gemma 3n layers" },

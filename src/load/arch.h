@@ -29,7 +29,11 @@ enum tensor_role {
     ROLE_EXP_GATE_BIAS, ROLE_EXP_UP_BIAS, ROLE_EXP_GATE_UP_BIAS, ROLE_EXP_DOWN_BIAS, ROLE_EXP_SCALE,
     ROLE_MOE_IN_NORM, ROLE_MOE_OUT_NORM, ROLE_DENSE_OUT_NORM,
     ROLE_SHEXP_GATE, ROLE_SHEXP_UP, ROLE_SHEXP_DOWN, ROLE_SHEXP_GATE_INP,
-    ROLE_SHEXP_GATE_UP,
+    ROLE_SHEXP_GATE_UP, ROLE_EXP_SELECT_BIAS,
+    /* multi-head latent attention: the low-rank q path, the compressed KV's projection and norm,
+     * its decompression (GGUF: split and transposed into k_b and v_b; HF: one kv_b of both) */
+    ROLE_MLA_Q_A, ROLE_MLA_Q_A_NORM, ROLE_MLA_Q_B, ROLE_MLA_KV_A, ROLE_MLA_KV_A_NORM,
+    ROLE_MLA_K_B, ROLE_MLA_V_B, ROLE_MLA_KV_B,
     /* recurrent layers: the gated DeltaNet's projections, and the state-space tensors the recurrent
      * kinds share (the convolution's taps, the decay, the time-step bias, the gated norm, the output) */
     ROLE_DELTA_QKV, ROLE_DELTA_Z, ROLE_DELTA_BETA, ROLE_DELTA_ALPHA,
@@ -55,7 +59,10 @@ enum norm_layout {
     NORMS_SANDWICH,   /* those plus post_attn_norm and post_ffn_norm on the outputs (Gemma) */
     NORMS_POST,       /* only the output norms: the sublayers read the raw residual (OLMo 2) */
 };
-enum qk_norm_kind { QK_NORM_NONE, QK_NORM_HEAD, QK_NORM_WHOLE };
+enum qk_norm_kind {
+    QK_NORM_NONE, QK_NORM_HEAD, QK_NORM_WHOLE,
+    QK_NORM_HEAD_IF_PRESENT,   /* per head where the file has the tensors (GLM-4.5's use_qk_norm) */
+};
 enum attn_scale_rule {
     SCALE_HEAD_DIM,   /* 1/sqrt(head_dim), or the container's explicit scale (Granite) */
     SCALE_QPAS,       /* query_pre_attn_scalar^-0.5 (when not stated: container_rules.scale_hidden_layers) */
@@ -95,6 +102,12 @@ typedef struct container_rules {
                                         (llama.cpp's granitehybrid) */
     bool nope_by_default;            /* no RoPE unless the config states position_embedding_type "rope"
                                         (transformers' GraniteMoeHybrid) */
+    bool unstated_gating_softmax;    /* no gating function stated: softmax, not the family's (llama.cpp's deepseek2) */
+    bool mla_yarn_kq_scale;          /* latent attention with YaRN: the attention scale takes YaRN's magnitude
+                                        squared; the readers resolve it (rope_scaling.kq_mscale) */
+    float lora_norm_eps;             /* latent attention's q_a/kv_a norms use this epsilon (HF's 1e-6), 0: the model's */
+    bool kv_b_fused;                 /* latent attention's decompression is one kv_b_proj [nh x (d_n + d_v), r]
+                                        (HF), not k_b / v_b split and transposed (GGUF) */
 } container_rules;
 
 typedef struct arch_desc {
@@ -112,6 +125,8 @@ typedef struct arch_desc {
     bool attn_out_gate;              /* attention heads are gated: q_proj rows [query | gate] per head */
     /* layer kinds beside attention */
     int recurrent_kind;              /* the family's recurrent layer kind (enum layer_kind; 0: none) */
+    int attention_kind;              /* the kind of its attention layers (0: softmax attention over
+                                        per-head keys; LAYER_MLA: latent attention) */
     int full_attention_interval;     /* recurrent families: with no stated layer pattern, layer il is attention
                                         iff (il + 1) % this == 0 */
     /* mixture of experts */

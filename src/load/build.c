@@ -8,6 +8,7 @@
 #include "load/build_deltanet.h"
 #include "load/build_shortconv.h"
 #include "load/build_mamba2.h"
+#include "load/build_mla.h"
 #include "load/build_ffn.h"
 #include "kernels/types.h"
 #include "core/error.h"
@@ -24,10 +25,11 @@ static int (*const BUILD_KIND[LAYER_KIND_COUNT])(builder *b, int il) = {
     [LAYER_DELTANET] = build_deltanet_layer,
     [LAYER_SHORTCONV] = build_shortconv_layer,
     [LAYER_MAMBA2] = build_mamba2_layer,
+    [LAYER_MLA] = build_mla_layer,
 };
 static const char *const KIND_NAME[LAYER_KIND_COUNT] = {
     [LAYER_ATTENTION] = "attention", [LAYER_DELTANET] = "gated DeltaNet",
-    [LAYER_SHORTCONV] = "short convolution", [LAYER_MAMBA2] = "Mamba-2",
+    [LAYER_SHORTCONV] = "short convolution", [LAYER_MAMBA2] = "Mamba-2", [LAYER_MLA] = "latent attention",
 };
 /* The kind of each layer type a config can name. */
 static const int KIND_OF_TYPE[] = {
@@ -41,13 +43,17 @@ static const int KIND_OF_TYPE[] = {
 static int layer_kind_of(const builder *b, int il) {
     const model_hparams *hp = b->hp;
     const arch_desc *a = b->a;
-    if (hp->layer_types) return KIND_OF_TYPE[hp->layer_types[il]];
-    if (!a->recurrent_kind) return LAYER_ATTENTION;
+    const int attention = a->attention_kind;   /* LAYER_ATTENTION unless the family says */
+    if (hp->layer_types) {
+        int kind = KIND_OF_TYPE[hp->layer_types[il]];
+        return kind == LAYER_ATTENTION ? attention : kind;
+    }
+    if (!a->recurrent_kind) return attention;
     int interval = hp->full_attention_interval > 0 ? hp->full_attention_interval : a->full_attention_interval;
     bool recurrent = hp->layer_recurrent ? hp->layer_recurrent[il] != 0
                    : interval > 0 ? (il + 1) % interval != 0
                    : hp->layer_n_kv_heads && hp->layer_n_kv_heads[il] == 0;
-    return recurrent ? a->recurrent_kind : LAYER_ATTENTION;
+    return recurrent ? a->recurrent_kind : attention;
 }
 
 /* The role's tensor is in the file and no part of the builder has taken it yet. */
@@ -65,7 +71,7 @@ static int build_layer(builder *b, int il) {
     const int64_t H = hp->hidden;
 
     ly->kind = layer_kind_of(b, il);
-    if (ly->kind != LAYER_ATTENTION && ly->kind != a->recurrent_kind)
+    if (ly->kind != a->attention_kind && ly->kind != a->recurrent_kind)
         return ts_fail(b->err, "%s: layer %d is a %s layer, which %s models do not have", b->src->path, il,
                        KIND_NAME[ly->kind], a->name);
     if (BUILD_KIND[ly->kind](b, il) != 0) return -1;
@@ -254,6 +260,9 @@ static int build(builder *b) {
     for (int il = 0; il < hp->n_layers; il++) moe_layers += g->layers[il].moe.n_experts > 0;
     if (hp->n_experts > 0 && moe_layers == 0)
         return ts_fail(err, "%s: %d experts are stated but no layer has a router tensor", path, hp->n_experts);
+    if ((hp->n_shared_experts > 0 || hp->n_group > 1) && moe_layers == 0)
+        return ts_fail(err, "%s: %s stated but no layer has a router tensor", path,
+                       hp->n_shared_experts > 0 ? "shared experts are" : "expert groups are");
     if (moe_layers) model_note(m, "experts: %d of %d layers, %d experts, %d per token", moe_layers, hp->n_layers,
                                hp->n_experts, hp->n_experts_used);
 

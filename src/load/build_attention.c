@@ -135,6 +135,7 @@ int build_attention_layer(builder *b, int il) {
     at->n_heads = nh;
     at->n_kv_heads = nkv;
     at->head_dim = hd;
+    at->value_dim = hd;
     at->window = sliding ? b->window : 0;
     at->scale = attention_scale(b, nh, hd);
     at->softcap = hp->attn_softcap;
@@ -180,10 +181,13 @@ int build_attention_layer(builder *b, int il) {
     /* gated heads: q_proj holds [query | gate] per head */
     at->out_gate = a->attn_out_gate;
     const int64_t wq_rows = at->out_gate ? 2 * q_rows : q_rows;
-    if (a->qk_norm != QK_NORM_NONE) {
-        bool whole = a->qk_norm == QK_NORM_WHOLE;
-        if (builder_vector(b, &at->q_norm, ROLE_ATTN_Q_NORM, il, whole ? q_rows : hd, true, true)) return -1;
-        if (builder_vector(b, &at->k_norm, ROLE_ATTN_K_NORM, il, whole ? kv_rows : hd, true, own_kv)) return -1;
+    /* q/k norms: the family's, or (GLM-4.5) where the file has them unless the config says none */
+    if (a->qk_norm != QK_NORM_NONE && !(a->qk_norm == QK_NORM_HEAD_IF_PRESENT && hp->use_qk_norm == 0)) {
+        bool whole = a->qk_norm == QK_NORM_WHOLE, required = a->qk_norm != QK_NORM_HEAD_IF_PRESENT || hp->use_qk_norm == 1;
+        if (builder_vector(b, &at->q_norm, ROLE_ATTN_Q_NORM, il, whole ? q_rows : hd, true, required)) return -1;
+        if (builder_vector(b, &at->k_norm, ROLE_ATTN_K_NORM, il, whole ? kv_rows : hd, true, required && own_kv)) return -1;
+        if (a->qk_norm == QK_NORM_HEAD_IF_PRESENT && !at->q_norm != !at->k_norm)
+            return ts_fail(err, "%s: layer %d has one of the q/k norms without the other", path, il);
     }
 
     /* attention projections: separate, or one fused [q; k; v] used as row views */

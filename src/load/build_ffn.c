@@ -137,11 +137,29 @@ int build_ffn_experts(builder *b, int il) {
     moe->n_experts = E;
     moe->n_used = hp->n_experts_used;
     moe->ffn_dim = (int)F;
-    moe->gating = a->gating;
+    /* the gating function: stated (GGUF expert_gating_func, HF scoring_func), else the family's, or
+     * softmax where the container's reader assumes it (llama.cpp's deepseek2) */
+    moe->gating = hp->gating_func == 1 ? GATING_SOFTMAX_TOPK : hp->gating_func == 2 ? GATING_SIGMOID_TOPK
+                : b->rules->unstated_gating_softmax ? GATING_SOFTMAX_TOPK : a->gating;
+    if (hp->gating_func == 2 && a->gating == GATING_TOPK_SOFTMAX)
+        return ts_fail(err, "%s: sigmoid gating is not supported for %s", path, a->name);
     moe->renorm = hp->gating_renorm >= 0 ? hp->gating_renorm != 0 : b->rules->gating_renorm;
+    /* llama.cpp skips a scale of 0 or 1 (a 0 is read as "none") */
+    moe->routed_scale = hp->routed_scale > 0 ? hp->routed_scale : 1.0f;
+    moe->n_group = hp->n_group > 1 ? hp->n_group : 1;
+    moe->topk_group = hp->n_group > 1 ? hp->topk_group : 1;
+    if (moe->n_group > 1) {
+        if (E % moe->n_group != 0)
+            return ts_fail(err, "%s: %d experts cannot be split into %d groups", path, E, moe->n_group);
+        if (E / moe->n_group < 2)
+            return ts_fail(err, "%s: groups of %d expert score by their two best experts; groups of one are not supported", path, E / moe->n_group);
+        if (moe->topk_group < 1 || moe->topk_group > moe->n_group || moe->topk_group * (E / moe->n_group) < moe->n_used)
+            return ts_fail(err, "%s: %d of %d expert groups kept cannot hold the %d experts used", path, moe->topk_group, moe->n_group, moe->n_used);
+    }
     moe->activation = a->expert_activation;
     if (builder_matrix(b, &moe->router, ROLE_ROUTER, il, E, H, true)) return -1;
     if (builder_vector(b, &moe->router_bias, ROLE_ROUTER_BIAS, il, E, false, false)) return -1;
+    if (builder_vector(b, &moe->select_bias, ROLE_EXP_SELECT_BIAS, il, E, false, false)) return -1;
     if (builder_vector(b, &moe->router_scale, ROLE_ROUTER_SCALE, il, H, false, false)) return -1;
     if (builder_vector(b, &moe->expert_scale, ROLE_EXP_SCALE, il, E, false, false)) return -1;
     if (builder_vector(b, &moe->in_norm, ROLE_MOE_IN_NORM, il, H, true, false)) return -1;
@@ -171,6 +189,9 @@ int build_ffn_experts(builder *b, int il) {
     if (!moe->gate || !moe->up || !moe->down)
         return ts_fail(err, "%s: layer %d: the experts' gate, up or down tensors are missing", path, il);
     if (builder_vector(b, &moe->down_bias, ROLE_EXP_DOWN_BIAS, il, (int64_t)E * H, false, false)) return -1;
-    return build_shared_expert(b, moe, il);
+    if (build_shared_expert(b, moe, il) != 0) return -1;
+    if (hp->n_shared_experts > 0 && !moe->shared_down.data)
+        return ts_fail(err, "%s: layer %d: %d shared experts are stated but their tensors are missing", path, il, hp->n_shared_experts);
+    return 0;
 }
 

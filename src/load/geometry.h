@@ -23,6 +23,7 @@ enum layer_kind {
     LAYER_DELTANET,            /* gated delta rule: a matrix state per value head (Qwen3.5 linear attention) */
     LAYER_SHORTCONV,           /* gated short convolution: a window of past inputs per channel (LFM2) */
     LAYER_MAMBA2,              /* Mamba-2 selective scan: a matrix state per head (Granite 4.0-H) */
+    LAYER_MLA,                 /* multi-head latent attention: one compressed key per position (DeepSeek) */
     LAYER_KIND_COUNT
 };
 enum ffn_activation {
@@ -37,6 +38,7 @@ static inline const char *activation_name(int act) {
 enum moe_gating {
     GATING_SOFTMAX_TOPK,   /* softmax over every expert, the top k, their weights renormalized or not */
     GATING_TOPK_SOFTMAX,   /* the top k logits, softmax over those k (gpt-oss) */
+    GATING_SIGMOID_TOPK,   /* a sigmoid of each logit, the top k, their weights renormalized or not (DeepSeek V3, GLM-4.5) */
 };
 
 /* A layer's mixture of experts: a router picks n_used of n_experts per token; their outputs,
@@ -44,7 +46,14 @@ enum moe_gating {
 typedef struct moe_geometry {
     int n_experts, n_used, ffn_dim;
     int gating;                 /* enum moe_gating */
-    bool renorm;                /* GATING_SOFTMAX_TOPK: the chosen weights renormalized to sum 1 */
+    bool renorm;                /* GATING_SOFTMAX_TOPK, GATING_SIGMOID_TOPK: the chosen weights renormalized to sum 1 */
+    /* DeepSeek's selection (GATING_SOFTMAX_TOPK, GATING_SIGMOID_TOPK): the experts are chosen by
+     * score + select_bias (the weights stay the unbiased scores), only from the topk_group of
+     * n_group groups of consecutive experts whose two best biased scores sum highest; the weights
+     * are then multiplied by routed_scale */
+    const float *select_bias;   /* n_experts, NULL: none */
+    int n_group, topk_group;    /* n_group <= 1: no groups */
+    float routed_scale;         /* 1: none */
     int activation;             /* enum ffn_activation */
     weight router;              /* [E, H] */
     const float *router_bias;   /* n_experts, NULL: none */
@@ -68,6 +77,7 @@ typedef struct moe_geometry {
 typedef struct attention_geometry {
     bool sliding;               /* attends to the last `window` positions only */
     int n_heads, n_kv_heads, head_dim;
+    int value_dim;              /* a value head's size (head_dim, but for latent attention's cache) */
     int window;                 /* sliding layers: attends to the last `window` positions; 0 = all */
     float scale;                /* multiplies q.k */
     float softcap;              /* scores = c * tanh(scores / c) before the softmax; 0 = off */
@@ -152,9 +162,34 @@ typedef struct mamba2_geometry {
     weight w_out;               /* [H, d_inner] */
 } mamba2_geometry;
 
+/* A multi-head latent attention layer (DeepSeek V2/V3, README-mla.md), run in its absorbed form.
+ * Per position: q = wq_b(rms(wq_a x) q_a_norm) (or wq x), per head [q_nope (d_n) | q_pe (d_r)];
+ * a = wkv_a x = [c (r) | k_pe (d_r)], c = rms(c) kv_a_norm; q_pe and k_pe rotated. Head h attends
+ * with [wk_b_h q_nope_h | q_pe_h] to the one cached key [c | k_pe] of every position, value c; its
+ * r-wide result goes through wv_b_h (d_v), the heads' results through wo. The cache's view is
+ * layer_geometry.attn (1 KV head, head_dim r + d_r, value_dim r, the scale, the RoPE table). */
+typedef struct mla_geometry {
+    int n_heads;
+    int q_lora_rank;            /* 0: the plain q projection wq */
+    int kv_lora_rank;           /* r */
+    int nope_dim, rope_dim, v_dim;   /* d_n, d_r, d_v */
+    bool rope_adjacent;         /* RoPE pairs (2i, 2i + 1) (DeepSeek), else (i, i + d_r / 2) */
+    float lora_norm_eps;        /* q_a_norm's and kv_a_norm's epsilon */
+    weight wq_a;                /* [q_lora_rank, H] */
+    const float *q_a_norm;      /* q_lora_rank */
+    weight wq_b;                /* [nh x (d_n + d_r), q_lora_rank] */
+    weight wq;                  /* [nh x (d_n + d_r), H] when q_lora_rank is 0 */
+    weight wkv_a;               /* [r + d_r, H] */
+    const float *kv_a_norm;     /* r */
+    weight wk_b;                /* [nh x r, d_n]: head h's r rows absorb its q_nope into the latent space */
+    weight wv_b;                /* [nh x d_v, r]: head h's d_v rows decompress its result */
+    weight wo;                  /* [H, nh x d_v] */
+} mla_geometry;
+
 typedef struct layer_geometry {
     int kind;                   /* enum layer_kind: how the layer mixes positions */
-    attention_geometry attn;    /* LAYER_ATTENTION */
+    attention_geometry attn;    /* LAYER_ATTENTION; LAYER_MLA: its cache's view */
+    mla_geometry mla;           /* LAYER_MLA */
     deltanet_geometry delta;    /* LAYER_DELTANET */
     shortconv_geometry conv;    /* LAYER_SHORTCONV */
     mamba2_geometry mamba;      /* LAYER_MAMBA2 */
@@ -189,11 +224,19 @@ static inline int layer_matrices(layer_geometry *ly, weight **out) {
         out[n++] = &ly->conv.w_in; out[n++] = &ly->conv.w_out;
     } else if (ly->kind == LAYER_MAMBA2) {
         out[n++] = &ly->mamba.w_in; out[n++] = &ly->mamba.w_out;
+    } else if (ly->kind == LAYER_MLA) {
+        out[n++] = &ly->mla.wq_a; out[n++] = &ly->mla.wq_b; out[n++] = &ly->mla.wq; out[n++] = &ly->mla.wkv_a;
+        out[n++] = &ly->mla.wk_b; out[n++] = &ly->mla.wv_b; out[n++] = &ly->mla.wo;
     }
     out[n++] = &ly->w_gate; out[n++] = &ly->w_up; out[n++] = &ly->w_down;
     out[n++] = &ly->ple_gate; out[n++] = &ly->ple_proj; out[n++] = &ly->moe.router;
     out[n++] = &ly->moe.shared_gate; out[n++] = &ly->moe.shared_up; out[n++] = &ly->moe.shared_down;
     return n;
+}
+
+/* Whether a layer keeps a KV cache (its layer_geometry.attn says how big). */
+static inline bool layer_has_kv_cache(const layer_geometry *ly) {
+    return ly->kind == LAYER_ATTENTION || ly->kind == LAYER_MLA;
 }
 
 typedef struct model_geometry {

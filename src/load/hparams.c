@@ -25,6 +25,7 @@ static const hp_choice ROPE_TYPES_HF[] = {
     { "llama3", ROPE_LLAMA3 }, { "longrope", ROPE_LONGROPE }, { "su", ROPE_LONGROPE }, { NULL, 0 } };
 static const hp_choice ROPE_TYPES_UNSCALED[] = { { "default", ROPE_PLAIN }, { "proportional", ROPE_PLAIN }, { NULL, 0 } };
 static const hp_choice POSITION_TYPES[] = { { "nope", 0 }, { "rope", 1 }, { NULL, 0 } };
+static const hp_choice SCORING_FUNCS[] = { { "softmax", 1 }, { "sigmoid", 2 }, { NULL, 0 } };
 static const hp_choice NORM_FUNCTIONS[] = { { "rmsnorm", 0 }, { NULL, 0 } };
 static const hp_choice ACTIVATIONS[] = {
     { "silu", ACT_SILU }, { "swish", ACT_SILU },
@@ -66,6 +67,16 @@ static const hparam HPARAMS[] = {
     { { HF("global_head_dim") }, HP_INT, HP_USED, HP_AT(head_dim_full), 0, SIZE(4096) },
     { { GGUF("attention.value_length") }, HP_INT, HP_USED, HP_AT(value_dim), 0, SIZE(4096) },
     { { GGUF("attention.value_length_swa") }, HP_INT, HP_USED, HP_AT(value_dim_swa), 0, SIZE(4096) },
+    /* multi-head latent attention (README-mla.md); a GGUF without the q path may leave q_lora_rank out or say 0 */
+    { { GGUF("attention.q_lora_rank"), HF("q_lora_rank") }, HP_INT, HP_USED, HP_AT(q_lora_rank), 0, COUNT(1 << 20) },
+    { { GGUF("attention.kv_lora_rank"), HF("kv_lora_rank") }, HP_INT, HP_USED, HP_AT(kv_lora_rank), 0, COUNT(1 << 20) },
+    { { GGUF("attention.key_length_mla") }, HP_INT, HP_USED, HP_AT(mla_key_dim), 0, SIZE(4096) },
+    { { GGUF("attention.value_length_mla") }, HP_INT, HP_USED, HP_AT(mla_value_dim), 0, SIZE(4096) },
+    { { HF("qk_nope_head_dim") }, HP_INT, HP_USED, HP_AT(mla_nope_dim), 0, SIZE(4096) },
+    { { HF("qk_rope_head_dim") }, HP_INT, HP_USED, HP_AT(mla_rope_dim), 0, SIZE(4096) },
+    { { HF("v_head_dim") }, HP_INT, HP_USED, HP_AT(mla_v_dim), 0, SIZE(4096) },
+    { { HF("rope_interleave") }, HP_BOOL, HP_USED, HP_AT(rope_interleave), 0, .lo = 0, .hi = 1, NOT_STATED },
+    { { HF("use_qk_norm") }, HP_BOOL, HP_USED, HP_AT(use_qk_norm), 0, .lo = 0, .hi = 1, NOT_STATED },
     { { GGUF("attention.causal") }, HP_BOOL, HP_USED, 0, 0, .lo = 1, .hi = 1,
       .why = "non-causal attention is not supported" },
     { { HF("attention_k_eq_v") }, HP_BOOL, HP_USED, HP_AT(k_eq_v), 0, .lo = 0, .hi = 1, NOT_STATED },
@@ -148,13 +159,25 @@ static const hparam HPARAMS[] = {
     { { HF("swiglu_limit") }, HP_DOUBLE, HP_USED, 0, 0, .lo = 7, .hi = 7, .why = "only gpt-oss's 7 is supported" },
     { { HF("use_double_wide_mlp") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
     /* ---- mixture of experts ---- */
-    { { GGUF("expert_count"), HF("num_local_experts|num_experts") }, HP_INT, HP_USED, HP_AT(n_experts), 0, COUNT(4096) },
+    { { GGUF("expert_count"), HF("num_local_experts|num_experts|n_routed_experts") }, HP_INT, HP_USED, HP_AT(n_experts), 0, COUNT(4096) },
     { { GGUF("expert_used_count"), HF("num_experts_per_tok|top_k_experts|experts_per_token") }, HP_INT, HP_USED,
       HP_AT(n_experts_used), 0, COUNT(4096) },
     { { GGUF("expert_feed_forward_length"), HF("moe_intermediate_size") }, HP_INT, HP_USED, HP_AT(expert_ffn_dim), 0, SIZE(1 << 24) },
     { { GGUF("expert_weights_norm"), HF("norm_topk_prob") }, HP_BOOL, HP_USED, HP_AT(gating_renorm), 0, .lo = 0, .hi = 1, NOT_STATED },
-    { { GGUF("expert_gating_func") }, HP_INT, HP_USED, HP_AT(gating_func), 0, .lo = 1, .hi = 1,
-      .why = "only softmax gating is supported" },
+    { { GGUF("expert_gating_func") }, HP_INT, HP_USED, HP_AT(gating_func), 0, .lo = 1, .hi = 2,
+      .why = "only softmax (1) and sigmoid (2) gating are supported" },
+    { { HF("scoring_func") }, HP_CHOICE, HP_USED, HP_AT(gating_func), .choices = SCORING_FUNCS,
+      .why = "only softmax and sigmoid gating are supported" },
+    { { GGUF("expert_shared_count"), HF("n_shared_experts") }, HP_INT, HP_USED, HP_AT(n_shared_experts), 0, COUNT(64) },
+    { { GGUF("expert_weights_scale"), HF("routed_scaling_factor") }, HP_FLOAT, HP_USED, HP_AT(routed_scale), 0, NONNEGATIVE },
+    { { GGUF("expert_group_count"), HF("n_group") }, HP_INT, HP_USED, HP_AT(n_group), 0, COUNT(4096) },
+    { { GGUF("expert_group_used_count"), HF("topk_group") }, HP_INT, HP_USED, HP_AT(topk_group), 0, COUNT(4096) },
+    { { HF("topk_method") }, HP_ANY, HP_INERT, .why = "transformers' DeepseekV3 always selects by the bias-corrected score" },
+    { { HF("first_k_dense_replace") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
+    { { HF("moe_layer_freq") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
+    { { HF("ep_size") }, HP_ANY, HP_INERT, .why = "an expert-parallel split of the same products" },
+    { { HF("aux_loss_alpha") }, HP_ANY, HP_INERT, .why = INERT_TRAINING },
+    { { HF("seq_aux") }, HP_ANY, HP_INERT, .why = INERT_TRAINING },
     { { GGUF("leading_dense_block_count") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
     { { HF("enable_moe_block") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
     { { HF("mlp_only_layers") }, HP_ANY, HP_INERT, .why = INERT_TENSORS },
@@ -202,15 +225,10 @@ static const hparam HPARAMS[] = {
     { { HF("bos_token_id") }, HP_ANY, HP_USED },              /* read with the tokenizer */
     { { HF("eos_token_id") }, HP_ANY, HP_USED },
     /* ---- features the engine lacks ---- */
-    { { GGUF("expert_shared_count"), HF("n_shared_experts") }, HP_ANY, HP_REFUSED, .why = "shared experts are not supported" },
     { { GGUF("expert_shared_feed_forward_length"), HF("shared_expert_intermediate_size|shared_intermediate_size") }, HP_INT, HP_USED,
       HP_AT(shared_ffn_dim), 0, COUNT(1 << 24) },
-    { { GGUF("expert_weights_scale"), HF("routed_scaling_factor") }, HP_ANY, HP_REFUSED, .why = "scaled expert weights are not supported" },
-    { { HF("n_routed_experts") }, HP_ANY, HP_REFUSED, .why = "DeepSeek-style routed experts are not supported" },
     { { GGUF("attention.layer_norm_epsilon") }, HP_ANY, HP_REFUSED, .why = "LayerNorm (not RMSNorm) models are not supported" },
     { { GGUF("attention.clamp_kqv") }, HP_ANY, HP_REFUSED, .why = "clamped Q/K/V are not supported" },
-    { { GGUF("attention.q_lora_rank"), HF("q_lora_rank") }, HP_ANY, HP_REFUSED, .why = "multi-head latent attention is not supported" },
-    { { GGUF("attention.kv_lora_rank"), HF("kv_lora_rank") }, HP_ANY, HP_REFUSED, .why = "multi-head latent attention is not supported" },
     { { GGUF("use_parallel_residual"), HF("use_parallel_residual") }, HP_ANY, HP_REFUSED, .why = "parallel residual blocks are not supported" },
     { { HF("use_mrope") }, HP_ANY, HP_REFUSED, .why = "multimodal RoPE is not supported" },
     { { GGUF("pooling_type") }, HP_ANY, HP_REFUSED, .why = "embedding models are not supported" },

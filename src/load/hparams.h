@@ -35,6 +35,7 @@ typedef struct rope_scaling {
     int n_factors, n_long_factors;              /* as read (the readers check they are equal) */
     int long_round;                /* LongRoPE: the context is rounded up to this before the comparison */
     double mscale;                 /* the cos/sin multiplier, resolved by the container's rules */
+    double kq_mscale;              /* latent attention (mla_yarn_kq_scale): the attention scale's multiplier, 0: 1 */
     double temp_beta;              /* Llama 4 attention temperature (0: off); length orig_ctx */
     /* as stated, for the container's mscale rule (-1: not stated) */
     double attn_factor;            /* GGUF rope.scaling.attn_factor (multiplies); HF attention_factor (replaces) */
@@ -79,6 +80,15 @@ typedef struct model_hparams {
     int gating_renorm;                 /* -1: the family's rule; 0/1: stated */
     int gating_func;                   /* llama.cpp expert_gating_func (1 softmax); 0: not stated */
     int shared_ffn_dim;                /* a shared expert's width (0: none stated) */
+    int n_shared_experts;              /* shared experts (their width n x expert_ffn_dim); 0: not stated */
+    float routed_scale;                /* the chosen experts' weights multiplied by this; 0: not stated */
+    int n_group, topk_group;           /* DeepSeek's group-limited selection; 0: not stated */
+    int use_qk_norm;                   /* HF (GLM-4.5): -1 not stated, 0, 1 */
+    /* multi-head latent attention (0: not stated) */
+    int q_lora_rank, kv_lora_rank;
+    int mla_nope_dim, mla_rope_dim, mla_v_dim;   /* HF: qk_nope_head_dim, qk_rope_head_dim, v_head_dim */
+    int mla_key_dim, mla_value_dim;    /* GGUF key_length_mla (d_n + d_r), value_length_mla (d_v) */
+    int rope_interleave;               /* HF: -1 not stated (true), 0, 1 */
     /* recurrent layers */
     int full_attention_interval;       /* layer il is attention iff (il + 1) % this == 0 (0: not stated) */
     const int *layer_recurrent;        /* per layer 1: the family's recurrent kind (NULL: not given) */

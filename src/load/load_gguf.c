@@ -96,6 +96,19 @@ static int resolve_rope_scaling(gguf_reader *R, model_hparams *hp, ts_error *err
     if (s->kind != ROPE_YARN) return 0;
     if (s->orig_ctx <= 0) return ts_fail(err, "%s: YaRN needs rope.scaling.original_context_length", R->path);
     s->mscale = rope_yarn_get_mscale(s->factor, 1.0) * s->attn_factor;
+    if (rules->mla_yarn_kq_scale) {
+        /* llama.cpp's deepseek2: with yarn_log_multiplier (0.1 x mscale_all_dim) the rotation's own
+         * magnitude is cancelled and (1 + multiplier x ln s)^2 scales the attention; without it
+         * both take 1 + 0.1 ln s. The correction range stays 32 / 1 whatever the file says. */
+        double ms = s->yarn_log_multiplier != 0 ? 1.0 + s->yarn_log_multiplier * log(s->factor) : rope_yarn_get_mscale(s->factor, 1.0);
+        s->kq_mscale = ms * ms;
+        if (s->yarn_log_multiplier != 0) s->mscale = s->attn_factor;
+        if (s->beta_fast != 32.0 || s->beta_slow != 1.0)
+            model_note(R->m, "rope: yarn_beta_fast/slow ignored, as llama.cpp does for %s", R->a->name);
+        s->beta_fast = 32.0;
+        s->beta_slow = 1.0;
+        return 0;
+    }
     if (rules->yarn_betas) {
         if (s->yarn_log_multiplier != 0)
             s->mscale = rope_yarn_get_mscale(s->factor, 1.0) / rope_yarn_get_mscale(s->factor, s->yarn_log_multiplier);

@@ -144,7 +144,9 @@ typedef struct hf_reader {
     bool norm_plus_one;        /* Gemma 2/3 safetensors: RMSNorm scales by (1 + w) */
     bool q4nx_pack;            /* a FastFlowLM pack: I8 tensors are 4-bit tiles (io/q4nx.h) */
     bool tied;                 /* lm_head.weight may be left (the head is the embedding) */
-    bool has_mtp;              /* the config states multi-token-prediction blocks (mtp.* tensors) */
+    bool has_mtp;              /* the config states multi-token-prediction blocks (mtp.* tensors, or
+                                  layers after the model's own: GLM's NextN) */
+    int n_layers;              /* the model's own layers */
     const char *weights_file;  /* the pack's model.q4nx, for messages */
     int n_tiled[2];            /* q4nx tensors per tile kind (enum q4nx_kind) */
     int64_t q4nx_weights;      /* weights and bytes of the repacked matrices */
@@ -252,6 +254,9 @@ static int hf_vector(const tensor_source *s, const tensor_entry *t, int64_t n, b
 static const char *hf_ignorable(const tensor_source *s, const char *name) {
     const hf_reader *L = s->ctx;
     if (L->has_mtp && !strncmp(name, "mtp.", 4)) return "the multi-token-prediction block, not run by plain decoding";
+    int layer;
+    if (L->has_mtp && sscanf(name, "model.layers.%d.", &layer) == 1 && layer >= L->n_layers)
+        return "a multi-token-prediction layer after the model's own, not run by plain decoding";
     if (strstr(name, "rotary_emb.inv_freq")) return "RoPE frequencies are computed from the config";
     if (!strncmp(name, "vision_tower.", 13) || !strncmp(name, "model.vision_tower.", 19) ||
         !strncmp(name, "multi_modal_projector.", 22) || !strncmp(name, "model.multi_modal_projector.", 28))
@@ -351,12 +356,18 @@ int load_hf_model(ts_model *m, const char *dir, const char *weights_file, const 
 
     model_hparams hp;
     if (read_hparams(&R, m, &hp, err) != 0) goto out;
+    /* transformers' DeepseekV3: with rope_scaling stating mscale_all_dim, the attention scale is
+     * multiplied by YaRN's mscale(factor, mscale_all_dim) squared */
+    if (a->hf.mla_yarn_kq_scale && hp.scaling.kind != ROPE_PLAIN && hp.scaling.mscale_all_dim > 0) {
+        double ms = rope_yarn_get_mscale(hp.scaling.factor, hp.scaling.mscale_all_dim);
+        hp.scaling.kq_mscale = ms * ms;
+    }
 
     safetensors *st = NULL;
     if ((weights_file ? safetensors_open(weights_file, &st, err) : safetensors_open_folder(dir, &st, err)) != 0) goto out;
     m->safetensors = st;
     hf_reader L = { .m = m, .a = a, .dir = safetensors_tensors(st), .prefix = "model.", .quant = quant,
-                    .q4nx_pack = pack, .weights_file = weights_file, .has_mtp = hp.n_mtp > 0,
+                    .q4nx_pack = pack, .weights_file = weights_file, .has_mtp = hp.n_mtp > 0, .n_layers = hp.n_layers,
                     /* packs store Gemma norms with the 1 folded in */
                     .norm_plus_one = a->hf.norm_plus_one && !pack };
     if (!tensor_dir_find(L.dir, "model.embed_tokens.weight") &&

@@ -12,7 +12,7 @@
 
 /* The rotation of each RoPE pair at a position (computed once per position, shared by heads);
  * cos and sin carry the layer's attention factor. */
-static void rope_angles(const ts_context *c, const attention_geometry *ly, int pos, float *cs, float *sn) {
+void attention_layer_rope_angles(const ts_context *c, const attention_geometry *ly, int pos, float *cs, float *sn) {
     const float *inv = c->rope_long && ly->rope_inv_freq_long ? ly->rope_inv_freq_long : ly->rope_inv_freq;
     float p = (float)pos * ly->rope_pos_scale;
     for (int i = 0; i < ly->rope_pairs; i++) {
@@ -66,7 +66,7 @@ typedef struct attention_job {
     const kv_cache *kv;
     attention_kernels ak;
     int layer, t0, n, pos0;
-    long q_stride;            /* floats per position in c->q / c->att */
+    long q_stride, o_stride;  /* floats per position in c->q, in c->att */
 } attention_job;
 
 /* The keys batch position t sees: first position and count. */
@@ -85,7 +85,7 @@ static void chunk_part(const attention_job *j, int t, int h0, int hn, int ch, fl
     const ts_context *c = j->c;
     const attention_geometry *ly = j->ly;
     const kv_cache *kv = j->kv;
-    const int hd = ly->head_dim, kvh = h0 / (ly->n_heads / ly->n_kv_heads);
+    const int hd = ly->head_dim, vd = ly->value_dim, kvh = h0 / (ly->n_heads / ly->n_kv_heads);
     const int slots = kv->slots[j->layer];
     const size_t ss = ATTN_CHUNK + 1;   /* between the heads' scores */
     int first, count;
@@ -113,7 +113,7 @@ static void chunk_part(const attention_job *j, int t, int h0, int hn, int ch, fl
         l[g * ml_stride] = j->ak.softmax(sc, n + sink, &m[g * ml_stride]);
     }
     j->ak.values[kv->type_v](scores, ss, hn, n, kv_value_row(kv, j->layer, 0, kvh), kv->v_row_bytes[j->layer], slots,
-                             (first + k0) % slots, hd, o, o_stride);
+                             (first + k0) % slots, vd, o, o_stride);
 }
 
 /* The merge step of a chunk after the first (see above). */
@@ -132,10 +132,10 @@ static void attention_batch_task(void *ctx, int ith, int nth) {
     const attention_job *j = ctx;
     ts_context *c = j->c;
     const attention_geometry *ly = j->ly;
-    const int hd = ly->head_dim, group = ly->n_heads / ly->n_kv_heads;
+    const int vd = ly->value_dim, group = ly->n_heads / ly->n_kv_heads;
     const int ranges = (j->n + ATTN_POSITIONS - 1) / ATTN_POSITIONS;
     float *scores = c->attn_scratch + (size_t)ith * c->attn_scratch_stride;
-    float *o = scores + (size_t)group * (ATTN_CHUNK + 1), *m = o + (size_t)group * hd, *l = m + group;
+    float *o = scores + (size_t)group * (ATTN_CHUNK + 1), *m = o + (size_t)group * vd, *l = m + group;
     float *M = l + group, *L = M + ATTN_POSITIONS * group;
     long lo, hi;
     split_range((long)ranges * ly->n_kv_heads, ith, nth, &lo, &hi);
@@ -150,10 +150,10 @@ static void attention_batch_task(void *ctx, int ith, int nth) {
             for (int t = t0; t < t1; t++) {
                 visible_keys(j, t, &first, &count);
                 if (ch >= attention_layer_chunks(count)) continue;
-                float *out = c->att + t * j->q_stride + h0 * hd, *Mt = M + (t - t0) * group, *Lt = L + (t - t0) * group;
-                if (ch == 0) { chunk_part(j, t, h0, group, 0, scores, out, hd, Mt, Lt, 1); continue; }
-                chunk_part(j, t, h0, group, ch, scores, o, hd, m, l, 1);
-                for (int g = 0; g < group; g++) merge_chunk(&Mt[g], &Lt[g], out + g * hd, m[g], l[g], o + g * hd, hd);
+                float *out = c->att + t * j->o_stride + h0 * vd, *Mt = M + (t - t0) * group, *Lt = L + (t - t0) * group;
+                if (ch == 0) { chunk_part(j, t, h0, group, 0, scores, out, vd, Mt, Lt, 1); continue; }
+                chunk_part(j, t, h0, group, ch, scores, o, vd, m, l, 1);
+                for (int g = 0; g < group; g++) merge_chunk(&Mt[g], &Lt[g], out + g * vd, m[g], l[g], o + g * vd, vd);
             }
     }
 }
@@ -166,7 +166,7 @@ static void attention_chunks_task(void *ctx, int ith, int nth) {
     const attention_job *j = ctx;
     ts_context *c = j->c;
     const attention_geometry *ly = j->ly;
-    const int hd = ly->head_dim, group = ly->n_heads / ly->n_kv_heads;
+    const int vd = ly->value_dim, group = ly->n_heads / ly->n_kv_heads;
     int first, count;
     visible_keys(j, j->t0, &first, &count);
     const int chunks = attention_layer_chunks(count);
@@ -175,16 +175,16 @@ static void attention_chunks_task(void *ctx, int ith, int nth) {
     const int per_part = (group + parts - 1) / parts;
     parts = (group + per_part - 1) / per_part;
     float *scores = c->attn_scratch + (size_t)ith * c->attn_scratch_stride;
-    const size_t stride = (size_t)chunks * (hd + 2);   /* between the heads' parts in c->attn_part */
+    const size_t stride = (size_t)chunks * (vd + 2);   /* between the heads' parts in c->attn_part */
     long lo, hi;
     split_range((long)ly->n_kv_heads * chunks * parts, ith, nth, &lo, &hi);
     for (long task = lo; task < hi; task++) {
         const int kvh = (int)(task / ((long)chunks * parts)), ch = (int)(task / parts % chunks);
         const int g0 = (int)(task % parts) * per_part, hn = group - g0 < per_part ? group - g0 : per_part;
         const int h0 = kvh * group + g0;
-        float *part = c->attn_part + (size_t)h0 * stride + (size_t)ch * (hd + 2);
+        float *part = c->attn_part + (size_t)h0 * stride + (size_t)ch * (vd + 2);
         if (chunks == 1)   /* nothing to merge */
-            chunk_part(j, j->t0, h0, hn, 0, scores, c->att + j->t0 * j->q_stride + h0 * hd, hd, &part[0], &part[1], stride);
+            chunk_part(j, j->t0, h0, hn, 0, scores, c->att + j->t0 * j->o_stride + h0 * vd, vd, &part[0], &part[1], stride);
         else chunk_part(j, j->t0, h0, hn, ch, scores, part + 2, stride, &part[0], &part[1], stride);
     }
 }
@@ -192,19 +192,19 @@ static void attention_chunks_task(void *ctx, int ith, int nth) {
 static void attention_merge_task(void *ctx, int ith, int nth) {
     const attention_job *j = ctx;
     ts_context *c = j->c;
-    const int hd = j->ly->head_dim;
+    const int vd = j->ly->value_dim;
     int first, count;
     visible_keys(j, j->t0, &first, &count);
     const int chunks = attention_layer_chunks(count);
     long lo, hi;
     split_range(j->ly->n_heads, ith, nth, &lo, &hi);
     for (long h = lo; h < hi; h++) {
-        const float *part = c->attn_part + (size_t)h * chunks * (hd + 2);
-        float *out = c->att + j->t0 * j->q_stride + h * hd, M = part[0], L = part[1];
-        memcpy(out, part + 2, (size_t)hd * sizeof(float));
+        const float *part = c->attn_part + (size_t)h * chunks * (vd + 2);
+        float *out = c->att + j->t0 * j->o_stride + h * vd, M = part[0], L = part[1];
+        memcpy(out, part + 2, (size_t)vd * sizeof(float));
         for (int ch = 1; ch < chunks; ch++) {
-            const float *p = part + (size_t)ch * (hd + 2);
-            merge_chunk(&M, &L, out, p[0], p[1], p + 2, hd);
+            const float *p = part + (size_t)ch * (vd + 2);
+            merge_chunk(&M, &L, out, p[0], p[1], p + 2, vd);
         }
     }
 }
@@ -212,12 +212,16 @@ static void attention_merge_task(void *ctx, int ith, int nth) {
 /* Run r's positions over its sequence's cache. */
 static void attend(ts_context *c, const attention_geometry *ly, const batch_run *r) {
     attention_job aj = { c, ly, &r->seq->kv, attention_kernels_for(matmul_kernels_level(c->mm.ks)), ly->kv_source,
-                         r->t0, r->n, r->seq->pos, (long)ly->n_heads * ly->head_dim };
+                         r->t0, r->n, r->seq->pos, (long)ly->n_heads * ly->head_dim, (long)ly->n_heads * ly->value_dim };
     if (r->n > 1) { thread_pool_run(c->pool, attention_batch_task, &aj); return; }
     int first, count;
     visible_keys(&aj, r->t0, &first, &count);
     thread_pool_run(c->pool, attention_chunks_task, &aj);
     if (attention_layer_chunks(count) > 1) thread_pool_run(c->pool, attention_merge_task, &aj);
+}
+
+void attention_layer_attend(ts_context *c, const attention_geometry *ly) {
+    for (int r = 0; r < c->n_runs; r++) attend(c, ly, &c->runs[r]);
 }
 
 /* q/k norms and RoPE on position t's heads, then its K and V into the cache */
@@ -228,7 +232,7 @@ static void rope_and_cache(ts_context *c, const layer_geometry *layer, int il, i
     const long qs = (long)ly->n_heads * hd, ks = kv_width;   /* strides of c->q and c->k, c->v */
     const int pos = c->pos_of[t];
     float cs[2048], sn[2048];   /* rope_pairs <= head_dim / 2 <= 2048 (the loader checks) */
-    rope_angles(c, ly, pos, cs, sn);
+    attention_layer_rope_angles(c, ly, pos, cs, sn);
     /* q/k norms per head, or over the whole projection (OLMo 2) */
     if (ly->qk_norm_whole) rmsnorm(c->q + t * qs, c->q + t * qs, ly->q_norm, (int)qs, g->norm_eps);
     /* Llama 4 attention temperature (Mistral 3): grows with the position, on q only */
@@ -295,7 +299,7 @@ void attention_layer_forward(ts_context *c, const layer_geometry *layer, int il,
         if (own_kv && ly->v_from_k) memcpy(c->v, c->k, (size_t)n * kv_width * sizeof(float));
     }
     positions_each(c, layer, il, n, rope_and_cache);
-    for (int r = 0; r < c->n_runs; r++) attend(c, ly, &c->runs[r]);
+    attention_layer_attend(c, ly);
     if (ly->out_gate)   /* each head's output times sigmoid(its gate) */
         for (long i = 0; i < (long)n * qs; i++) c->att[i] *= sigmoid(c->q_gate[i]);
 

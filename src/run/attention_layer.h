@@ -8,6 +8,12 @@
  * its own sequence: a run of one position is a decoded token's step (its keys' chunks spread over
  * the threads), a longer one is prefill (positions and KV heads spread over them). */
 void attention_layer_forward(ts_context *c, const layer_geometry *ly, int il, int n);
+/* c->att (n_heads x value_dim per position) = the attention of the batch's queries in c->q (n_heads x
+ * head_dim per position, RoPE applied) over their sequences' caches of ly's layer (ly->kv_source),
+ * which hold their keys and values already (latent attention calls it with its cache's view). */
+void attention_layer_attend(ts_context *c, const attention_geometry *ly);
+/* The rotation of each of ly's RoPE pairs at a position (cos and sin carry its attention factor). */
+void attention_layer_rope_angles(const ts_context *c, const attention_geometry *ly, int pos, float *cs, float *sn);
 /* The position <= pos sequence s's cache of the layer can continue from (0 when a sliding ring lost
  * what it needs). */
 int attention_layer_rewind(const ts_context *c, const sequence *s, const layer_geometry *ly, int il, int pos);

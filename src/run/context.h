@@ -31,6 +31,10 @@ typedef struct deltanet_scratch { float *qkv, *z, *beta, *alpha, *y; } deltanet_
  * output, the heads' outputs (then gated and normed). */
 typedef struct mamba2_scratch { float *proj, *xbc, *y; } mamba2_scratch;
 
+/* The latent-attention layers' scratch for a batch: the q path's low-rank projection, the full
+ * queries [q_nope | q_pe] per head, the latent [c | k_pe], the heads' decompressed outputs. */
+typedef struct mla_scratch { float *qa, *q, *kv, *o; } mla_scratch;
+
 /* One sequence's state. */
 typedef struct sequence {
     int pos;                 /* positions in the cache */
@@ -73,6 +77,7 @@ struct ts_context {
     deltanet_scratch delta;  /* the DeltaNet layers' scratch, when a layer is one */
     float *shortconv_in;     /* the short-convolution layers' [b | c | u] projections of a batch */
     mamba2_scratch mamba;    /* the Mamba-2 layers' scratch, when a layer is one */
+    mla_scratch mla;         /* the latent-attention layers' scratch, when a layer is one */
     int *expert_usage;       /* NULL, or n_layers x MOE_MAX_EXPERTS counts of chosen experts (tests) */
     uint64_t weight_bytes;   /* weight bytes the matrix products have read (mm.weight_bytes counts here) */
     float *pli, *ple_tmp, *ple_row;   /* per-layer embeddings (Gemma 4), NULL when unused */

@@ -37,10 +37,13 @@ static int cache_type(const ts_model *m, int requested, int model_default, const
     if (t < TS_KV_DEFAULT || t > TS_KV_Q8_0)
         return ts_fail(err, "unknown KV cache type %d for %s (expected TS_KV_F32, TS_KV_F16 or TS_KV_Q8_0)", t, what);
     *out = kv_type_of_ts(t);
-    for (int il = 0; il < m->g.n_layers; il++)
-        if (m->g.layers[il].kind == LAYER_ATTENTION && !attention_kv_type_fits(*out, m->g.layers[il].attn.head_dim))
+    for (int il = 0; il < m->g.n_layers; il++) {
+        const attention_geometry *a = &m->g.layers[il].attn;
+        const int size = what[0] == 'k' ? a->head_dim : a->value_dim;
+        if (layer_has_kv_cache(&m->g.layers[il]) && !attention_kv_type_fits(*out, size))
             return ts_fail(err, "%s: a %s cache of type %s needs head sizes that are multiples of 32 (layer %d has %d); use f16 or f32",
-                           m->path, what, attention_kv_type_name(*out), il, m->g.layers[il].attn.head_dim);
+                           m->path, what, attention_kv_type_name(*out), il, size);
+    }
     return 0;
 }
 
@@ -79,6 +82,7 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     c->pool = thread_pool_new(n_threads);
     int max_q = 0, max_kv = 0, max_ff = 0, max_e = 0, max_k = 0, max_eff = 0, max_heads = 0, max_hd = 0, max_group = 0;
     int max_shared = 0, max_dc = 0, max_dv = 0, max_dh = 0, max_sc = 0, max_mp = 0, max_mc = 0, max_mi = 0;
+    int max_mla_qa = 0, max_mla_q = 0, max_mla_kv = 0, max_mla_o = 0, max_mla_in = 0;
     bool gated = false;
     size_t *state_floats = calloc((size_t)g->n_layers, sizeof *state_floats);
     for (int il = 0; il < g->n_layers; il++) {
@@ -103,7 +107,17 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
             if (mb->conv_channels > max_mc) max_mc = mb->conv_channels;
             if (inner > max_mi) max_mi = inner;
         }
-        if (ly->kind != LAYER_ATTENTION) continue;
+        if (ly->kind == LAYER_MLA) {
+            const mla_geometry *a = &ly->mla;
+            const int q = a->n_heads * (a->nope_dim + a->rope_dim), o = a->n_heads * a->v_dim;
+            if (a->q_lora_rank > max_mla_qa) max_mla_qa = a->q_lora_rank;
+            if (q > max_mla_q) max_mla_q = q;
+            if (a->kv_lora_rank + a->rope_dim > max_mla_kv) max_mla_kv = a->kv_lora_rank + a->rope_dim;
+            if (o > max_mla_o) max_mla_o = o;
+            const int ins[4] = { a->q_lora_rank, a->nope_dim, a->kv_lora_rank, o };
+            for (int i = 0; i < 4; i++) if (ins[i] > max_mla_in) max_mla_in = ins[i];
+        }
+        if (!layer_has_kv_cache(ly)) continue;
         gated |= ly->attn.out_gate;
         if (ly->attn.n_heads * ly->attn.head_dim > max_q) max_q = ly->attn.n_heads * ly->attn.head_dim;
         if (ly->attn.n_kv_heads * ly->attn.head_dim > max_kv) max_kv = ly->attn.n_kv_heads * ly->attn.head_dim;
@@ -132,6 +146,7 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     if (max_shared > max_in) max_in = max_shared;
     if (max_dv > max_in) max_in = max_dv;
     if (max_mi > max_in) max_in = max_mi;
+    if (max_mla_in > max_in) max_in = max_mla_in;
     c->mm = (matmul_ctx){ c->pool, matmul_kernels(m->simd), NULL, matmul_scratch_bytes(FORWARD_MAX_BATCH, max_in), &c->weight_bytes };
     c->mm.act = malloc(c->mm.act_bytes);
     bool ple_ok = true;
@@ -159,6 +174,14 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
         kinds_ok &= ds->qkv && ds->z && ds->y && ds->beta && ds->alpha;
     }
     if (max_sc > 0) kinds_ok &= (c->shortconv_in = calloc(B * 3 * max_sc, sizeof(float))) != NULL;
+    if (max_mla_kv > 0) {
+        mla_scratch *ml = &c->mla;
+        ml->qa = calloc(B * (max_mla_qa ? max_mla_qa : 1), sizeof(float));
+        ml->q = calloc(B * max_mla_q, sizeof(float));
+        ml->kv = calloc(B * max_mla_kv, sizeof(float));
+        ml->o = calloc(B * max_mla_o, sizeof(float));
+        kinds_ok &= ml->qa && ml->q && ml->kv && ml->o;
+    }
     if (max_mp > 0) {
         mamba2_scratch *mb = &c->mamba;
         mb->proj = calloc(B * max_mp, sizeof(float));
@@ -221,6 +244,7 @@ void ts_context_free(ts_context *c) {
     deltanet_scratch *ds = &c->delta;
     free(ds->qkv); free(ds->z); free(ds->y); free(ds->beta); free(ds->alpha);
     free(c->mamba.proj); free(c->mamba.xbc); free(c->mamba.y);
+    free(c->mla.qa); free(c->mla.q); free(c->mla.kv); free(c->mla.o);
     free(c->q_gate);
     free(c->shortconv_in);
     free(c->expert_usage);
@@ -237,7 +261,7 @@ int ts_default_slots(const ts_model *m, int n_ctx) {
     double per_slot = (double)kv_bytes_per_token(g, type_k, type_v) * ctx;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        if (ly->kind == LAYER_ATTENTION && ly->attn.kv_source == il && ly->attn.window > 0)   /* a ring */
+        if (layer_has_kv_cache(ly) && ly->attn.kv_source == il && ly->attn.window > 0)   /* a ring */
             per_slot += (double)kv_bytes_per_token_of_layer(ly, type_k, type_v) * (ly->attn.window + FORWARD_MAX_BATCH);
         per_slot += (double)layer_kind_ops(ly->kind)->state_floats(ly) * sizeof(float) * (1 + RECURRENT_SNAPSHOTS);
     }

@@ -38,10 +38,10 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
     size_t total = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        if (ly->kind != LAYER_ATTENTION || ly->attn.kv_source != il) continue;
+        if (!layer_has_kv_cache(ly) || ly->attn.kv_source != il) continue;
         c->slots[il] = layer_slots(ly, n_ctx, max_batch);
         c->k_head_bytes[il] = attention_key_block_bytes(type_k, ly->attn.head_dim);
-        c->v_row_bytes[il] = attention_value_row_bytes(type_v, ly->attn.head_dim);
+        c->v_row_bytes[il] = attention_value_row_bytes(type_v, ly->attn.value_dim);
         total += key_bytes(c, il, ly) + value_bytes(c, il, ly);
         c->bytes += (size_t)c->slots[il] * kv_bytes_per_token_of_layer(ly, type_k, type_v);
     }
@@ -54,13 +54,13 @@ int kv_cache_init(kv_cache *c, const model_geometry *g, int n_ctx, int max_batch
     size_t off = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        if (ly->kind != LAYER_ATTENTION || ly->attn.kv_source != il) continue;
+        if (!layer_has_kv_cache(ly) || ly->attn.kv_source != il) continue;
         c->k[il] = (uint8_t *)c->arena + off;
         c->v[il] = (uint8_t *)c->arena + off + key_bytes(c, il, ly);
         off += key_bytes(c, il, ly) + value_bytes(c, il, ly);
     }
     for (int il = 0; il < g->n_layers; il++) {     /* shared layers read their source's cache */
-        if (g->layers[il].kind != LAYER_ATTENTION) continue;
+        if (!layer_has_kv_cache(&g->layers[il])) continue;
         int src = g->layers[il].attn.kv_source;
         if (src != il) {
             c->slots[il] = c->slots[src]; c->k[il] = c->k[src]; c->v[il] = c->v[src];
@@ -79,7 +79,7 @@ void kv_cache_free(kv_cache *c) {
 void kv_cache_copy(kv_cache *dst, const kv_cache *src, const model_geometry *g, int n_ctx, int n) {
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        if (ly->kind != LAYER_ATTENTION || ly->attn.kv_source != il || n <= 0) continue;
+        if (!layer_has_kv_cache(ly) || ly->attn.kv_source != il || n <= 0) continue;
         const int slots = src->slots[il], used = slots < n_ctx ? slots : n;   /* a ring: all of it */
         const size_t blocks = ((size_t)slots + KV_KEY_BLOCK - 1) / KV_KEY_BLOCK;
         const size_t used_blocks = ((size_t)used + KV_KEY_BLOCK - 1) / KV_KEY_BLOCK;
@@ -93,14 +93,14 @@ void kv_cache_copy(kv_cache *dst, const kv_cache *src, const model_geometry *g, 
 
 size_t kv_bytes_per_token_of_layer(const layer_geometry *ly, int type_k, int type_v) {
     return (attention_key_block_bytes(type_k, ly->attn.head_dim) / KV_KEY_BLOCK +
-            attention_value_row_bytes(type_v, ly->attn.head_dim)) * ly->attn.n_kv_heads;
+            attention_value_row_bytes(type_v, ly->attn.value_dim)) * ly->attn.n_kv_heads;
 }
 
 size_t kv_bytes_per_token(const model_geometry *g, int type_k, int type_v) {
     size_t b = 0;
     for (int il = 0; il < g->n_layers; il++) {
         const layer_geometry *ly = &g->layers[il];
-        if (ly->kind == LAYER_ATTENTION && ly->attn.kv_source == il && ly->attn.window == 0) b += kv_bytes_per_token_of_layer(ly, type_k, type_v);
+        if (layer_has_kv_cache(ly) && ly->attn.kv_source == il && ly->attn.window == 0) b += kv_bytes_per_token_of_layer(ly, type_k, type_v);
     }
     return b;
 }

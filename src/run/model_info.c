@@ -47,6 +47,15 @@ static void print_mamba2(FILE *f, const mamba2_geometry *mb) {
             mb->n_groups, mb->conv_kernel, mb->norm_group == mb->n_heads * mb->head_dim ? "whole" : "per-group");
 }
 
+/* The latent-attention kind's part of a layer's line: its sizes and the cache row a position costs. */
+static void print_mla(FILE *f, const mla_geometry *ml, const attention_geometry *a) {
+    fprintf(f, "latent  heads %d q_rank %d kv_rank %d head %d+%d value %d rope theta %g %s", ml->n_heads, ml->q_lora_rank,
+            ml->kv_lora_rank, ml->nope_dim, ml->rope_dim, ml->v_dim, (double)a->rope_theta,
+            ml->rope_adjacent ? "adjacent" : "split-half");
+    if (a->rope_mscale != 1.0f) fprintf(f, " mscale %g", (double)a->rope_mscale);
+    fprintf(f, " scale %.4g cache key %d value %d", (double)a->scale, a->head_dim, a->value_dim);
+}
+
 /* One line per layer: its kind's geometry, the feed-forward, the tensor types, the norms. */
 static void print_layer(FILE *f, const layer_geometry *ly, int il) {
     const attention_geometry *a = ly->kind == LAYER_ATTENTION ? &ly->attn : NULL;
@@ -55,13 +64,18 @@ static void print_layer(FILE *f, const layer_geometry *ly, int il) {
     if (ly->kind == LAYER_DELTANET) print_deltanet(f, &ly->delta);
     if (ly->kind == LAYER_SHORTCONV) fprintf(f, "shortconv channels %d conv %d", ly->conv.channels, ly->conv.kernel);
     if (ly->kind == LAYER_MAMBA2) print_mamba2(f, &ly->mamba);
+    if (ly->kind == LAYER_MLA) print_mla(f, &ly->mla, &ly->attn);
     if (a && a->out_gate) fprintf(f, " gated");
     if (ly->w_gate.data) fprintf(f, " ffn %d %s", ly->ffn_dim, activation_name(ly->activation));
     if (ly->moe.n_experts > 0)
         fprintf(f, " experts %d/%d x%d %s %s%s%s", ly->moe.n_used, ly->moe.n_experts, ly->moe.ffn_dim,
-                activation_name(ly->moe.activation), ly->moe.gating == GATING_TOPK_SOFTMAX ? "topk-softmax" : "softmax-topk",
-                ly->moe.gating == GATING_SOFTMAX_TOPK && ly->moe.renorm ? "-renorm" : "",
+                activation_name(ly->moe.activation), ly->moe.gating == GATING_TOPK_SOFTMAX ? "topk-softmax"
+                : ly->moe.gating == GATING_SIGMOID_TOPK ? "sigmoid-topk" : "softmax-topk",
+                ly->moe.gating != GATING_TOPK_SOFTMAX && ly->moe.renorm ? "-renorm" : "",
                 ly->moe.router_bias ? " router-bias" : "");
+    if (ly->moe.select_bias) fprintf(f, " select-bias");
+    if (ly->moe.n_group > 1) fprintf(f, " groups %d/%d", ly->moe.topk_group, ly->moe.n_group);
+    if (ly->moe.n_experts > 0 && ly->moe.routed_scale != 1.0f) fprintf(f, " x%g", (double)ly->moe.routed_scale);
     if (ly->moe.shared_down.data)
         fprintf(f, " shared %d%s", ly->moe.shared_ffn_dim, ly->moe.shared_gate_inp.data ? " gated" : "");
     if (a) print_attention_details(f, a, il);
@@ -82,6 +96,15 @@ static void print_layer(FILE *f, const layer_geometry *ly, int il) {
     if (ly->kind == LAYER_MAMBA2) {
         print_weight_type(f, "in", &ly->mamba.w_in);
         print_weight_type(f, "out", &ly->mamba.w_out);
+    }
+    if (ly->kind == LAYER_MLA) {
+        print_weight_type(f, "q_a", &ly->mla.wq_a);
+        print_weight_type(f, "q_b", &ly->mla.wq_b);
+        print_weight_type(f, "q", &ly->mla.wq);
+        print_weight_type(f, "kv_a", &ly->mla.wkv_a);
+        print_weight_type(f, "k_b", &ly->mla.wk_b);
+        print_weight_type(f, "v_b", &ly->mla.wv_b);
+        print_weight_type(f, "o", &ly->mla.wo);
     }
     if (a) {
         print_weight_type(f, "q", &a->wq);
@@ -160,7 +183,7 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
         size_t ring = 0;
         for (int il = 0; il < g->n_layers; il++) {
             const layer_geometry *ly = &g->layers[il];
-            if (ly->kind == LAYER_ATTENTION && ly->attn.kv_source == il && ly->attn.window > 0)
+            if (layer_has_kv_cache(ly) && ly->attn.kv_source == il && ly->attn.window > 0)
                 ring += kv_bytes_per_token_of_layer(ly, kv_type_of_ts(m->cache_type_k), kv_type_of_ts(m->cache_type_v)) *
                         (ly->attn.window + FORWARD_MAX_BATCH - 1);
         }

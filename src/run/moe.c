@@ -28,9 +28,9 @@ static void top_k(const float *score, int n, int k, int *ids) {
     }
 }
 
-void moe_route(const float *logits, int n_experts, int n_used, int gating, bool renorm, int *ids,
-               float *weights) {
-    if (gating == GATING_TOPK_SOFTMAX) {
+void moe_route(const moe_geometry *moe, const float *logits, int *ids, float *weights) {
+    const int n_experts = moe->n_experts, n_used = moe->n_used;
+    if (moe->gating == GATING_TOPK_SOFTMAX) {
         /* the k largest logits, then a softmax over those k */
         top_k(logits, n_experts, n_used, ids);
         float max = logits[ids[0]], sum = 0.0f;
@@ -38,19 +38,51 @@ void moe_route(const float *logits, int n_experts, int n_used, int gating, bool 
         for (int j = 0; j < n_used; j++) weights[j] /= sum;
         return;
     }
-    /* a softmax over every expert, the k most probable, renormalized when the model says so */
+    /* each expert's score: a softmax over every expert, or a sigmoid of its own logit */
     float p[MOE_MAX_EXPERTS];
-    float max = logits[0], sum = 0.0f;
-    for (int e = 1; e < n_experts; e++) if (logits[e] > max) max = logits[e];
-    for (int e = 0; e < n_experts; e++) { p[e] = expf(logits[e] - max); sum += p[e]; }
-    for (int e = 0; e < n_experts; e++) p[e] /= sum;
-    top_k(p, n_experts, n_used, ids);
+    if (moe->gating == GATING_SIGMOID_TOPK) {
+        for (int e = 0; e < n_experts; e++) p[e] = sigmoid(logits[e]);
+    } else {
+        float max = logits[0], sum = 0.0f;
+        for (int e = 1; e < n_experts; e++) if (logits[e] > max) max = logits[e];
+        for (int e = 0; e < n_experts; e++) { p[e] = expf(logits[e] - max); sum += p[e]; }
+        for (int e = 0; e < n_experts; e++) p[e] /= sum;
+    }
+    /* the k best by score, or (DeepSeek) by score + selection bias among the kept groups' experts;
+     * the weights are the unbiased scores either way */
+    const float *select = p;
+    float u[MOE_MAX_EXPERTS];
+    if (moe->select_bias || moe->n_group > 1) {
+        for (int e = 0; e < n_experts; e++) u[e] = p[e] + (moe->select_bias ? moe->select_bias[e] : 0.0f);
+        if (moe->n_group > 1) {
+            const int G = moe->n_group, per = n_experts / G;
+            float group_score[MOE_MAX_EXPERTS];
+            int kept[MOE_MAX_EXPERTS];
+            for (int g = 0; g < G; g++) {   /* a group scores by its two best experts */
+                float a = -INFINITY, b = -INFINITY;
+                for (int e = g * per; e < (g + 1) * per; e++) {
+                    if (u[e] > a) { b = a; a = u[e]; } else if (u[e] > b) b = u[e];
+                }
+                group_score[g] = a + b;
+            }
+            top_k(group_score, G, moe->topk_group, kept);
+            for (int g = 0; g < G; g++) {
+                bool keep = false;
+                for (int i = 0; i < moe->topk_group && !keep; i++) keep = kept[i] == g;
+                if (!keep) for (int e = g * per; e < (g + 1) * per; e++) u[e] = -INFINITY;
+            }
+        }
+        select = u;
+    }
+    top_k(select, n_experts, n_used, ids);
     float chosen = 0.0f;
     for (int j = 0; j < n_used; j++) { weights[j] = p[ids[j]]; chosen += weights[j]; }
-    if (renorm) {
+    if (moe->renorm) {
         if (chosen < 6.103515625e-5f) chosen = 6.103515625e-5f;   /* as llama.cpp clamps the sum */
         for (int j = 0; j < n_used; j++) weights[j] /= chosen;
     }
+    if (moe->routed_scale != 1.0f)
+        for (int j = 0; j < n_used; j++) weights[j] *= moe->routed_scale;
 }
 
 /* gate[i] = act(gate[i] + gb[i]) * (up[i] + ub[i]) for one token's F values (biases may be NULL) */
@@ -135,7 +167,7 @@ void moe_forward(ts_context *c, const layer_geometry *ly, int il, int n, float *
         float *lg = s->logits + (long)t * E;
         if (moe->router_bias) for (int e = 0; e < E; e++) lg[e] += moe->router_bias[e];
         int *ids = s->ids + (long)t * K;
-        moe_route(lg, E, K, moe->gating, moe->renorm, ids, s->weights + (long)t * K);
+        moe_route(moe, lg, ids, s->weights + (long)t * K);
         for (int j = 0; j < K; j++) {
             int e = ids[j];
             s->slot_of[(long)e * FORWARD_MAX_BATCH + s->count[e]] = t * K + j;

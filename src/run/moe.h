@@ -5,10 +5,10 @@
 #include "load/geometry.h"
 #include "load/arch.h"
 
-/* Chooses n_used of n_experts from one token's router logits by the gating rule (enum
- * moe_gating): ids in ranking order (ties: the lower id first) and their weights. */
-void moe_route(const float *logits, int n_experts, int n_used, int gating, bool renorm, int *ids,
-               float *weights);
+/* Chooses the layer's n_used of n_experts from one token's router logits by its gating rule (enum
+ * moe_gating, the selection bias, the groups): ids in ranking order (ties: the lower id first) and
+ * their weights. */
+void moe_route(const moe_geometry *moe, const float *logits, int *ids, float *weights);
 
 struct ts_context;
 /* out[t] (hidden values per position) = the layer's experts on the n positions of the batch,

@@ -3,7 +3,8 @@
 # kernel set, in tests/frozen_logits.txt. Recorded by tools/freeze_logits.sh with the binary of
 # commit 2872001, before the model-knowledge-as-data refactor (issue 28); the 147 lines recorded
 # earlier with 93c8019 (before the architecture-table redesign) were reproduced by it unchanged;
-# the Qwen3.5, LFM2 and Granite 4.0-H lines were added when their families came (issue 29).
+# the Qwen3.5, LFM2 and Granite 4.0-H lines were added when their families came (issue 29), the
+# DeepSeek V3 (latent attention) and GLM-4.5 lines with theirs (issue 36).
 # Each line: MODEL [--option=value] SIMD HASH. A kernel set this CPU lacks is skipped.
 # Re-record a line only for a change that is meant to move those logits, and say why in the commit.
 source "$(dirname "$0")/lib.sh"

@@ -17,9 +17,6 @@ verify() {   # binary, description, model, options...
 # Fixture models the engine does not run yet must be refused: exit 1, one line naming the file and
 # what is missing, never an answer. Each line: a glob of fixture paths, and the reason's pattern.
 REFUSED=(
-    # hybrid recurrent layers (issue 29), latent attention and GLM-4.5 (issue 36)
-    "deepseek2-tiny/*|unsupported (architecture|model_type) '(deepseek2|deepseek_v3)'"
-    "glm4moe-tiny/*|unsupported (architecture|model_type) '(glm4moe|glm4_moe)'"
     # an importance matrix is not a model at all
     "iq-grid-tiny/imatrix-*|no general.architecture"
 )

@@ -319,7 +319,8 @@ static void gguf_guard(void) {
         { NULL, "llama.rope.scaling.type", "dynamic", 0, "metadata key 'llama.rope.scaling.type' is 'dynamic'; expected one of none, linear, yarn (this rope scaling is not supported)" },
         { NULL, "llama.attention.foo_bar", NULL, 3, "metadata key 'llama.attention.foo_bar' is not understood" },
         { NULL, "llama.expert_count", NULL, 8, "8 experts are stated but no layer has a router tensor" },
-        { NULL, "llama.expert_shared_count", NULL, 2, "'llama.expert_shared_count': shared experts are not supported" },
+        { NULL, "llama.expert_shared_count", NULL, 2, "shared experts are stated but no layer has a router tensor" },
+        { NULL, "llama.expert_group_count", NULL, 2, "expert groups are stated but no layer has a router tensor" },
         { NULL, "llama.attention.layer_norm_epsilon", NULL, 1, "LayerNorm (not RMSNorm)" },
         { NULL, "llama.vocab_size", NULL, 17, "a vocabulary of 17 tokens is stated but tensor 'token_embd.weight' has 16 rows" },
         { NULL, NULL, NULL, -1, NULL },                                  /* NaN norms: loads, refuses to answer */
@@ -365,8 +366,8 @@ static void same_rule_both_containers(void) {
         { "rope_theta", "rope.freq_base", 0, "metadata key 'llama.rope_theta' is not understood",
           "config field 'rope.freq_base' is not understood" },
         /* known to change the computation, not implemented */
-        { "expert_shared_count", "n_shared_experts", 0, "metadata key 'llama.expert_shared_count': shared experts are not supported",
-          "config field 'n_shared_experts': shared experts are not supported" },
+        { "use_parallel_residual", "use_parallel_residual", 0, "metadata key 'llama.use_parallel_residual': parallel residual blocks are not supported",
+          "config field 'use_parallel_residual': parallel residual blocks are not supported" },
         /* known to be inert: loads, with the reason in --info */
         { "leading_dense_block_count", "use_cache", 1, "metadata keys ignored: llama.leading_dense_block_count (what it describes follows the tensors)",
           "config fields ignored: use_cache (a generation setting)" },

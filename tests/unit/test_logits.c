@@ -157,6 +157,13 @@ static const ref_case CASES[] = {
     { "granite-hybrid-tiny/hf", "granite-hybrid-tiny/ref-numpy-hf.tokens.i32", "granite-hybrid-tiny/ref-numpy-hf.logits.f32", GATE_F32, 0 },
     Q_PAIR("granite-hybrid-tiny", "q8_0", 0.998f, 0.07f), Q_PAIR("granite-hybrid-tiny", "q4_k_m", 0.997f, 0.075f),
     F32_PAIR("granite-hybrid-moe-tiny", 100),
+    /* Sigmoid-routed experts (README-mla.md): DeepSeek V3's latent attention with YaRN and grouped
+     * selection, GLM-4.5 with partial NEOX RoPE, q/k norms, biases and an unused NextN block */
+    F32_PAIR("deepseek2-tiny", 30), Q_PAIR("deepseek2-tiny", "q8_0", 0.9995f, 0.03f), Q_PAIR("deepseek2-tiny", "q4_k_m", 0.9995f, 0.03f),
+    F32_PAIR("glm4moe-tiny", 32), Q_PAIR("glm4moe-tiny", "q8_0", 0.9995f, 0.03f), Q_PAIR("glm4moe-tiny", "q4_k_m", 0.9995f, 0.03f),
+    /* the SIMD sets round activations as llama.cpp does: its 8 greedy tokens from the Q8_0 files */
+    { "deepseek2-tiny/model-q8_0.gguf", "deepseek2-tiny/ref-llamacpp-q8_0.tokens.i32", "deepseek2-tiny/ref-llamacpp-q8_0.logits.f32", GATE_LLAMACPP_Q, 30, 0, 0, 0.9995f, 0.03f, true },
+    { "glm4moe-tiny/model-q8_0.gguf", "glm4moe-tiny/ref-llamacpp-q8_0.tokens.i32", "glm4moe-tiny/ref-llamacpp-q8_0.logits.f32", GATE_LLAMACPP_Q, 32, 0, 0, 0.9995f, 0.03f, true },
     /* The low-bit types (README-iq-grid): one file per type with every matrix in it, and a file
      * mixing 14 types per tensor the way unsloth's UD-Q2_K_XL files do. The scalar set (f32
      * activations) against numpy on the dequantized weights; every set against llama.cpp with the
