@@ -138,6 +138,9 @@ int  ts_context_cache_type_k(const ts_context *c);
 int  ts_context_cache_type_v(const ts_context *c);
 void ts_context_free(ts_context *c);
 int  ts_context_n_ctx(const ts_context *c);
+/* Weight bytes the context's matrix products have read so far (the experts a token did not choose
+ * are never read). */
+uint64_t ts_context_weight_bytes(const ts_context *c);
 int  ts_context_pos(const ts_context *c);        /* tokens in the cache */
 /* Forgets every cached position >= pos and returns the number of positions kept: pos, or less
  * when a sliding-window layer's ring buffer no longer holds what position pos needs (then the
@@ -325,6 +328,8 @@ typedef struct ts_gen_result {
     double first_token_seconds;  /* from the call to the first sampled token */
     int n_drafted, n_accepted;   /* speculative decoding: tokens proposed, and of them those the
                                     answer took (each step's first other token is not counted) */
+    double decode_weight_bytes;  /* weight bytes read per decode step after the first token (a step
+                                    shared with other requests reads them once for all); 0: none */
 } ts_gen_result;
 
 /* Evaluates the prompt (reusing what the cache shares with it) and generates. Token healing: a

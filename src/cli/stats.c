@@ -14,6 +14,7 @@ void stats_print(FILE *f, const char *prefix, const ts_gen_result *res, int n_ba
             n_new / (res->prompt_seconds + 1e-9), res->first_token_seconds * 1e3, res->n_generated,
             res->n_generated == 1 ? "" : "s");
     if (res->n_generated > 1) fprintf(f, ", %.1f tok/s", (res->n_generated - 1) / (decode_seconds + 1e-9));
+    if (res->decode_weight_bytes > 0) fprintf(f, ", %.2f MB of weights read per step", res->decode_weight_bytes / 1e6);
     if (res->n_drafted)
         fprintf(f, " | speculation: %d of %d proposed accepted (%.0f%%)", res->n_accepted, res->n_drafted,
                 100.0 * res->n_accepted / res->n_drafted);

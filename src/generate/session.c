@@ -43,6 +43,8 @@ typedef struct slot {
     int k_cur;                /* proposals wanted next step: one more than the last step took
                                  after a rejection, twice as many after a full acceptance (up to
                                  spec_k): rejected positions cost compute */
+    uint64_t decode_bytes0;   /* the context's weight bytes when the first token was sampled */
+    int decode_steps;         /* evaluations since then */
     int redo;                 /* after a rejection the state had to go back further (a recurrent
                                  layer continues only from a snapshot): cached[n_cached ..] + redo
                                  is evaluated again before the next step */
@@ -275,6 +277,8 @@ static void finish(ts_session *s, int i, const char *msg, ts_gen_done *done, int
     int rc = 0;
     ts_error e = {{0}};
     if (msg) snprintf(e.msg, sizeof e.msg, "%s", msg);
+    if (sl->decode_steps > 0)
+        sl->a.res->decode_weight_bytes = (double)(ts_context_weight_bytes(s->ctx) - sl->decode_bytes0) / sl->decode_steps;
     if (answer_end(&sl->a, msg == NULL, &e) != 0) rc = -1;
     if (rc != 0 && sl->rq_err) *sl->rq_err = e;
     free(sl->logits);
@@ -304,7 +308,10 @@ static void advance(ts_session *s, int i, int n_evaluated, ts_gen_done *done, in
         }
         if (rq->on_logits) last = sl->logits + (size_t)(sl->todo - 1) * nv;
         sl->phase = SLOT_DECODE;
+        sl->decode_bytes0 = ts_context_weight_bytes(s->ctx);
+        sl->decode_steps = 0;
     } else {
+        sl->decode_steps++;
         sl->cached[sl->n_cached++] = sl->next;
         if (rq->on_logits && rq->on_logits(rq->user, sl->logits, 1, nv) != 0) {
             finish(s, i, "writing the logits failed", done, n_done);
@@ -386,6 +393,7 @@ static void verify(ts_session *s, int i, ts_gen_done *done, int *n_done) {
     ts_gen_result *res = sl->a.res;
     sl->n_cached = p + 1 + k;   /* what the sequence holds now */
     sl->n_prop = 0;
+    sl->decode_steps++;
     res->n_drafted += k;
     for (int r = 0; r <= k; r++) {
         ts_error e = {{0}};

@@ -86,8 +86,11 @@ void resident_free(ts_model *m) {
 }
 
 /* Bytes the kernel could give without swapping (/proc/meminfo MemAvailable, which counts the
- * model file's cached pages as available); SIZE_MAX when it cannot be read. */
+ * model file's cached pages as available; the environment's TS_MEM_AVAILABLE instead, for tests);
+ * SIZE_MAX when it cannot be read. */
 static size_t memory_available(void) {
+    const char *stated = getenv("TS_MEM_AVAILABLE");   /* tests: a machine with this many bytes free */
+    if (stated && *stated) return (size_t)strtoull(stated, NULL, 10);
     FILE *f = fopen("/proc/meminfo", "r");
     if (!f) return SIZE_MAX;
     char line[256];
@@ -144,6 +147,12 @@ void resident_copy_matrices(ts_model *m, const ts_load_options *opt) {
         bool seen = false;
         for (int j = 0; j < i && !seen; j++) seen = l.w[j]->data == l.w[i]->data;
         if (!seen) total += (bytes_of(l.w[i]) + 63) / 64 * 64;
+    }
+    if (total + (size_t)64 * 1048576 > room / 4 * 3) {   /* the rest does not fit either: all in place */
+        free(l.w);
+        model_note(m, "matrices: read in place from the file (%.1f MB, more than the memory available for a copy allows)",
+                   (double)total / 1048576.0);
+        return;
     }
     const size_t size = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE;
     void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 int ts_context_n_ctx(const ts_context *c) { return c->n_ctx; }
+uint64_t ts_context_weight_bytes(const ts_context *c) { return c->weight_bytes; }
 int ts_context_pos(const ts_context *c) { return c->seqs[0].pos; }
 int ts_seq_pos(const ts_context *c, int seq) { return seq >= 0 && seq < c->n_seq ? c->seqs[seq].pos : -1; }
 
