@@ -16,7 +16,18 @@
  *          248320, tied output, rope base 1e7), or qwen35moe-a3b: Qwen3.5-35B-A3B's layout scaled to
  *          this machine (arch qwen35moe, hidden 2048, 20 of its 40 layers, the same 3:1 pattern with 32
  *          value heads and 16 query heads, 128 of its 256 experts of width 512, 8 per token, a gated
- *          shared expert of 512, vocab 248320, untied output)
+ *          shared expert of 512, vocab 248320, untied output), dsv2-lite: DeepSeek-V2-Lite's layout
+ *          scaled to about 5 GB in Q4_K_M (arch deepseek2, hidden 2048, 27 layers, 16 heads of latent
+ *          attention: plain q, kv rank 512, head 128 + 64 rotary, value 128; the first layer a dense
+ *          MLP of 11008 (10944 rounded up), then 32 of its 64 experts of width 1536 (1408 rounded up),
+ *          6 per token, softmax-gated, and 2 shared; vocab 102400, untied), or glm47-flash: GLM-4.7-Flash's layout (converted to
+ *          deepseek2, as llama.cpp does) scaled to about 5 GB (hidden 2048, 47 layers, 20 heads: q
+ *          rank 768, kv rank 512, head 192 + 64, value 256; a dense first layer of 10240, then 16 of
+ *          its 64 experts of width 1536, 4 per token, sigmoid-gated with a selection bias, weights
+ *          renormalized and scaled by 1.8, 1 shared; vocab 154880, untied). Both keep every row of
+ *          a K-quant matrix whole super-blocks and their attn_k_b (rows of 128 / 192) in F16: llama.cpp's
+ *          build for these machines runs Q4_0/Q5_0/Q8_0 batches with AVX-VNNI (VEX) instructions that
+ *          some of them lack (SIGILL), so the peer can only be compared on files without those types.
  *   TYPE:  Q8_0, Q4_K_M, Q6_K, F16 or BF16. Q4_K_M follows llama.cpp's mix: Q4_K everywhere,
  *          Q6_K for the (tied) output/embedding and for attn_v and ffn_down of the first and
  *          last eighth of the layers and every third layer between. As in llama.cpp, a matrix
@@ -71,6 +82,11 @@ typedef struct shape {
     /* Qwen3.5 hybrids: layer l is gated attention iff (l + 1) % interval == 0, else gated DeltaNet */
     int interval;                /* 0: every layer attention */
     int delta_k_heads, delta_v_heads, delta_head, rope_dim, shared_ffn;
+    /* DeepSeek's layout (arch deepseek2): latent attention (q_lora 0: a plain q), the first
+     * first_dense layers a dense MLP, then routed experts beside n_shared shared ones; gating 1
+     * softmax, 2 sigmoid with a selection bias */
+    int q_lora, kv_lora, nope, v_head, n_shared, first_dense, gating;
+    float routed_scale;
 } shape;
 
 static const shape SHAPES[] = {
@@ -79,6 +95,14 @@ static const shape SHAPES[] = {
     { "qwen3moe-a3b", 2048, 24, 32, 4, 6144, 151936, 1e6f, "qwen3moe", 128, 64, 8, 768, true },
     { "qwen35-2b", 2048, 24, 8, 2, 6144, 248320, 1e7f, "qwen35", 256, 0, 0, 0, false, 4, 16, 16, 128, 64, 0 },
     { "qwen35moe-a3b", 2048, 20, 16, 2, 512, 248320, 1e7f, "qwen35moe", 256, 128, 8, 512, true, 4, 16, 32, 128, 64, 512 },
+    { .name = "dsv2-lite", .hidden = 2048, .layers = 27, .heads = 16, .kv_heads = 1, .ffn = 11008, .vocab = 102400,
+      .rope_base = 1e4f, .arch = "deepseek2", .experts = 32, .experts_used = 6, .expert_ffn = 1536, .untied = true,
+      .rope_dim = 64, .kv_lora = 512, .nope = 128, .v_head = 128, .n_shared = 2, .first_dense = 1, .gating = 1,
+      .routed_scale = 1.0f },
+    { .name = "glm47-flash", .hidden = 2048, .layers = 47, .heads = 20, .kv_heads = 1, .ffn = 10240, .vocab = 154880,
+      .rope_base = 1e6f, .arch = "deepseek2", .experts = 16, .experts_used = 4, .expert_ffn = 1536, .untied = true,
+      .rope_dim = 64, .q_lora = 768, .kv_lora = 512, .nope = 192, .v_head = 256, .n_shared = 1, .first_dense = 1,
+      .gating = 2, .routed_scale = 1.8f },
 };
 
 typedef struct { uint64_t s; } rng;
@@ -316,7 +340,7 @@ int main(int argc, char **argv) {
     if (argc == 4 && !strcmp(argv[1], "imatrix")) return write_imatrix(argv[2], argv[3]);
     if (argc == 3 && !strcmp(argv[1], "info")) return model_info(argv[2]);
     if (argc != 4) {
-        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b|qwen3moe-a3b|qwen35-2b|qwen35moe-a3b Q8_0|Q4_K_M|Q6_K|F16|BF16|IQ4_XS\n"
+        fprintf(stderr, "usage: bench_gen OUT.gguf smollm2-360m|llama-1b|qwen3moe-a3b|qwen35-2b|qwen35moe-a3b|dsv2-lite|glm47-flash Q8_0|Q4_K_M|Q6_K|F16|BF16|IQ4_XS\n"
                         "       bench_gen imatrix OUT.gguf MODEL.gguf\n"
                         "       bench_gen info MODEL.gguf\n"
                         "       bench_gen probe [THREADS]\n");
@@ -342,8 +366,22 @@ int main(int argc, char **argv) {
     gguf_writer_add_u32(w, KEY("feed_forward_length"), (uint32_t)sh->ffn);
     gguf_writer_add_u32(w, KEY("attention.head_count"), (uint32_t)sh->heads);
     gguf_writer_add_u32(w, KEY("attention.head_count_kv"), (uint32_t)sh->kv_heads);
-    gguf_writer_add_u32(w, KEY("attention.key_length"), (uint32_t)hd);
-    gguf_writer_add_u32(w, KEY("attention.value_length"), (uint32_t)hd);
+    /* latent attention: the cache row (key r + d_r, value r), then the heads' own sizes */
+    gguf_writer_add_u32(w, KEY("attention.key_length"), (uint32_t)(sh->kv_lora ? sh->kv_lora + sh->rope_dim : hd));
+    gguf_writer_add_u32(w, KEY("attention.value_length"), (uint32_t)(sh->kv_lora ? sh->kv_lora : hd));
+    if (sh->kv_lora) {
+        gguf_writer_add_u32(w, KEY("attention.key_length_mla"), (uint32_t)(sh->nope + sh->rope_dim));
+        gguf_writer_add_u32(w, KEY("attention.value_length_mla"), (uint32_t)sh->v_head);
+        gguf_writer_add_u32(w, KEY("attention.q_lora_rank"), (uint32_t)sh->q_lora);
+        gguf_writer_add_u32(w, KEY("attention.kv_lora_rank"), (uint32_t)sh->kv_lora);
+        gguf_writer_add_u32(w, KEY("leading_dense_block_count"), (uint32_t)sh->first_dense);
+        gguf_writer_add_u32(w, KEY("expert_shared_count"), (uint32_t)sh->n_shared);
+        gguf_writer_add_f32(w, KEY("expert_weights_scale"), sh->routed_scale);
+        gguf_writer_add_bool(w, KEY("expert_weights_norm"), sh->gating == 2);
+        gguf_writer_add_u32(w, KEY("expert_gating_func"), (uint32_t)sh->gating);
+        gguf_writer_add_u32(w, KEY("expert_group_count"), 1);
+        gguf_writer_add_u32(w, KEY("expert_group_used_count"), 1);
+    }
     gguf_writer_add_u32(w, KEY("rope.dimension_count"), (uint32_t)(sh->rope_dim ? sh->rope_dim : hd));
     gguf_writer_add_f32(w, KEY("rope.freq_base"), sh->rope_base);
     gguf_writer_add_f32(w, KEY("attention.layer_norm_rms_epsilon"), 1e-5f);
@@ -372,6 +410,7 @@ int main(int argc, char **argv) {
     int n_keep = 0;
     int n_ones = H > F ? H : F;
     if (dconv * 4 > n_ones) n_ones = dconv * 4;
+    if (sh->kv_lora + sh->q_lora + E > n_ones) n_ones = sh->kv_lora + sh->q_lora + E;
     float *ones = malloc((size_t)n_ones * sizeof(float)), *minus = malloc((size_t)n_ones * sizeof(float));
     for (int i = 0; i < n_ones; i++) { ones[i] = 1.0f; minus[i] = -1.0f; }
     keep[n_keep++] = ones;
@@ -407,6 +446,38 @@ int main(int argc, char **argv) {
         /* Qwen3.5 names the norm before the MLP post_attention_norm */
         snprintf(name, sizeof name, sh->interval ? "blk.%d.post_attention_norm.weight" : "blk.%d.ffn_norm.weight", l);
         VECTOR(name, H);
+        if (sh->kv_lora) {   /* latent attention (DeepSeek): its tensors, then the MLP or the experts */
+            const int qk = sh->nope + sh->rope_dim, r = sh->kv_lora;
+            if (sh->q_lora) {
+                snprintf(name, sizeof name, "blk.%d.attn_q_a.weight", l);      MATRIX(name, base, sh->q_lora, H);
+                snprintf(name, sizeof name, "blk.%d.attn_q_a_norm.weight", l); VECTOR(name, sh->q_lora);
+                snprintf(name, sizeof name, "blk.%d.attn_q_b.weight", l);      MATRIX(name, base, sh->heads * qk, sh->q_lora);
+            } else {
+                snprintf(name, sizeof name, "blk.%d.attn_q.weight", l);        MATRIX(name, base, sh->heads * qk, H);
+            }
+            snprintf(name, sizeof name, "blk.%d.attn_kv_a_mqa.weight", l);     MATRIX(name, base, r + sh->rope_dim, H);
+            snprintf(name, sizeof name, "blk.%d.attn_kv_a_norm.weight", l);    VECTOR(name, r);
+            /* k_b's rows are d_n (128, 192) wide, no whole K-quant super-block: F16 (see above) */
+            snprintf(name, sizeof name, "blk.%d.attn_k_b.weight", l);          MATRIX_OF(name, TS_F16, r, sh->nope, sh->heads, sh->heads);
+            snprintf(name, sizeof name, "blk.%d.attn_v_b.weight", l);          MATRIX_OF(name, vd_type, sh->v_head, r, sh->heads, sh->heads);
+            snprintf(name, sizeof name, "blk.%d.attn_output.weight", l);       MATRIX(name, base, H, sh->heads * sh->v_head);
+            if (l < sh->first_dense) {
+                snprintf(name, sizeof name, "blk.%d.ffn_gate.weight", l);      MATRIX(name, base, sh->ffn, H);
+                snprintf(name, sizeof name, "blk.%d.ffn_up.weight", l);        MATRIX(name, base, sh->ffn, H);
+                snprintf(name, sizeof name, "blk.%d.ffn_down.weight", l);      MATRIX(name, vd_type, H, sh->ffn);
+                continue;
+            }
+            const int fs = F * sh->n_shared;
+            snprintf(name, sizeof name, "blk.%d.ffn_gate_inp.weight", l);      MATRIX(name, TS_F32, E, H);
+            if (sh->gating == 2) { snprintf(name, sizeof name, "blk.%d.exp_probs_b.bias", l); VECTOR(name, E); }
+            snprintf(name, sizeof name, "blk.%d.ffn_gate_exps.weight", l);     MATRIX_OF(name, base, F, H, E, sh->experts_used);
+            snprintf(name, sizeof name, "blk.%d.ffn_up_exps.weight", l);       MATRIX_OF(name, base, F, H, E, sh->experts_used);
+            snprintf(name, sizeof name, "blk.%d.ffn_down_exps.weight", l);     MATRIX_OF(name, vd_type, H, F, E, sh->experts_used);
+            snprintf(name, sizeof name, "blk.%d.ffn_gate_shexp.weight", l);    MATRIX(name, base, fs, H);
+            snprintf(name, sizeof name, "blk.%d.ffn_up_shexp.weight", l);      MATRIX(name, base, fs, H);
+            snprintf(name, sizeof name, "blk.%d.ffn_down_shexp.weight", l);    MATRIX(name, vd_type, H, fs);
+            continue;
+        }
         if (sh->interval && (l + 1) % sh->interval != 0) {   /* a gated DeltaNet layer (the decay a = -1) */
             snprintf(name, sizeof name, "blk.%d.attn_qkv.weight", l);  MATRIX(name, base, dconv, H);
             snprintf(name, sizeof name, "blk.%d.attn_gate.weight", l); MATRIX(name, base, dv_all, H);
