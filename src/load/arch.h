@@ -106,6 +106,8 @@ typedef struct container_rules {
     bool mla_yarn_kq_scale;          /* latent attention with YaRN: the attention scale takes YaRN's magnitude
                                         squared; the readers resolve it (rope_scaling.kq_mscale) */
     float lora_norm_eps;             /* latent attention's q_a/kv_a norms use this epsilon (HF's 1e-6), 0: the model's */
+    bool group_fill_zero;            /* group-limited routing: the dropped groups' experts score 0, not -inf
+                                        (transformers' DeepseekV3 and Glm4Moe) */
     bool kv_b_fused;                 /* latent attention's decompression is one kv_b_proj [nh x (d_n + d_v), r]
                                         (HF), not k_b / v_b split and transposed (GGUF) */
 } container_rules;

@@ -148,6 +148,7 @@ int build_ffn_experts(builder *b, int il) {
     moe->routed_scale = hp->routed_scale > 0 ? hp->routed_scale : 1.0f;
     moe->n_group = hp->n_group > 1 ? hp->n_group : 1;
     moe->topk_group = hp->n_group > 1 ? hp->topk_group : 1;
+    moe->dropped_groups_zero = b->rules->group_fill_zero;
     if (moe->n_group > 1) {
         if (E % moe->n_group != 0)
             return ts_fail(err, "%s: %d experts cannot be split into %d groups", path, E, moe->n_group);

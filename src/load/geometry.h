@@ -53,6 +53,8 @@ typedef struct moe_geometry {
      * are then multiplied by routed_scale */
     const float *select_bias;   /* n_experts, NULL: none */
     int n_group, topk_group;    /* n_group <= 1: no groups */
+    bool dropped_groups_zero;   /* the other groups' experts score 0 for the selection (transformers),
+                                   not -inf (llama.cpp): they differ when a kept score is <= 0 */
     float routed_scale;         /* 1: none */
     int activation;             /* enum ffn_activation */
     weight router;              /* [E, H] */

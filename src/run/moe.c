@@ -69,7 +69,7 @@ void moe_route(const moe_geometry *moe, const float *logits, int *ids, float *we
             for (int g = 0; g < G; g++) {
                 bool keep = false;
                 for (int i = 0; i < moe->topk_group && !keep; i++) keep = kept[i] == g;
-                if (!keep) for (int e = g * per; e < (g + 1) * per; e++) u[e] = -INFINITY;
+                if (!keep) for (int e = g * per; e < (g + 1) * per; e++) u[e] = moe->dropped_groups_zero ? 0.0f : -INFINITY;
             }
         }
         select = u;

@@ -51,8 +51,10 @@ static bool reference_route(const moe_geometry *moe, const float *logits, int *i
         for (int i = moe->topk_group; i < G; i++)
             for (int e = gs[i].id * per; e < (gs[i].id + 1) * per; e++) kept[e] = false;
     }
+    /* the dropped experts: out of the race (llama.cpp's -inf), or scoring 0 (transformers) */
     int m = 0;
-    for (int e = 0; e < n; e++) if (kept[e]) s[m++] = (scored){ sel[e], e };
+    for (int e = 0; e < n; e++)
+        if (kept[e] || moe->dropped_groups_zero) s[m++] = (scored){ kept[e] ? sel[e] : 0.0, e };
     qsort(s, (size_t)m, sizeof s[0], by_score);
     for (int j = 0; j + 1 < m && j < k; j++)
         if (s[j].v != s[j + 1].v && s[j].v - s[j + 1].v < 1e-5) return false;   /* a near-tie float may order either way */
@@ -91,6 +93,7 @@ static void routing_rule(void) {
                 if (n % G == 0 && n / G >= 2) {
                     moe.n_group = G;
                     moe.topk_group = 1 + trial % G;
+                    moe.dropped_groups_zero = (trial / 12) % 2;
                     if (moe.topk_group * (n / G) < k) moe.topk_group = (k + n / G - 1) / (n / G);
                     grouped++;
                     break;
