@@ -66,9 +66,11 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q6_K *)(w + r * ws) + i;
-            for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
+            if (NC > 1 || NR == 1)
+                for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
             scales8[r] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)wb[r]->scales));
         }
+        if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_q6_K), (size_t)(i + 1) * sizeof(block_q6_K), 0);
         UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m256i isum[4][4];
@@ -188,8 +190,10 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
         UNROLL
         for (int r = 0; r < NR; r++) {
             wb[r] = (const block_q6_K *)(w + r * ws) + i;
-            for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
+            if (NC > 1 || NR == 1)
+                for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
         }
+        if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_q6_K), (size_t)(i + 1) * sizeof(block_q6_K), 0);
         /* the 16 scales of each row widened once, in vector registers */
         __m256i sc16[4];
         UNROLL

@@ -247,7 +247,10 @@ static inline int q8k_bsum(const uint8_t *bsums, int g) {
  * its step over bytes [from, to) of each of its 4 rows prefetches the same share of the 4
  * contiguous rows two calls ahead, [w + 8 ws + 4 from, w + 8 ws + 4 to). Measured on 512 MB
  * products, 2 threads (tools/bench_matvec.c), interleaved: Q4_K 69-74% -> 86-95% of the read-only
- * probe; Q6_K 89-98% -> 81-84%, so it keeps PREFETCH_ROW. Q8_0 (pair_dot.h, IN_ORDER): no change
+ * probe; Q6_K then 89-98% -> 81-84%, so it kept PREFETCH_ROW, but on a later host of the same kind its
+ * PREFETCH_ROW streamed at 31-50% of the probe and address order at 74-76% (2048 columns; 1536: 46%
+ * -> 74%; 1B Q4_K_M decode +10-36%, the DeepSeek-V2-Lite shape +20%), so Q6_K prefetches in address
+ * order too. Q8_0 (pair_dot.h, IN_ORDER): no change
  * at 2048 columns, but at SmolLM2's 960 (1020-byte rows) 69-78% -> 78-85% of the probe and its
  * decode +9%; Q4_0, Q5_0 and IQ4_NL (compute-bound there) no gain, so they keep PREFETCH_ROW.
  * TO_L2 (a constant) prefetches into L2 only (T2) instead of every level (T0): Q8_0, whose rows

@@ -336,18 +336,18 @@ static const arch_desc ARCHES[] = {
       .hf = { .names = &granitehybrid_hf, .gating_renorm = true, .ssm_a_log = true, .nope_by_default = true } },
     /* DeepSeek V2/V3 layout (also Kimi K2, GLM-4.7-Flash): latent attention with adjacent-pair RoPE on its
      * rotary part, sigmoid-scored experts chosen with a bias in groups (README-mla.md). llama.cpp reads
-     * a GGUF that states no gating function as softmax; transformers' DeepseekV3 always uses sigmoid. */
+     * a GGUF's gating function, softmax when it states none; transformers' DeepseekV3 always uses sigmoid. */
     { .name = "deepseek2", .hf_model_types = { "deepseek_v3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,
       .attention_kind = LAYER_MLA, .gating = GATING_SIGMOID_TOPK, .expert_activation = ACT_SILU,
-      .gguf = { .unstated_gating_softmax = true, .mla_yarn_kq_scale = true },
+      .gguf = { .gating_func_read = true, .unstated_gating_softmax = true, .mla_yarn_kq_scale = true },
       .hf = { .names = &deepseek_hf, .mla_yarn_kq_scale = true, .lora_norm_eps = 1e-6f, .kv_b_fused = true, .group_fill_zero = true } },
     /* GLM-4.5 / 4.6: q/k/v biases, per-head q/k norms where present, NEOX RoPE on part of each head,
      * sigmoid-scored experts with a selection bias; a NextN block after the layers, not run */
     { .name = "glm4moe", .hf_model_types = { "glm4_moe" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_HEAD_IF_PRESENT, .attn_scale = SCALE_HEAD_DIM,
       .gating = GATING_SIGMOID_TOPK, .expert_activation = ACT_SILU,
-      .gguf = { .renames = ffn_norm_named_post_attention },
+      .gguf = { .renames = ffn_norm_named_post_attention, .gating_func_read = true },
       .hf = { .names = &glm4moe_hf, .group_fill_zero = true } },
     { .name = "mistral3", .hf_model_types = { "ministral3", "mistral3" },
       .activation = ACT_SILU, .norms = NORMS_PRE, .qk_norm = QK_NORM_NONE, .attn_scale = SCALE_HEAD_DIM,

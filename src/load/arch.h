@@ -102,6 +102,9 @@ typedef struct container_rules {
                                         (llama.cpp's granitehybrid) */
     bool nope_by_default;            /* no RoPE unless the config states position_embedding_type "rope"
                                         (transformers' GraniteMoeHybrid) */
+    bool gating_func_read;           /* the file's gating function (GGUF expert_gating_func) chooses the experts'
+                                        gating; else the family's, whatever the file says (llama.cpp reads it
+                                        for deepseek2 and glm4moe only) */
     bool unstated_gating_softmax;    /* no gating function stated: softmax, not the family's (llama.cpp's deepseek2) */
     bool mla_yarn_kq_scale;          /* latent attention with YaRN: the attention scale takes YaRN's magnitude
                                         squared; the readers resolve it (rope_scaling.kq_mscale) */

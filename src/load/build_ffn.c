@@ -137,12 +137,15 @@ int build_ffn_experts(builder *b, int il) {
     moe->n_experts = E;
     moe->n_used = hp->n_experts_used;
     moe->ffn_dim = (int)F;
-    /* the gating function: stated (GGUF expert_gating_func, HF scoring_func), else the family's, or
-     * softmax where the container's reader assumes it (llama.cpp's deepseek2) */
-    moe->gating = hp->gating_func == 1 ? GATING_SOFTMAX_TOPK : hp->gating_func == 2 ? GATING_SIGMOID_TOPK
-                : b->rules->unstated_gating_softmax ? GATING_SOFTMAX_TOPK : a->gating;
-    if (hp->gating_func == 2 && a->gating == GATING_TOPK_SOFTMAX)
-        return ts_fail(err, "%s: sigmoid gating is not supported for %s", path, a->name);
+    /* the gating function: the family's, or where the container's rules read it from the file
+     * (llama.cpp's deepseek2 and glm4moe: expert_gating_func 1 softmax, 2 sigmoid) the stated one,
+     * and when none is stated softmax if the rules say so (deepseek2) */
+    moe->gating = a->gating;
+    if (b->rules->gating_func_read)
+        moe->gating = hp->gating_func == 1 ? GATING_SOFTMAX_TOPK : hp->gating_func == 2 ? GATING_SIGMOID_TOPK
+                    : b->rules->unstated_gating_softmax ? GATING_SOFTMAX_TOPK : a->gating;
+    else if (hp->gating_func > 0 && hp->gating_func != (a->gating == GATING_SIGMOID_TOPK ? 2 : 1))
+        model_note(b->m, "expert_gating_func %d: ignored, as llama.cpp does for %s", hp->gating_func, a->name);
     moe->renorm = hp->gating_renorm >= 0 ? hp->gating_renorm != 0 : b->rules->gating_renorm;
     /* llama.cpp skips a scale of 0 or 1 (a 0 is read as "none") */
     moe->routed_scale = hp->routed_scale > 0 ? hp->routed_scale : 1.0f;

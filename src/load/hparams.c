@@ -25,7 +25,6 @@ static const hp_choice ROPE_TYPES_HF[] = {
     { "llama3", ROPE_LLAMA3 }, { "longrope", ROPE_LONGROPE }, { "su", ROPE_LONGROPE }, { NULL, 0 } };
 static const hp_choice ROPE_TYPES_UNSCALED[] = { { "default", ROPE_PLAIN }, { "proportional", ROPE_PLAIN }, { NULL, 0 } };
 static const hp_choice POSITION_TYPES[] = { { "nope", 0 }, { "rope", 1 }, { NULL, 0 } };
-static const hp_choice SCORING_FUNCS[] = { { "softmax", 1 }, { "sigmoid", 2 }, { NULL, 0 } };
 static const hp_choice NORM_FUNCTIONS[] = { { "rmsnorm", 0 }, { NULL, 0 } };
 static const hp_choice ACTIVATIONS[] = {
     { "silu", ACT_SILU }, { "swish", ACT_SILU },
@@ -166,8 +165,7 @@ static const hparam HPARAMS[] = {
     { { GGUF("expert_weights_norm"), HF("norm_topk_prob") }, HP_BOOL, HP_USED, HP_AT(gating_renorm), 0, .lo = 0, .hi = 1, NOT_STATED },
     { { GGUF("expert_gating_func") }, HP_INT, HP_USED, HP_AT(gating_func), 0, .lo = 1, .hi = 2,
       .why = "only softmax (1) and sigmoid (2) gating are supported" },
-    { { HF("scoring_func") }, HP_CHOICE, HP_USED, HP_AT(gating_func), .choices = SCORING_FUNCS,
-      .why = "only softmax and sigmoid gating are supported" },
+    { { HF("scoring_func") }, HP_ANY, HP_INERT, .why = "transformers' DeepseekV3 and Glm4Moe gate by sigmoid whatever it says" },
     { { GGUF("expert_shared_count"), HF("n_shared_experts") }, HP_INT, HP_USED, HP_AT(n_shared_experts), 0, COUNT(64) },
     { { GGUF("expert_weights_scale"), HF("routed_scaling_factor") }, HP_FLOAT, HP_USED, HP_AT(routed_scale), 0, NONNEGATIVE },
     { { GGUF("expert_group_count"), HF("n_group") }, HP_INT, HP_USED, HP_AT(n_group), 0, COUNT(4096) },

@@ -78,7 +78,7 @@ typedef struct model_hparams {
     int ple_dim;
     int n_experts, n_experts_used, expert_ffn_dim;   /* 0: no mixture of experts; ffn 0: ffn_dim */
     int gating_renorm;                 /* -1: the family's rule; 0/1: stated */
-    int gating_func;                   /* llama.cpp expert_gating_func (1 softmax); 0: not stated */
+    int gating_func;                   /* llama.cpp expert_gating_func (1 softmax, 2 sigmoid); 0: not stated */
     int shared_ffn_dim;                /* a shared expert's width (0: none stated) */
     int n_shared_experts;              /* shared experts (their width n x expert_ffn_dim); 0: not stated */
     float routed_scale;                /* the chosen experts' weights multiplied by this; 0: not stated */

@@ -6,7 +6,7 @@
  *     q_a/q_b tensors are then left over, so both refuse the same way);
  *   - where llama.cpp and transformers compute different functions, each container gets its own:
  *     a GGUF without expert_gating_func is softmax-gated (llama.cpp) and a folder without
- *     scoring_func stays sigmoid (DeepseekV3); a GGUF without yarn_log_multiplier multiplies cos/sin
+ *     scoring_func, or with "softmax", stays sigmoid (transformers' DeepseekV3 never reads it); a GGUF without yarn_log_multiplier multiplies cos/sin
  *     by mscale(s, 1) and the attention scale by its square; a folder with mscale != mscale_all_dim
  *     multiplies cos/sin by their ratio; yarn_beta_* in a deepseek2 GGUF change nothing;
  *   - the ones that change the function change the logits (by more than 0.5 against llama.cpp's
@@ -211,6 +211,13 @@ static void hf_variants(void) {
         if (m) CHECK(m->g.layers[1].moe.gating == GATING_SIGMOID_TOPK, "folder without scoring_func: sigmoid gating (transformers)");
         ts_model_free(m);
         moves("folder without scoring_func", p, base, false);
+    }
+    if (!folder_with_config("softmax_scoring", "\"scoring_func\": \"sigmoid\",", "\"scoring_func\": \"softmax\",", p, sizeof p)) {
+        ts_model *m = load_ok("folder with scoring_func softmax", p);
+        if (m) CHECK(m->g.layers[1].moe.gating == GATING_SIGMOID_TOPK && has_note(m, "scoring_func (transformers' DeepseekV3"),
+                     "folder with scoring_func softmax: still sigmoid, as transformers' DeepseekV3 computes, and --info says why");
+        ts_model_free(m);
+        moves("folder with scoring_func softmax", p, base, false);
     }
     /* mscale 0.5, mscale_all_dim 1: cos/sin x mscale(40, 0.5) / mscale(40, 1), the scale unchanged */
     if (!folder_with_config("mscale_half", "\"mscale\": 1.0,", "\"mscale\": 0.5,", p, sizeof p)) {
