@@ -87,7 +87,7 @@ void options_usage(FILE *f) {
         "  -no-cnv, --no-conversation   never chat: with no prompt, read it from stdin\n"
         "  -st, --single-turn      answer the first prompt (PROMPT or the first line) and end\n"
         "  -v, --verbose           a statistics line per turn (prompt tokens, how many came from the\n"
-        "                          cache, speed)\n"
+        "                          cache, speed, the weight bytes a decode step read)\n"
         "  --no-history            the chat neither reads nor writes its history file\n"
         "                          ($XDG_STATE_HOME/tessera/history, else ~/.local/state/tessera/history)\n"
         "  In the chat: Ctrl-C stops the answer, Ctrl-C twice at the prompt or Ctrl-D exits;\n"

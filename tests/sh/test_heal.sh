@@ -11,7 +11,7 @@ M="$FIX/stories260K/stories260K.gguf"
 check "'Once upon a ti' --heal prints what 'Once upon a time' prints (' time' + 12 tokens)" cmp -s "$TMP/uncut.txt" "$TMP/healed.txt"
 check "'Once upon a ti' without --heal continues differently" bash -c "! cmp -s '$TMP/uncut.txt' '$TMP/cut.txt' && grep -q '^Once upon a ti' '$TMP/cut.txt'"
 check "stats line: time to first token, decode tok/s, healing noted" \
-    grep -q "prompt: 4 tokens, .* | first token: [0-9.]* ms | generation: 13 tokens, [0-9.]* tok/s | healed" "$TMP/healed.err"
+    grep -q "prompt: 4 tokens, .* | first token: [0-9.]* ms | generation: 13 tokens, [0-9.]* tok/s, [0-9.]* MB of weights read per step | healed" "$TMP/healed.err"
 
 # a word split over several tokens: "gi" = " g" + "i", "girl" = " g" + "ir" + "l"
 p="Once upon a time there was a little"
