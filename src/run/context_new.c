@@ -31,15 +31,17 @@ int ts_context_cache_type_k(const ts_context *c) { return ts_type_of_kv(c->seqs[
 int ts_context_cache_type_v(const ts_context *c) { return ts_type_of_kv(c->seqs[0].kv.type_v); }
 int ts_context_n_seq(const ts_context *c) { return c->n_seq; }
 
-/* The cache type (enum kv_type) of a requested ts_kv_type, checked against every layer. */
-static int cache_type(const ts_model *m, int requested, int model_default, const char *what, int *out, ts_error *err) {
+/* The cache type (enum kv_type) of a requested ts_kv_type for the keys or (values) the values, checked
+ * against every layer's key or value size. */
+static int cache_type(const ts_model *m, int requested, int model_default, bool values, int *out, ts_error *err) {
+    const char *what = values ? "value" : "key";
     int t = requested != TS_KV_DEFAULT ? requested : model_default;
     if (t < TS_KV_DEFAULT || t > TS_KV_Q8_0)
         return ts_fail(err, "unknown KV cache type %d for %s (expected TS_KV_F32, TS_KV_F16 or TS_KV_Q8_0)", t, what);
     *out = kv_type_of_ts(t);
     for (int il = 0; il < m->g.n_layers; il++) {
         const attention_geometry *a = &m->g.layers[il].attn;
-        const int size = what[0] == 'k' ? a->head_dim : a->value_dim;
+        const int size = values ? a->value_dim : a->head_dim;
         if (layer_has_kv_cache(&m->g.layers[il]) && !attention_kv_type_fits(*out, size))
             return ts_fail(err, "%s: a %s cache of type %s needs head sizes that are multiples of 32 (layer %d has %d); use f16 or f32",
                            m->path, what, attention_kv_type_name(*out), il, size);
@@ -54,8 +56,8 @@ int context_new(ts_model *m, const ts_context_options *opt, bool sliding_rings, 
     int n_ctx = opt ? opt->n_ctx : 0, n_threads = opt ? opt->n_threads : 0, type_k, type_v;
     int n_seq = opt && opt->n_seq > 0 ? opt->n_seq : 1;
     if (g->n_layers == 0) return ts_fail(err, "%s: the file holds no model weights (vocabulary only)", m->path);
-    if (cache_type(m, opt ? opt->cache_type_k : TS_KV_DEFAULT, m->cache_type_k, "key", &type_k, err) != 0 ||
-        cache_type(m, opt ? opt->cache_type_v : TS_KV_DEFAULT, m->cache_type_v, "value", &type_v, err) != 0)
+    if (cache_type(m, opt ? opt->cache_type_k : TS_KV_DEFAULT, m->cache_type_k, false, &type_k, err) != 0 ||
+        cache_type(m, opt ? opt->cache_type_v : TS_KV_DEFAULT, m->cache_type_v, true, &type_v, err) != 0)
         return -1;
     if (n_ctx <= 0) {
         /* the model's context, capped so the KV caches take at most a quarter of the memory */

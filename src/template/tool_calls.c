@@ -1067,9 +1067,7 @@ size_t tool_calls_safe_prefix(const tool_format *f, const char *text, size_t len
 #define PROBE_NAME "tessera_probe_fn"
 #define PROBE_VALUE "tessera probe value"
 
-/* Where the assistant's part of full begins, given the rendering of the conversation before it with the
- * generation prompt: their common prefix, moved back to the start of a marker it cuts. */
-static size_t assistant_start(const char *prompt, const char *full) {
+size_t tool_format_assistant_start(const char *prompt, const char *full) {
     size_t i = 0;
     while (prompt[i] && prompt[i] == full[i]) i++;
     for (size_t j = i; j > 0 && i - j < 48; j--) {
@@ -1115,7 +1113,7 @@ const tool_format *tool_format_detect(const char *template_text, const char *bos
         chat_vars cv = { .messages = msgs, .add_generation_prompt = false, .bos_token = bos, .eos_token = eos, .tools = with };
         char *full = NULL;
         if (chat_render(template_text, &cv, &day, NULL, &full, &e) == 0 && strstr(full, PROBE_NAME)) {
-            size_t at = assistant_start(prompt, full);
+            size_t at = tool_format_assistant_start(prompt, full);
             const char *part = full + at;
             size_t best = (size_t)-1;   /* of the rows that get the probe back, the one leaving the least content */
             for (int i = 0; i < N_FORMATS; i++) {

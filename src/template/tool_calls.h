@@ -33,6 +33,10 @@ typedef struct tool_format tool_format;   /* a row of the table */
  * for calls their templates never render). NULL with err filled only when the template cannot render
  * a generation prompt at all. bos/eos: the special tokens' text (NULL: ""). */
 const tool_format *tool_format_detect(const char *template_text, const char *bos, const char *eos, ts_error *err);
+/* Where the assistant's part of full begins, given the rendering of the conversation before it with
+ * the generation prompt: their common prefix, moved back to the start of a marker it cuts
+ * ("<|START_" of "<|START_ACTION|>"). */
+size_t tool_format_assistant_start(const char *prompt, const char *full);
 
 /* The table: tool_format_count() rows, tool_format_at(i) for i in [0, count); by name (NULL if none). */
 int tool_format_count(void);

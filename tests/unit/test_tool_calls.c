@@ -58,19 +58,6 @@ static bool same_json_text(const char *x, const char *y) {
     return ok;
 }
 
-/* The assistant's part of full: past the common prefix with the generation-prompt rendering, moved
- * back to the start of a marker the prefix cuts ("<|START_" of "<|START_ACTION|>"). */
-static size_t assistant_start(const char *prompt, const char *full) {
-    size_t i = 0;
-    while (prompt[i] && prompt[i] == full[i]) i++;
-    for (size_t j = i; j > 0 && i - j < 48; j--) {
-        char c = full[j - 1];
-        if (c == '>' || c == ']' || c == '\n') break;
-        if (c == '<' || c == '[') { i = j - 1; break; }
-    }
-    return i;
-}
-
 /* bos/eos of a template, from the renderings file (the first line naming it). */
 static void special_tokens(const char *renderings, const char *name, char *bos, char *eos, size_t cap) {
     bos[0] = eos[0] = 0;
@@ -125,7 +112,7 @@ static char *assistant_part(const char *tmpl, const char *bos, const char *eos, 
         ts_error e;
         char *part = NULL;
         if (chat_render(tmpl, &cv, &day, NULL, &full, &e) == 0) {
-            const char *p = full + assistant_start(prompt, full);
+            const char *p = full + tool_format_assistant_start(prompt, full);
             if (strstr(p, call_names[0])) part = strdup(p);
         }
         free(full);
