@@ -31,13 +31,17 @@ typedef struct ts_load_options {
                                     of ts_simd_name's ("scalar": the reference kernels) */
     int cache_type_k, cache_type_v;   /* enum ts_kv_type: the KV cache types of this model's
                                     contexts unless ts_context_options says otherwise (0: f16) */
-    bool mmap;                   /* true: the matrices are read in place from the file's pages
-                                    (a faster load); false: copied once into 2 MB pages, which
-                                    decode reads faster (a mixture's experts stay in place) */
+    int weights;                 /* enum ts_weights: where the matrices are read from */
     /* NULL, or told how far the load is (bytes of matrices copied of total) as it goes */
     void (*on_progress)(void *user, size_t done, size_t total);
     void *progress_user;
 } ts_load_options;
+
+/* Where a model's matrices are read from. Decode reads 2 MB pages faster than 4 KB ones. AUTO (the
+ * default): in place from the file when the kernel maps its pages 2 MB at a time (its page cache in
+ * 2 MB folios), else copied once into 2 MB pages; IN_PLACE (--mmap): the file's pages as they are, the
+ * fastest load; COPY (--no-mmap): always copied. Without room for a copy they stay in place. */
+typedef enum ts_weights { TS_WEIGHTS_AUTO = 0, TS_WEIGHTS_IN_PLACE = 1, TS_WEIGHTS_COPY = 2 } ts_weights;
 
 /* KV cache element types (llama.cpp's --cache-type-k/-v). f16 is the default, as in llama.cpp,
  * and reads half the bytes of f32; q8_0 (32 values per f16 scale, head sizes that are multiples of

@@ -7,7 +7,9 @@
  * does a layer's matrices; BENCH_MATVEC_MMAP=FILE maps it from FILE (written first) as a model's
  * weights are; BENCH_MATVEC_FILE=MODEL reads the first MB of an existing file's own page-cache pages
  * instead (its bytes taken as rows of TYPE: only the speed means anything), to tell a slow model
- * file's pages from a slow kernel (BENCH_MATVEC_MMAP, when set, wins).
+ * file's pages from a slow kernel (BENCH_MATVEC_MMAP, when set, wins). BENCH_MATVEC_N=8 multiplies
+ * by 8 positions at once (a decode step of 8 sequences, a speculation's verification; default 1):
+ * the weight bytes per second then count each byte once per product.
  *
  *   bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]
  *   TYPE: Q8_0, Q4_K, Q6_K, Q5_K, IQ4_XS, ... (quantized from random floats), or a type the engine
@@ -99,11 +101,13 @@ int main(int argc, char **argv) {
         if (data) madvise(data, sz, MADV_HUGEPAGE);
     } else
         data = malloc(rb * (size_t)rows);
-    float *row = malloc((size_t)cols * sizeof(float)), *x = malloc((size_t)cols * sizeof(float));
-    float *y = malloc((size_t)rows * sizeof(float));
+    const int npos = getenv("BENCH_MATVEC_N") ? atoi(getenv("BENCH_MATVEC_N")) : 1;
+    if (npos < 1 || npos > 512) { fprintf(stderr, "error: BENCH_MATVEC_N must be 1..512\n"); return 1; }
+    float *row = malloc((size_t)cols * sizeof(float)), *x = malloc((size_t)cols * npos * sizeof(float));
+    float *y = malloc((size_t)rows * npos * sizeof(float));
     if (!data || !row || !x || !y) { fprintf(stderr, "error: out of memory\n"); return 1; }
     uint64_t g = 0x9e3779b97f4a7c15ULL;
-    for (int64_t c = 0; c < cols; c++) { g = g * 6364136223846793005ULL + 1; x[c] = (float)(g >> 40) / 16777216.0f - 0.5f; }
+    for (int64_t c = 0; c < cols * npos; c++) { g = g * 6364136223846793005ULL + 1; x[c] = (float)(g >> 40) / 16777216.0f - 0.5f; }
     const int qk = type_block_size(type);
     const size_t bb = type_block_bytes(type);
     for (int64_t r = 0; r < rows; r++) {
@@ -135,7 +139,7 @@ int main(int argc, char **argv) {
         data = m;
     }
     thread_pool *pool = thread_pool_new(threads);
-    size_t scratch = matmul_scratch_bytes(1, cols);
+    size_t scratch = matmul_scratch_bytes(npos, cols);
     matmul_ctx mc = { .pool = pool, .ks = matmul_kernels(level), .act = malloc(scratch), .act_bytes = scratch };
     const char *chunk_env = getenv("BENCH_MATVEC_CHUNK_MB");
     int64_t chunk_rows = chunk_env ? (int64_t)(atof(chunk_env) * 1048576 / rb) / 4 * 4 : rows;
@@ -145,13 +149,13 @@ int main(int argc, char **argv) {
     probe_arg pa = { (const uint64_t *)data, rb * (size_t)rows / 8, 0 };
     for (int p = 0; p < passes; p++) {   /* kernel and probe alternate, pass by pass */
         double t0 = seconds();
-        if (chunk_rows >= rows) matmul(&mc, &w, x, cols, 1, y, rows);
+        if (chunk_rows >= rows) matmul(&mc, &w, x, cols, npos, y, rows);
         else   /* one product per chunk, as a forward multiplies one layer's matrices in turn */
             for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
                 weight part = w;
                 part.rows = rows - r0 < chunk_rows ? rows - r0 : chunk_rows;
                 part.data = data + (size_t)r0 * rb;
-                matmul(&mc, &part, x, cols, 1, y + r0, part.rows);
+                matmul(&mc, &part, x, cols, npos, y + r0, rows);
             }
         gbs[p] = (double)rb * rows / (seconds() - t0) / 1e9;
         t0 = seconds();
@@ -160,8 +164,8 @@ int main(int argc, char **argv) {
     }
     qsort(gbs, passes, sizeof *gbs, cmp_double);
     qsort(probe, passes, sizeof *probe, cmp_double);
-    printf("%s %lld x %lld (%.0f MB), %d threads, %s: kernel best %.1f median %.1f GB/s | probe best %.1f median %.1f GB/s | kernel/probe %.0f%% (checksum %.3g %llu)\n",
-           type_name(type), (long long)rows, (long long)cols, (double)rb * rows / 1048576, threads, simd_name(level),
+    printf("%s %lld x %lld (%.0f MB) x %d position%s, %d threads, %s: kernel best %.1f median %.1f GB/s | probe best %.1f median %.1f GB/s | kernel/probe %.0f%% (checksum %.3g %llu)\n",
+           type_name(type), (long long)rows, (long long)cols, (double)rb * rows / 1048576, npos, npos == 1 ? "" : "s", threads, simd_name(level),
            gbs[passes - 1], gbs[passes / 2], probe[passes - 1], probe[passes / 2],
            100 * gbs[passes / 2] / probe[passes / 2], y[rows / 2], (unsigned long long)pa.sum);
     free(gbs); free(probe); free(mc.act); thread_pool_free(pool);

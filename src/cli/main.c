@@ -234,7 +234,7 @@ static int resolve_shard(cli_options *o, char **output) {
 /* How the model is loaded, from the options (every mode and the server). */
 static ts_load_options load_options_of(const cli_options *o) {
     return (ts_load_options){ .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant,
-                              .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v, .mmap = o->mmap };
+                              .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v, .weights = o->weights };
 }
 
 /* `run serve MODEL`: the options handed to the server, which loads the model itself (answering

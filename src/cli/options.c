@@ -47,8 +47,10 @@ void options_usage(FILE *f) {
         "  --tokens 1,2,3          feed these token ids instead of a text prompt\n"
         "  --dump-logits FILE      write float32 logits, one row of n_vocab per evaluated position\n"
         "  --simd SET              kernels: auto (default), %s\n"
-        "  --mmap                  read the matrices in place from the file (faster load, slower\n"
-        "                          decode); default (--no-mmap): copied once into 2 MB pages\n"
+        "  --mmap                  read the matrices in place from the file's pages (the fastest\n"
+        "                          load; decode is slower where the kernel maps them 4 KB at a time)\n"
+        "  --no-mmap               copy the matrices once into 2 MB pages. Default: in place when the\n"
+        "                          kernel maps the file 2 MB at a time (--info says), else copied\n"
         "  -ctk, --cache-type-k T  KV cache type of the keys: f16 (default), f32 or q8_0\n"
         "  -ctv, --cache-type-v T  KV cache type of the values: f16 (default), f32 or q8_0\n"
         "  -sys, --system TEXT     a system turn before the prompt (chat models)\n"
@@ -397,8 +399,8 @@ int options_parse(int argc, char **argv, cli_options *o) {
         else if (is(name, "--tokens", NULL, NULL)) { VALUE(); o->tokens_csv = val; }
         else if (is(name, "--dump-logits", NULL, NULL)) { VALUE(); o->dump_logits = val; }
         else if (is(name, "--simd", NULL, NULL)) { VALUE(); o->simd = val; }
-        else if (is(name, "--mmap", NULL, NULL)) { FLAG(); o->mmap = true; }
-        else if (is(name, "--no-mmap", NULL, NULL)) { FLAG(); o->mmap = false; }
+        else if (is(name, "--mmap", NULL, NULL)) { FLAG(); o->weights = TS_WEIGHTS_IN_PLACE; }
+        else if (is(name, "--no-mmap", NULL, NULL)) { FLAG(); o->weights = TS_WEIGHTS_COPY; }
         else if (is(name, "-ctk", "--cache-type-k", NULL) || is(name, "-ctv", "--cache-type-v", NULL)) {
             VALUE();
             int t = ts_kv_type_from_name(val);

@@ -18,7 +18,7 @@ typedef struct cli_options {
     int n_threads;               /* -t */
     int n_ctx;                   /* -c; 0 = the model's, capped by memory */
     const char *simd;            /* --simd */
-    bool mmap;                   /* --mmap: matrices read in place from the file */
+    int weights;                 /* enum ts_weights: --mmap, --no-mmap, or neither (auto) */
     const char *tokenizer;       /* --tokenizer FILE */
     const char *system;          /* --system TEXT */
     bool raw;                    /* --raw: no chat template */

@@ -92,7 +92,8 @@ int template_render(const cli_options *o, const template_setup *c) {
     if (file_read(o->render, &conv, &len, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
     if (o->model_path) {
         ts_load_options lo = { .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant,
-                           .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v };
+                           .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v,
+                           .weights = TS_WEIGHTS_IN_PLACE };   /* only its templates and vocabulary are read */
         if (ts_model_load(o->model_path, &lo, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); free(conv); return 1; }
     }
     if (ts_chat_render_json(m, conv, len, &c->opt, &out, &err) != 0) {

@@ -24,7 +24,14 @@ int file_map(const char *path, size_t min_size, const char *what, void **map, si
     else {
         void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (m == MAP_FAILED) ts_fail(err, "%s: cannot mmap %lld bytes: %s", path, (long long)st.st_size, strerror(errno));
-        else { *map = m; *size = (size_t)st.st_size; rc = 0; }
+        else {
+            /* pages not cached yet are read in 2 MB folios, which the kernel then maps 2 MB at a
+             * time: decode reads them as fast as a copy in 2 MB pages (load/resident.c) */
+            madvise(m, (size_t)st.st_size, MADV_HUGEPAGE);
+            *map = m;
+            *size = (size_t)st.st_size;
+            rc = 0;
+        }
     }
     close(fd);   /* a mapping outlives its descriptor */
     return rc;

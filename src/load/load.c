@@ -157,8 +157,7 @@ int ts_model_load(const char *path, const ts_load_options *opt, ts_model **out, 
     if (rc == 0 && opt && opt->tokenizer_path) rc = replace_tokenizer(m, opt->tokenizer_path, err);
     if (rc != 0) { ts_model_free(m); return -1; }
     if (m->g.n_layers > 0) {
-        if (opt && opt->mmap) model_note(m, "matrices: read in place from the file (--mmap)");
-        else resident_copy_matrices(m, opt);
+        resident_place_matrices(m, opt);
     }
     *out = m;
     return 0;

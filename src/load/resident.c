@@ -58,25 +58,63 @@ static bool read_elsewhere(const model_geometry *g, const resident_list *l, cons
     return false;
 }
 
-/* Bytes of [p, p + n) the kernel backs with 2 MB pages: the AnonHugePages of the mappings inside
- * it or overlapping it, from /proc/self/smaps (-1 when that cannot be read). */
-long long resident_huge_bytes(const void *p, size_t n) {
+/* One mapping of this process as /proc/self/smaps describes it. */
+typedef struct mapping { uintptr_t lo, hi; bool file; long long rss, huge; } mapping;
+
+/* This process's mappings (*out, malloc'd; their count returned), or -1 when smaps cannot be read.
+ * huge counts the bytes mapped 2 MB at a time: AnonHugePages for anonymous memory, FilePmdMapped
+ * for a file's pages (the kernel maps a file's cached 2 MB folios so). */
+static int read_mappings(mapping **out) {
+    *out = NULL;
     FILE *f = fopen("/proc/self/smaps", "r");
     if (!f) return -1;
-    const uintptr_t lo = (uintptr_t)p, hi = lo + n;
+    mapping *v = NULL;
+    int n = 0, cap = 0;
     char line[512];
-    bool in = false;
-    long long huge = 0;
     while (fgets(line, sizeof line, f)) {
         uintptr_t a, b;
-        unsigned long long kb;
-        if (sscanf(line, "%" SCNxPTR "-%" SCNxPTR " ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' '))
-            in = a < hi && b > lo;   /* a mapping that overlaps the range (mine hold only the copy) */
-        else if (in && sscanf(line, "AnonHugePages: %llu kB", &kb) == 1)
-            huge += (long long)kb * 1024;
+        unsigned long long kb, inode;
+        char perms[8];
+        unsigned dev_hi, dev_lo, offset_ignored;
+        if (strchr(line, '-') < strchr(line, ' ') &&
+            sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %x %x:%x %llu", &a, &b, perms, &offset_ignored, &dev_hi,
+                   &dev_lo, &inode) == 7) {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 64;
+                mapping *grown = realloc(v, (size_t)cap * sizeof *grown);
+                if (!grown) { free(v); fclose(f); return -1; }
+                v = grown;
+            }
+            v[n++] = (mapping){ .lo = a, .hi = b, .file = inode != 0 };
+        } else if (n > 0 && sscanf(line, "Rss: %llu kB", &kb) == 1) {
+            v[n - 1].rss += (long long)kb * 1024;
+        } else if (n > 0 && (sscanf(line, "AnonHugePages: %llu kB", &kb) == 1 ||
+                             sscanf(line, "FilePmdMapped: %llu kB", &kb) == 1)) {
+            v[n - 1].huge += (long long)kb * 1024;
+        }
     }
     fclose(f);
+    *out = v;
+    return n;
+}
+
+long long resident_huge_bytes(const void *p, size_t n) {
+    mapping *v;
+    const int nv = read_mappings(&v);
+    if (nv < 0) return -1;
+    const uintptr_t lo = (uintptr_t)p, hi = lo + n;
+    long long huge = 0;
+    for (int i = 0; i < nv; i++)
+        if (v[i].lo < hi && v[i].hi > lo) huge += v[i].huge;
+    free(v);
     return huge;
+}
+
+/* The mapping holding p, or NULL. */
+static const mapping *mapping_of(const mapping *v, int nv, const void *p) {
+    for (int i = 0; i < nv; i++)
+        if ((uintptr_t)p >= v[i].lo && (uintptr_t)p < v[i].hi) return &v[i];
+    return NULL;
 }
 
 void resident_free(ts_model *m) {
@@ -114,11 +152,158 @@ static size_t experts_bytes(const model_geometry *g) {
     return n;
 }
 
-void resident_copy_matrices(ts_model *m, const ts_load_options *opt) {
+/* Copies the listed matrices (one copy per distinct source) into one anonymous mapping in 2 MB
+ * pages and points the table at it; total is their bytes, rounded as the copy lays them out. what
+ * names them in the note, why ends it. */
+static void copy_matrices(ts_model *m, const ts_load_options *opt, resident_list *l, size_t total, const char *what,
+                          const char *why) {
+    model_geometry *g = &m->g;
+    const size_t size = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE;
+    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (map == MAP_FAILED) { model_note(m, "%s: read in place (no room for a copy)", what); return; }
+    uint8_t *base = (uint8_t *)(((uintptr_t)map + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
+    madvise(base, size - (size_t)(base - (uint8_t *)map), MADV_HUGEPAGE);
+
+    size_t off = 0, copied = 0;
+    for (int i = 0; i < l->n; i++) {
+        const uint8_t *src = l->w[i]->data;
+        if (src >= base && src < base + total) continue;   /* shares bytes copied already */
+        uint8_t *dst = base + off;
+        const size_t n = bytes_of(l->w[i]);
+        for (size_t s = 0; s < n; s += SLICE) {
+            const size_t len = n - s < SLICE ? n - s : SLICE;
+            /* the source's pages faulted in by one call, not one 4 KB page at a time (file pages) */
+            const uintptr_t page = (uintptr_t)(src + s) & ~(uintptr_t)4095;
+            madvise((void *)page, (size_t)((uintptr_t)(src + s) + len - page), MADV_POPULATE_READ);
+            memcpy(dst + s, src + s, len);
+            release_source(m, src + s, len);
+            copied += len;
+            if (opt && opt->on_progress) opt->on_progress(opt->progress_user, copied, total);
+        }
+        off += (n + 63) / 64 * 64;
+        for (int j = i; j < l->n; j++)
+            if (l->w[j]->data == src) l->w[j]->data = dst;
+        if (g->tok_embd.data == src) g->tok_embd.data = dst;   /* a tied head: the embedding reads the copy */
+        /* the loader's own copy (un-permuted rows, --quant), unless a weight not copied reads it */
+        const size_t owned = model_arena_size(&m->arena, src);
+        if (owned && !read_elsewhere(g, l, src, owned)) model_arena_release(&m->arena, src);
+    }
+    m->resident = map;
+    m->resident_bytes = size;
+    /* On a fragmented machine the copy's page faults may have found no free 2 MB pages (the kernel
+     * then maps 4 KB ones and decode loses what the copy is for): ask for them once more,
+     * synchronously (MADV_COLLAPSE, Linux 6.1; an error leaves the pages as they are). */
+    const size_t span = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
+    long long huge = resident_huge_bytes(base, span);
+    if (huge >= 0 && (size_t)huge < span / 10 * 9) {
+        madvise(base, span, MADV_COLLAPSE);
+        huge = resident_huge_bytes(base, span);
+    }
+    if (huge > (long long)total) huge = (long long)total;   /* the last page holds the end of the copy */
+    if (huge >= 0)
+        model_note(m, "%s: %.1f MB copied, %.1f MB of it in 2 MB pages%s", what, (double)total / 1048576.0,
+                   (double)huge / 1048576.0, why);
+    else
+        model_note(m, "%s: %.1f MB copied into 2 MB pages%s", what, (double)total / 1048576.0, why);
+}
+
+/* Bytes the listed matrices take, one copy per distinct source, laid out 64-byte aligned. */
+static size_t distinct_bytes(const resident_list *l) {
+    size_t total = 0;
+    for (int i = 0; i < l->n; i++) {
+        bool seen = false;
+        for (int j = 0; j < i && !seen; j++) seen = l->w[j]->data == l->w[i]->data;
+        if (!seen) total += (bytes_of(l->w[i]) + 63) / 64 * 64;
+    }
+    return total;
+}
+
+/* Faults in the pages of the listed matrices, one call per matrix, telling on_progress (if any)
+ * the bytes done of total. */
+static void populate(const resident_list *l, size_t total, const ts_load_options *opt) {
+    size_t done = 0;
+    for (int i = 0; i < l->n; i++) {
+        const uint8_t *src = l->w[i]->data;
+        const size_t n = bytes_of(l->w[i]);
+        const uintptr_t page = (uintptr_t)src & ~(uintptr_t)4095;
+        madvise((void *)page, (size_t)((uintptr_t)src + n - page), MADV_POPULATE_READ);
+        done = done + n < total ? done + n : total;
+        if (opt && opt->on_progress) opt->on_progress(opt->progress_user, done, total);
+    }
+}
+
+/* Faults in one 2 MB-aligned 2 MB window in each of up to 16 matrices spread over those of the
+ * list in file mappings (the whole matrix when it holds no such window); returns the bytes. A
+ * cheap look at how the kernel maps the file before faulting in all of it, which in 4 KB pages
+ * costs 0.1 s per 500 MB here. */
+static size_t populate_sample(const resident_list *l) {
+    mapping *v;
+    const int nv = read_mappings(&v);
+    if (nv < 0) return 0;
+    int in_files = 0;
+    for (int i = 0; i < l->n; i++) {
+        const mapping *x = mapping_of(v, nv, l->w[i]->data);
+        in_files += x && x->file;
+    }
+    size_t bytes = 0;
+    const int step = in_files > 16 ? in_files / 16 : 1;
+    for (int i = 0, k = 0; i < l->n; i++) {
+        const mapping *x = mapping_of(v, nv, l->w[i]->data);
+        if (!x || !x->file || k++ % step) continue;
+        const uintptr_t lo = (uintptr_t)l->w[i]->data, hi = lo + bytes_of(l->w[i]);
+        uintptr_t a = (lo + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE, b = a + HUGE_PAGE;
+        if (b > hi) { a = lo & ~(uintptr_t)4095; b = hi; }
+        madvise((void *)a, (size_t)(b - a), MADV_POPULATE_READ);
+        bytes += (size_t)(b - a);
+    }
+    free(v);
+    return bytes;
+}
+
+/* The kernel's pages under the listed matrices that live in file mappings: *file_bytes resident,
+ * *huge_bytes of them mapped 2 MB at a time (each mapping counted once). false when smaps cannot
+ * be read. */
+static bool file_pages(const resident_list *l, long long *file_bytes, long long *huge_bytes) {
+    mapping *v;
+    const int nv = read_mappings(&v);
+    if (nv < 0) return false;
+    *file_bytes = *huge_bytes = 0;
+    bool *counted = calloc((size_t)nv + 1, 1);
+    for (int i = 0; i < l->n && counted; i++) {
+        const mapping *x = mapping_of(v, nv, l->w[i]->data);
+        if (!x || !x->file || counted[x - v]) continue;
+        counted[x - v] = true;
+        *file_bytes += x->rss;
+        *huge_bytes += x->huge;
+    }
+    const bool ok = counted != NULL;
+    free(counted);
+    free(v);
+    return ok;
+}
+
+/* Keeps in l only the matrices outside file mappings (the loader's own buffers: un-permuted rows,
+ * converted types). */
+static void keep_not_in_files(resident_list *l) {
+    mapping *v;
+    const int nv = read_mappings(&v);
+    int kept = 0;
+    for (int i = 0; i < l->n; i++) {
+        const mapping *x = nv > 0 ? mapping_of(v, nv, l->w[i]->data) : NULL;
+        if (!x || !x->file) l->w[kept++] = l->w[i];
+    }
+    l->n = kept;
+    free(v);
+}
+
+
+void resident_place_matrices(ts_model *m, const ts_load_options *opt) {
+    const int placement = opt ? opt->weights : TS_WEIGHTS_AUTO;
+    if (placement == TS_WEIGHTS_IN_PLACE) { model_note(m, "matrices: read in place from the file (--mmap)"); return; }
     model_geometry *g = &m->g;
     resident_list l = { .n = 0 };
     /* The experts too, though a token reads few of them: from the file's 4 KB pages a Qwen3.5-MoE
-     * shape decoded at 21-24 tok/s, from the copy at 36 (tools/speed-log.md). Unless the copy would
+     * shape decoded at 21-24 tok/s, from 2 MB pages at 36 (tools/speed-log.md). Unless a copy would
      * not fit in the memory the kernel has to give (the file's cached pages count, they are
      * released as the copy goes): then they stay in the file, read as the router picks them. */
     const size_t experts = experts_bytes(g), room = memory_available();
@@ -141,65 +326,40 @@ void resident_copy_matrices(ts_model *m, const ts_load_options *opt) {
     add(&l, &g->ple_model_proj);
     if (l.full || l.n == 0) { free(l.w); model_note(m, "matrices: read in place from the file"); return; }
 
-    /* one copy per distinct source (a tied head shares the embedding's bytes) */
-    size_t total = 0;
-    for (int i = 0; i < l.n; i++) {
-        bool seen = false;
-        for (int j = 0; j < i && !seen; j++) seen = l.w[j]->data == l.w[i]->data;
-        if (!seen) total += (bytes_of(l.w[i]) + 63) / 64 * 64;
-    }
+    size_t total = distinct_bytes(&l);
     if (total + (size_t)64 * 1048576 > room / 4 * 3) {   /* the rest does not fit either: all in place */
         free(l.w);
         model_note(m, "matrices: read in place from the file (%.1f MB, more than the memory available for a copy allows)",
                    (double)total / 1048576.0);
         return;
     }
-    const size_t size = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE + HUGE_PAGE;
-    void *map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (map == MAP_FAILED) { free(l.w); model_note(m, "matrices: read in place from the file (no room for a copy)"); return; }
-    uint8_t *base = (uint8_t *)(((uintptr_t)map + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
-    madvise(base, size - (size_t)(base - (uint8_t *)map), MADV_HUGEPAGE);
-
-    size_t off = 0, copied = 0;
-    for (int i = 0; i < l.n; i++) {
-        const uint8_t *src = l.w[i]->data;
-        if (src >= base && src < base + total) continue;   /* shares bytes copied already */
-        uint8_t *dst = base + off;
-        const size_t n = bytes_of(l.w[i]);
-        for (size_t s = 0; s < n; s += SLICE) {
-            const size_t len = n - s < SLICE ? n - s : SLICE;
-            /* the source's pages faulted in by one call, not one 4 KB page at a time (file pages) */
-            const uintptr_t page = (uintptr_t)(src + s) & ~(uintptr_t)4095;
-            madvise((void *)page, (size_t)((uintptr_t)(src + s) + len - page), MADV_POPULATE_READ);
-            memcpy(dst + s, src + s, len);
-            release_source(m, src + s, len);
-            copied += len;
-            if (opt && opt->on_progress) opt->on_progress(opt->progress_user, copied, total);
+    long long file_bytes = 0, huge_bytes = 0;
+    if (placement == TS_WEIGHTS_AUTO) {
+        /* A copy exists for its 2 MB pages. Where the kernel already maps the file's cached pages
+         * 2 MB at a time (a page cache in 2 MB folios: Linux 6.x on ext4, xfs, tmpfs; a file
+         * written 4 KB at a time stays in small ones), reading in place is as fast and the first
+         * token does not wait for a copy. Faulting a sample in tells, then all of them (which the
+         * first evaluation needs anyway) tells for sure. */
+        const size_t sample = populate_sample(&l);
+        bool all = false;
+        if (file_pages(&l, &file_bytes, &huge_bytes) && huge_bytes >= (long long)(sample / 2)) {
+            populate(&l, total, opt);
+            all = file_pages(&l, &file_bytes, &huge_bytes);
         }
-        off += (n + 63) / 64 * 64;
-        for (int j = i; j < l.n; j++)
-            if (l.w[j]->data == src) l.w[j]->data = dst;
-        if (g->tok_embd.data == src) g->tok_embd.data = dst;   /* a tied head: the embedding reads the copy */
-        /* the loader's own copy (un-permuted rows, --quant), unless a weight not copied reads it */
-        const size_t owned = model_arena_size(&m->arena, src);
-        if (owned && !read_elsewhere(g, &l, src, owned)) model_arena_release(&m->arena, src);
+        if (all && file_bytes >= (long long)HUGE_PAGE && huge_bytes >= file_bytes / 4 * 3) {
+            model_note(m, "matrices: read in place from the file, whose pages the kernel maps 2 MB at a time "
+                          "(%.1f of %.1f MB; --no-mmap copies them)",
+                       (double)huge_bytes / 1048576.0, (double)file_bytes / 1048576.0);
+            keep_not_in_files(&l);   /* the loader's own buffers still go to 2 MB pages */
+            if (l.n > 0) copy_matrices(m, NULL, &l, distinct_bytes(&l), "the loader's own matrices", "");
+            free(l.w);
+            return;
+        }
     }
+    char why[160] = " (--no-mmap)";
+    if (placement == TS_WEIGHTS_AUTO)
+        snprintf(why, sizeof why, " (the kernel maps %.1f of the %.1f MB of the file looked at 2 MB at a time; --mmap reads them in place)",
+                 (double)huge_bytes / 1048576.0, (double)file_bytes / 1048576.0);
+    copy_matrices(m, opt, &l, total, "matrices", why);
     free(l.w);
-    m->resident = map;
-    m->resident_bytes = size;
-    /* On a fragmented machine the copy's page faults may have found no free 2 MB pages (the kernel
-     * then maps 4 KB ones and decode loses what the copy is for): ask for them once more,
-     * synchronously (MADV_COLLAPSE, Linux 6.1; an error leaves the pages as they are). */
-    const size_t span = (total + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE;
-    long long huge = resident_huge_bytes(base, span);
-    if (huge >= 0 && (size_t)huge < span / 10 * 9) {
-        madvise(base, span, MADV_COLLAPSE);
-        huge = resident_huge_bytes(base, span);
-    }
-    if (huge > (long long)total) huge = (long long)total;   /* the last page holds the end of the copy */
-    if (huge >= 0)
-        model_note(m, "matrices: %.1f MB copied, %.1f MB of it in 2 MB pages (--mmap: read in place from the file)",
-                   (double)total / 1048576.0, (double)huge / 1048576.0);
-    else
-        model_note(m, "matrices: %.1f MB copied into 2 MB pages (--mmap: read in place from the file)", (double)total / 1048576.0);
 }

@@ -47,7 +47,7 @@ check "--info: the un-permutation decision" grep -q "attn_q/attn_k: un-permuted 
 "$RUN_OPT" "$FIX/qwen3-tiny/model-q8_0.gguf" --info >"$TMP/info2.txt" 2>&1
 check "--info: qwen3 is not un-permuted" grep -q "used as stored (qwen3 GGUF is not permuted)" "$TMP/info2.txt"
 
-# The matrices copied into 2 MB pages (the default) or read in place (--mmap): the same logits, bit
+# The matrices copied into 2 MB pages (--no-mmap) or read in place (--mmap): the same logits, bit
 # for bit, for each way a matrix reaches the copy (file pages; the loader's un-permuted Q/K rows; a
 # tied head shared with the embedding; --quant's re-encoded matrices, also split from a fused QKV;
 # q4nx tiles repacked at load; routers beside experts that stay in place; per-layer embedding
@@ -58,12 +58,12 @@ for case in "llama-tiny/model-q4_k_m.gguf" "llama-tiny-tied-odd/model-f32.gguf" 
             "gemma4-ple-tiny/model-f32.gguf" "qwen3-tiny/hf"; do
     set -- $case
     model=$1; shift
-    "$RUN_SAN" "$FIX/$model" "$@" --tokens "$ids" -n 3 --dump-logits "$TMP/copy.f32" --quiet >/dev/null 2>"$TMP/copy.err"
+    "$RUN_SAN" "$FIX/$model" "$@" --no-mmap --tokens "$ids" -n 3 --dump-logits "$TMP/copy.f32" --quiet >/dev/null 2>"$TMP/copy.err"
     "$RUN_OPT" "$FIX/$model" "$@" --mmap --tokens "$ids" -n 3 --dump-logits "$TMP/inplace.f32" --quiet >/dev/null 2>&1
     check "$case: logits with the matrices copied == read in place (--mmap), bit for bit" \
         bash -c "test -s '$TMP/copy.f32' && test ! -s '$TMP/copy.err' && cmp -s '$TMP/copy.f32' '$TMP/inplace.f32'"
 done
-"$RUN_OPT" "$FIX/llama-tiny/model-q4_k_m.gguf" --info >"$TMP/info3.txt" 2>&1
+"$RUN_OPT" "$FIX/llama-tiny/model-q4_k_m.gguf" --no-mmap --info >"$TMP/info3.txt" 2>&1
 "$RUN_OPT" "$FIX/llama-tiny/model-q4_k_m.gguf" --mmap --info >"$TMP/info4.txt" 2>&1
 check "--info: the matrices' copy and how much of it the kernel put in 2 MB pages (at most the copy)" \
     awk '/matrices: [0-9.]+ MB copied, [0-9.]+ MB of it in 2 MB pages/ { for (i = 1; i < NF; i++) if ($i == "MB") v[++n] = $(i - 1) }

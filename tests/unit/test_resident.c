@@ -3,10 +3,17 @@
  * same mapping after a collapse counts its 2 MB pages, a range counts only mappings that overlap
  * it, and the count never exceeds what is mapped. Where the kernel has no transparent huge pages
  * or no MADV_COLLAPSE (before Linux 6.1), the collapse checks are skipped with a note. And the load's
- * progress: the copy reports its bytes as it goes, rising to the total. */
+ * progress: the copy reports its bytes as it goes, rising to the total.
+ * The default placement: a file the kernel maps 2 MB at a time (read back into 2 MB folios after its
+ * pages were dropped; told by this test's own look at smaps) is read in place, a file just written
+ * (in small folios) is copied, and the logits of both equal --no-mmap's bit for bit. */
 #include "check.h"
+#include "gguf_copy.h"
 #include "load/resident.h"
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,11 +23,19 @@
 #endif
 #define HUGE ((size_t)2 << 20)
 
-typedef struct heard { int calls; size_t last, total; bool rising; } heard;
+/* What on_progress heard: calls, passes (a pass starts again from below where the last one ended,
+ * which must have reached its total), each rising to its total. */
+typedef struct heard { int calls, passes; size_t last, total; bool rising; } heard;
 
 static void on_progress(void *user, size_t done, size_t total) {
     heard *h = user;
-    h->rising &= done > h->last && (h->calls == 0 || total == h->total);
+    if (h->calls == 0 || done <= h->last) {
+        h->rising &= h->calls == 0 || h->last == h->total;   /* the pass before ended at its total */
+        h->passes++;
+    } else {
+        h->rising &= total == h->total;
+    }
+    h->rising &= done > 0 && done <= total;
     h->calls++;
     h->last = done;
     h->total = total;
@@ -30,22 +45,145 @@ static void test_load_progress(void) {
     char path[600];
     snprintf(path, sizeof path, "%s/qa-llama/qa-llama-q8_0.gguf", fixtures_dir());
     heard h = { .rising = true };
-    ts_load_options lo = { .on_progress = on_progress, .progress_user = &h };
+    ts_load_options lo = { .on_progress = on_progress, .progress_user = &h, .weights = TS_WEIGHTS_COPY };
     ts_model *m;
     ts_error err;
     if (ts_model_load(path, &lo, &m, &err)) { CHECK(0, "qa-llama: %s", err.msg); return; }
-    CHECK(h.calls > 0 && h.rising && h.last == h.total && h.total > 1000000,
-          "the load reports the copy's progress: %d calls rising to %zu of %zu bytes", h.calls, h.last, h.total);
+    CHECK(h.calls > 0 && h.passes == 1 && h.rising && h.last == h.total && h.total > 1000000,
+          "--no-mmap: the load reports the copy's progress: %d calls in %d pass rising to %zu of %zu bytes",
+          h.calls, h.passes, h.last, h.total);
     ts_model_free(m);
-    lo.mmap = true;   /* nothing copied: nothing to report */
+    lo.weights = TS_WEIGHTS_AUTO;   /* the pages faulted in, then (if copied) the copy: each pass to its total */
+    h = (heard){ .rising = true };
+    if (ts_model_load(path, &lo, &m, &err)) { CHECK(0, "qa-llama: %s", err.msg); return; }
+    CHECK(h.calls > 0 && (h.passes == 1 || h.passes == 2) && h.rising && h.last == h.total,
+          "default: %d calls in %d passes, each rising to its total (last %zu of %zu)", h.calls, h.passes, h.last, h.total);
+    ts_model_free(m);
+    lo.weights = TS_WEIGHTS_IN_PLACE;   /* nothing copied: nothing to report */
     h = (heard){ .rising = true };
     if (ts_model_load(path, &lo, &m, &err)) { CHECK(0, "qa-llama --mmap: %s", err.msg); return; }
     CHECK(h.calls == 0, "--mmap: no copy, no progress calls (%d)", h.calls);
     ts_model_free(m);
 }
 
+/* This test's own look at how the kernel maps a file: the file mapped plainly (no advice), every
+ * page read, and the FilePmdMapped share of its Rss in /proc/self/smaps; -1 when unknown. */
+static double file_pmd_share(const char *path) {
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    const off_t n = lseek(fd, 0, SEEK_END);
+    const volatile uint8_t *p = mmap(NULL, (size_t)n, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) return -1;
+    for (off_t i = 0; i < n; i += 4096) (void)p[i];
+    FILE *f = fopen("/proc/self/smaps", "r");
+    char line[512];
+    long long rss = 0, pmd = 0, kb;
+    bool in = false;
+    while (f && fgets(line, sizeof line, f)) {
+        unsigned long a, b;
+        if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) in = a == (uintptr_t)p;
+        else if (in && sscanf(line, "Rss: %lld kB", &kb) == 1) rss = kb;
+        else if (in && sscanf(line, "FilePmdMapped: %lld kB", &kb) == 1) pmd = kb;
+    }
+    if (f) fclose(f);
+    munmap((void *)p, (size_t)n);
+    return rss > 0 ? (double)pmd / (double)rss : -1;
+}
+
+/* The fixture rewritten with its tensors 1 MB apart (general.alignment), so that whole 2 MB windows
+ * of the file hold matrices and the head and tail weigh little; NULL-free on success. */
+static int write_spread_copy(const char *src, const char *dst) {
+    ts_error err = {{0}};
+    gguf_file *g = NULL;
+    if (gguf_open(src, &g, &err) != 0) { CHECK(0, "open %s: %s", src, err.msg); return -1; }
+    gguf_writer *w = gguf_writer_new();
+    copy_metadata_except(g, w, (const char *const[]){ "general.alignment", NULL });
+    gguf_writer_set_alignment(w, 1u << 20);
+    const tensor_dir *d = gguf_tensors(g);
+    for (int i = 0; i < d->n; i++)
+        gguf_writer_add_tensor(w, d->t[i].name, d->t[i].type, d->t[i].n_dims, d->t[i].ne, d->t[i].data, d->t[i].nbytes);
+    int rc = gguf_writer_write(w, dst, &err);
+    if (rc) CHECK(0, "write %s: %s", dst, err.msg);
+    gguf_writer_free(w);
+    gguf_close(g);
+    return rc;
+}
+
+/* The logits of 4 tokens and the model's layout notes, loaded with the given placement. */
+static int logits_of(const char *path, int weights, float *out, char *notes, size_t notes_size) {
+    ts_load_options lo = { .weights = weights };
+    ts_model *m;
+    ts_context *c;
+    ts_error err;
+    if (ts_model_load(path, &lo, &m, &err)) { CHECK(0, "%s: %s", path, err.msg); return -1; }
+    notes[0] = 0;
+    for (int i = 0; i < m->n_notes; i++) {
+        strncat(notes, m->notes[i], notes_size - strlen(notes) - 2);
+        strcat(notes, "; ");
+    }
+    int rc = ts_context_new(m, 64, 2, &c, &err);
+    if (rc == 0) {
+        const int32_t tokens[4] = { 1, 5, 9, 13 };
+        rc = ts_eval(c, tokens, 4, out, false, &err);
+        ts_context_free(c);
+    }
+    if (rc) CHECK(0, "%s: %s", path, err.msg);
+    ts_model_free(m);
+    return rc;
+}
+
+static void test_default_placement(void) {
+    char src[600], dir[] = "/tmp/ts_resident_XXXXXX", path[64];
+    snprintf(src, sizeof src, "%s/qa-llama/qa-llama-q8_0.gguf", fixtures_dir());
+    if (!mkdtemp(dir)) { CHECK(0, "mkdtemp: %s", strerror(errno)); return; }
+    snprintf(path, sizeof path, "%s/spread.gguf", dir);
+    if (write_spread_copy(src, path) == 0) {
+        ts_model *m;
+        ts_error err;
+        if (ts_model_load(path, NULL, &m, &err)) { CHECK(0, "%s: %s", path, err.msg); goto out; }
+        const int n_vocab = ts_model_n_vocab(m);
+        ts_model_free(m);
+        float *want = malloc((size_t)n_vocab * sizeof *want), *got = malloc((size_t)n_vocab * sizeof *got);
+        char notes[4096];
+        logits_of(path, TS_WEIGHTS_COPY, want, notes, sizeof notes);
+        CHECK(strstr(notes, "matrices: ") && strstr(notes, " MB copied") && strstr(notes, "(--no-mmap)"),
+              "--no-mmap copies: %s", notes);
+
+        /* just written: the share the kernel maps 2 MB at a time decides */
+        double share = file_pmd_share(path);
+        logits_of(path, TS_WEIGHTS_AUTO, got, notes, sizeof notes);
+        const bool in_place = strstr(notes, "matrices: read in place from the file, whose pages the kernel maps 2 MB") != NULL;
+        CHECK(share >= 0 && (in_place || strstr(notes, " MB copied")) && (share < 0.5 ? !in_place : share >= 0.9 ? in_place : true),
+              "just written (%.0f%% of its pages mapped 2 MB at a time): %s", 100 * share, notes);
+        CHECK(!memcmp(want, got, (size_t)n_vocab * sizeof *got), "just written: the logits equal --no-mmap's bit for bit");
+
+        /* its pages dropped, then read back through a mapping that asks for 2 MB pages */
+        int fd = open(path, O_RDONLY);
+        if (fd >= 0) { fdatasync(fd); posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); close(fd); }
+        logits_of(path, TS_WEIGHTS_AUTO, got, notes, sizeof notes);
+        share = file_pmd_share(path);
+        if (share < 0.9) {
+            printf("# this kernel keeps the file in small folios (%.0f%% mapped 2 MB at a time): in-place checks skipped\n",
+                   100 * share);
+        } else {
+            CHECK(strstr(notes, "matrices: read in place from the file, whose pages the kernel maps 2 MB") != NULL,
+                  "read back in 2 MB folios (%.0f%%): read in place: %s", 100 * share, notes);
+            CHECK(strstr(notes, "the loader's own matrices: ") != NULL,
+                  "the un-permuted attn_q/attn_k (the loader's own) still copied into 2 MB pages");
+            CHECK(!memcmp(want, got, (size_t)n_vocab * sizeof *got), "in place: the logits equal --no-mmap's bit for bit");
+        }
+        free(want);
+        free(got);
+    }
+out:
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void) {
     test_load_progress();
+    test_default_placement();
     const size_t n = 8 * HUGE;
     uint8_t *map = mmap(NULL, n + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     CHECK(map != MAP_FAILED, "an anonymous mapping of 18 MB");
