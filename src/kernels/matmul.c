@@ -77,6 +77,36 @@ static bool product_rows_unpacked(const matmul_job *j, int wi, long lo, long hi)
     return true;
 }
 
+/* Whether a batch of n positions on a type's rows goes through its rows in lanes (below). */
+static bool lanes_batch(const type_kernels *tk, int n) {
+    return tk && tk->lanes_tile && n >= tk->lanes_min_cols;
+}
+
+/* Rows [lo, hi) of a batch through the type's rows in lanes (type_kernels.lanes_tile), 16 at a
+ * time: each 16 rearranged once, then multiplied with every position, 4 at a time. Returns the
+ * first row it did not do (lo when it found no memory; the leftover rows of a chunk that is not a
+ * multiple of 16 go the usual way). */
+static long product_rows_lanes(const matmul_job *j, int wi, long lo, long hi) {
+    const weight *w = j->w[wi];
+    const type_kernels *tk = j->ks->types[w->type];
+    const int64_t k = w->cols;
+    uint8_t *u = aligned_alloc(64, (size_t)(k / QK_K) * tk->lanes_sb_bytes);
+    if (!u) return lo;
+    const matmul_input *in = j->in[wi];
+    const uint8_t *act = in->act[tk->act_type];
+    const size_t as = in->act_stride[tk->act_type];
+    const long ys = j->y_stride[wi];
+    float *y = j->y[wi];
+    long r = lo;
+    for (; r + 16 <= hi; r += 16) {
+        tk->lanes_unpack(w->data + (size_t)r * w->row_bytes, w->row_bytes, k, u);
+        for (int t = 0; t < j->n; t += 4)
+            tk->lanes_tile(u, act + (size_t)t * as, as, k, j->n - t < 4 ? j->n - t : 4, y + (long)t * ys + r, ys);
+    }
+    free(u);
+    return r;
+}
+
 /* Rows [lo, hi) of one weight (one chunk of matmul_chunk) against all n positions. */
 static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
@@ -94,6 +124,7 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
         return;
     }
     if (unpacked_batch(j->ks, tk, n) && product_rows_unpacked(j, wi, lo, hi)) return;
+    if (lanes_batch(tk, n) && (lo = product_rows_lanes(j, wi, lo, hi)) == hi) return;
     const uint8_t *act = in->act[tk->act_type];
     const size_t as = in->act_stride[tk->act_type], wsz = w->row_bytes;
     const int64_t k = w->cols;
@@ -155,6 +186,10 @@ static long chunk_rows_of(const kernel_set *ks, const weight *w, int n) {
         /* a cache block of the unpacked rows */
         long block = (long)(TILE_BLOCK_BYTES / ((size_t)(w->cols / QK_K) * sizeof(block_unpacked))) / 4 * 4;
         return block < 4 ? 4 : block;
+    }
+    if (lanes_batch(tk, n)) {   /* whole groups of 16 rows */
+        long block = (long)(TILE_BLOCK_BYTES / w->row_bytes) / 16 * 16;
+        return block < 16 ? 16 : block;
     }
     if (tk && tk->tile && n >= tk->tile_cols) {
         long block = (long)(TILE_BLOCK_BYTES / w->row_bytes) / tk->tile_rows * tk->tile_rows;

@@ -4,6 +4,7 @@
  * AVX2/AVX-512 and NEON (SDOT). */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
+#include "kernels/lanes_simd.h"
 
 static ALWAYS_INLINE float dot_q6_k_q8_k(const void *w, const void *act, int64_t k) {
     const block_q6_K *x = w;
@@ -264,12 +265,156 @@ const type_kernels q6_k_kernels_avx2 = {
     .act_type = TS_Q8_K, .dot = q6_k_dot_avx2, .rows4 = q6_k_rows4_avx2,
     .tile = q6_k_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
+/* ---- AVX-512 rows in lanes (type_kernels.lanes_*): a super-block of 16 rows rearranged ----
+ * Codes in element order (the activations' TS_Q8_K order), quad t = elements 4t .. 4t + 3 of
+ * group t / 4; lane p holds row lane_row(p) (lanes_simd.h). */
+typedef struct {
+    uint8_t codes[64][64];   /* quad t: lane p's 4 unsigned 6-bit codes at bytes 4p .. 4p + 3 */
+    int32_t sc[16][16];      /* group g: lane p's scale */
+    int32_t sc2[8][16];      /* groups 2h, 2h + 1: lane p's two scales as int16 (dpwssd with a bsums pair) */
+    float d[16];
+} q6_k_lanes;
+_Static_assert(sizeof(q6_k_lanes) % 64 == 0, "whole cache lines");
+
+static TARGET_AVX512 void q6_k_lanes_unpack_avx512(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        q6_k_lanes *u = (q6_k_lanes *)out + i;
+        const block_q6_K *b[16];   /* lane p's super-block */
+        UNROLL
+        for (int p = 0; p < 16; p++) {
+            b[p] = (const block_q6_K *)(w + lane_row(p) * ws) + i;
+            /* the same super-block of the next 16 rows into L2, this row's next but one into L1
+             * (prefetches past the matrix are harmless) */
+            for (int l = 0; l < 4; l++) _mm_prefetch((const char *)b[p] + 16 * ws + 64 * l, _MM_HINT_T1);
+            for (int l = 0; l < 4; l++) _mm_prefetch((const char *)(b[p] + 2) + 64 * l, _MM_HINT_T0);
+        }
+        /* qh: dword m of half n (qh bytes 32n + 4m ..) holds the high bits of elements
+         * 128n + 32j + 4m .. + 3 at bits 2j, 2j + 1 */
+        __m512i qh[16];
+        UNROLL
+        for (int p = 0; p < 16; p++) qh[p] = _mm512_loadu_si512((const void *)b[p]->qh);
+        transpose_16x16_epi32(qh);   /* qh[8n + m]: that dword of every lane */
+        UNROLL
+        for (int half = 0; half < 2; half++) {   /* ql bytes 64 half .. + 63 */
+            __m512i r[16];
+            UNROLL
+            for (int p = 0; p < 16; p++) r[p] = _mm512_loadu_si512((const void *)(b[p]->ql + 64 * half));
+            transpose_16x16_epi32(r);
+            /* r[d]: ql bytes 64 half + 4d ..: with jl = d / 8, m = d % 8, the low nibbles of elements
+             * 128 half + 32 jl + 4m .., the high nibbles of 128 half + 32 (jl + 2) + 4m .. */
+            UNROLL
+            for (int d = 0; d < 16; d++) {
+                const int jl = d / 8, m = d % 8;
+                const __m512i h = qh[8 * half + m];
+                UNROLL
+                for (int hi = 0; hi < 2; hi++) {
+                    const int j = jl + 2 * hi;   /* high bits 2j, 2j + 1 to bits 4, 5 */
+                    const __m512i top = j == 0 ? _mm512_slli_epi16(h, 4) : j == 1 ? _mm512_slli_epi16(h, 2)
+                                      : j == 2 ? h : _mm512_srli_epi16(h, 2);
+                    const __m512i lo = hi ? _mm512_and_si512(_mm512_srli_epi16(r[d], 4), low4) : _mm512_and_si512(r[d], low4);
+                    _mm512_store_si512((void *)u->codes[32 * half + 8 * j + m],
+                                       _mm512_or_si512(lo, _mm512_and_si512(top, bits45)));
+                }
+            }
+        }
+        __m512i sc4[4];   /* row 4q + L's 16 scales in 128-bit lane L of sc4[q] */
+        UNROLL
+        for (int q = 0; q < 4; q++) {
+            const uint8_t *s[4] = { (const uint8_t *)b[q]->scales, (const uint8_t *)b[4 + q]->scales,
+                                    (const uint8_t *)b[8 + q]->scales, (const uint8_t *)b[12 + q]->scales };
+            sc4[q] = lanes_load4x16(s);
+        }
+        UNROLL
+        for (int g = 0; g < 16; g++)   /* the signed scale in the top byte, shifted down */
+            _mm512_store_si512((void *)u->sc[g], _mm512_srai_epi32(lanes_spread(sc4, -1, -1, -1, g), 24));
+        UNROLL
+        for (int h = 0; h < 8; h++)
+            _mm512_store_si512((void *)u->sc2[h], _mm512_srai_epi16(lanes_spread(sc4, -1, 2 * h, -1, 2 * h + 1), 8));
+        uint16_t dd[16];
+        UNROLL
+        for (int p = 0; p < 16; p++) dd[p] = (uint16_t)(b[p]->d[0] | b[p]->d[1] << 8);
+        _mm512_store_ps(u->d, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)dd)));
+    }
+}
+
+/* 16 rows (lanes) x NC positions: per group, 4 dpbusd of a quad of codes against that quad of each
+ * activation broadcast, times the group's scales; the offset 32 through the bsums pairs; then the
+ * portable kernel's float operations lane by lane. */
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_lanes_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                        float *y, long ys, const int NC) {
+    __m512 sum[4];
+    UNROLL
+    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const q6_k_lanes *u = (const q6_k_lanes *)ub + i;
+        const block_q8_K *ab[4];
+        __m512i isum[4], corr[4];
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            isum[c] = corr[c] = _mm512_setzero_si512();
+        }
+        for (int g = 0; g < 16; g += 2) {   /* two groups at once: twice the independent sums in flight */
+            __m512i acc[2][4];
+            UNROLL
+            for (int h = 0; h < 2; h++)
+                UNROLL
+                for (int c = 0; c < NC; c++) acc[h][c] = _mm512_setzero_si512();
+            UNROLL
+            for (int q = 0; q < 4; q++)
+                UNROLL
+                for (int h = 0; h < 2; h++) {
+                    const __m512i wq = _mm512_load_si512((const void *)u->codes[4 * (g + h) + q]);
+                    UNROLL
+                    for (int c = 0; c < NC; c++)
+                        acc[h][c] = _mm512_dpbusd_epi32(acc[h][c], wq,
+                                                        _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 16 * (g + h) + 4 * q)));
+                }
+            UNROLL
+            for (int h = 0; h < 2; h++) {
+                const __m512i sc = _mm512_load_si512((const void *)u->sc[g + h]);
+                UNROLL
+                for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[h][c], sc));
+            }
+        }
+        UNROLL
+        for (int h = 0; h < 8; h++) {
+            const __m512i s2 = _mm512_load_si512((const void *)u->sc2[h]);
+            UNROLL
+            for (int c = 0; c < NC; c++)
+                corr[c] = _mm512_dpwssd_epi32(corr[c], s2, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * h)));
+        }
+        const __m512 d = _mm512_load_ps(u->d);
+        UNROLL
+        for (int c = 0; c < NC; c++) {   /* (d_a * d) * (float)(isum - 32 corr), then the add */
+            const __m512 dd = _mm512_mul_ps(_mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))), d);
+            const __m512i t = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(corr[c], 5));
+            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(t)));
+        }
+    }
+    UNROLL
+    for (int c = 0; c < NC; c++) lanes_store_rows(y + c * ys, sum[c]);
+}
+
+static TARGET_AVX512 void q6_k_lanes_tile_avx512(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc,
+                                                 float *y, long ys) {
+    switch (nc) {
+    case 1: q6_k_lanes_body(u, a, as, k, y, ys, 1); break;
+    case 2: q6_k_lanes_body(u, a, as, k, y, ys, 2); break;
+    case 3: q6_k_lanes_body(u, a, as, k, y, ys, 3); break;
+    default: q6_k_lanes_body(u, a, as, k, y, ys, 4); break;
+    }
+}
+
 DOT_FROM_BODY(TARGET_AVX512, q6_k_dot_avx512, q6_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q6_k_rows4_avx512, q6_k_avx512_body, 4, 1)
 TILE_FROM_BODY(TARGET_AVX512, q6_k_tile_avx512, q6_k_avx512_body, 4, 4)
 const type_kernels q6_k_kernels_avx512 = {
     .act_type = TS_Q8_K, .dot = q6_k_dot_avx512, .rows4 = q6_k_rows4_avx512,
-    .tile = q6_k_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
+    .tile = q6_k_tile_avx512, .tile_rows = 4, .tile_cols = 4,
+    .lanes_unpack = q6_k_lanes_unpack_avx512, .lanes_tile = q6_k_lanes_tile_avx512,
+    .lanes_sb_bytes = sizeof(q6_k_lanes), .lanes_min_cols = 5 };
 #endif
 
 #if defined(__aarch64__)

@@ -125,6 +125,16 @@ typedef struct type_kernels {
     /* The grid and ternary types (unpacked_dot.h): a super-block into block_unpacked, whose kernels
      * (kernel_set.unpacked) give dot's bits; a batch multiplies rows unpacked once. NULL: none. */
     void (*unpack)(const uint8_t *block, block_unpacked *u);
+    /* Rows in lanes, for batches of at least lanes_min_cols positions (AVX-512 Q4_K): 16 rows
+     * rearranged once per chunk (lanes_unpack, lanes_sb_bytes per super-block) so that one 512-bit
+     * register holds 4 codes of each of the 16 rows, then multiplied 16 rows x nc (1..4) positions
+     * per call (lanes_tile; y[c * ys + r]) with dot's integer sums and float operations, so its
+     * bits. An integer dot product then serves 16 rows and no lanes are added up across a register.
+     * NULL: none. */
+    void (*lanes_unpack)(const uint8_t *w, size_t ws, int64_t k, uint8_t *out);
+    void (*lanes_tile)(const uint8_t *u, const uint8_t *act, size_t as, int64_t k, int nc, float *y, long ys);
+    size_t lanes_sb_bytes;
+    int lanes_min_cols;
 } type_kernels;
 
 typedef struct kernel_set {

@@ -331,9 +331,9 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
 }
 
 /* matmul: batched/threaded equals one position at a time on one thread, bit for bit; with 600
- * rows a product is several chunks, which the 3 threads share out and take from each other. */
-static void check_matmul(int level, int type, int rows, rng *r) {
-    const int n = 11;
+ * rows a product is several chunks, which the 3 threads share out and take from each other. The
+ * position counts take a batch kernel's every width (rows in lanes: 4 at a time, then 1 to 3). */
+static void check_matmul(int level, int type, int rows, int n, rng *r) {
     const int64_t k = test_k(type);
     size_t rb;
     uint8_t *data = random_weights(r, type, rows, k, &rb);
@@ -613,7 +613,11 @@ int main(void) {
                 for (int i = 0; i < N_TYPES; i++) check_type(base, TYPES[i], &r);
             }
         }
-        for (int i = 0; i < N_TYPES; i++) { check_matmul(level, TYPES[i], 23, &r); check_matmul(level, TYPES[i], 600, &r); }
+        for (int i = 0; i < N_TYPES; i++) { 
+            check_matmul(level, TYPES[i], 23, 6, &r);
+            check_matmul(level, TYPES[i], 600, 11, &r);
+            check_matmul(level, TYPES[i], 48, 5, &r);
+        }
         check_attention(level, &r);
         check_delta_rule(level, &r);
     }
