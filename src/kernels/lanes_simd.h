@@ -3,6 +3,7 @@
  * integer dot product serves 16 rows at once. Private to src/kernels/. */
 #ifndef TS_KERNELS_LANES_SIMD_H
 #define TS_KERNELS_LANES_SIMD_H
+#include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
 #if defined(TS_X86)
@@ -59,6 +60,61 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i lanes_load4x16(const uint8_t *const p
     v = _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)p[2]), 2);
     return _mm512_inserti32x4(v, _mm_loadu_si128((const __m128i *)p[3]), 3);
 }
+
+/* isum[c] (16 lanes) += sum over the groups g < n_groups of sc[g] * (the codes of group g . those
+ * of position c's activations), a group being `quads` quads of 4 codes, quad t at codes[t] (lane p:
+ * 4 bytes at 4p) against activation bytes 4t .. 4t + 3: one dpbusd per quad against the 4 bytes
+ * broadcast, two groups at once (twice the independent sums in flight), each group's sums times
+ * its scales. Exact integers. */
+static ALWAYS_INLINE TARGET_AVX512 void lanes_scaled_group_sums(const uint8_t (*codes)[64], const int32_t (*sc)[16],
+                                                                const int n_groups, const int quads,
+                                                                const block_q8_K *const ab[4], const int NC, __m512i isum[4]) {
+    for (int g = 0; g < n_groups; g += 2) {
+        __m512i acc[2][4];
+        UNROLL
+        for (int c = 0; c < NC; c++) acc[0][c] = acc[1][c] = _mm512_setzero_si512();
+        UNROLL
+        for (int q = 0; q < quads; q++)
+            UNROLL
+            for (int h = 0; h < 2; h++) {
+                const int t = quads * (g + h) + q;
+                const __m512i wq = _mm512_load_si512((const void *)codes[t]);
+                UNROLL
+                for (int c = 0; c < NC; c++)
+                    acc[h][c] = _mm512_dpbusd_epi32(acc[h][c], wq, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
+            }
+        UNROLL
+        for (int h = 0; h < 2; h++) {
+            const __m512i s = _mm512_load_si512((const void *)sc[g + h]);
+            UNROLL
+            for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[h][c], s));
+        }
+    }
+}
+
+/* out[c] (16 lanes) += sum over the 8 pairs h of the lanes' int16 pair[h] . position c's bsums
+ * 2h, 2h + 1 (the mins or scales against the activation's sums of 16 codes). Exact integers. */
+static ALWAYS_INLINE TARGET_AVX512 void lanes_bsum_pairs(const int32_t (*pair)[16], const block_q8_K *const ab[4],
+                                                         const int NC, __m512i out[4]) {
+    UNROLL
+    for (int h = 0; h < 8; h++) {
+        const __m512i p = _mm512_load_si512((const void *)pair[h]);
+        UNROLL
+        for (int c = 0; c < NC; c++)
+            out[c] = _mm512_dpwssd_epi32(out[c], p, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * h)));
+    }
+}
+
+/* type_kernels.lanes_tile from a body taking NC as a constant */
+#define LANES_TILE_FROM_BODY(name, body)                                                                          \
+    static TARGET_AVX512 void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
+        switch (nc) {                                                                                             \
+        case 1: body(u, a, as, k, y, ys, 1); break;                                                               \
+        case 2: body(u, a, as, k, y, ys, 2); break;                                                               \
+        case 3: body(u, a, as, k, y, ys, 3); break;                                                               \
+        default: body(u, a, as, k, y, ys, 4); break;                                                              \
+        }                                                                                                         \
+    }
 
 /* The 16 lanes of v stored as rows 0..15 at y (y[row] = lane lane_row(row)). */
 static ALWAYS_INLINE TARGET_AVX512 void lanes_store_rows(float *y, __m512 v) {

@@ -192,9 +192,8 @@ static TARGET_AVX512 void q4_k_lanes_unpack_avx512(const uint8_t *w, size_t ws, 
     }
 }
 
-/* 16 rows (lanes) x NC positions: per slot, 8 dpbusd of a quad of codes against that quad of each
- * activation broadcast, times the slot's scales; per group, the min against the bsums pair; then
- * the portable kernel's float operations lane by lane. */
+/* 16 rows (lanes) x NC positions: the scaled sums slot by slot, the mins against the bsums pairs,
+ * then the portable kernel's float operations lane by lane. */
 static ALWAYS_INLINE TARGET_AVX512 void q4_k_lanes_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                         float *y, long ys, const int NC) {
     __m512 sum[4];
@@ -209,34 +208,8 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_lanes_body(const uint8_t *ub, const
             ab[c] = (const block_q8_K *)(a + c * as) + i;
             isum[c] = msum[c] = _mm512_setzero_si512();
         }
-        for (int s = 0; s < 8; s += 2) {   /* two slots at once: twice the independent sums in flight */
-            __m512i acc[2][4];
-            UNROLL
-            for (int c = 0; c < NC; c++) acc[0][c] = acc[1][c] = _mm512_setzero_si512();
-            UNROLL
-            for (int q = 0; q < 8; q++)
-                UNROLL
-                for (int h = 0; h < 2; h++) {
-                    const __m512i wq = _mm512_load_si512((const void *)u->codes[8 * (s + h) + q]);
-                    UNROLL
-                    for (int c = 0; c < NC; c++)
-                        acc[h][c] = _mm512_dpbusd_epi32(acc[h][c], wq,
-                                                        _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 32 * (s + h) + 4 * q)));
-                }
-            UNROLL
-            for (int h = 0; h < 2; h++) {
-                const __m512i sc = _mm512_load_si512((const void *)u->sc[s + h]);
-                UNROLL
-                for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[h][c], sc));
-            }
-        }
-        UNROLL
-        for (int g = 0; g < 8; g++) {
-            const __m512i m = _mm512_load_si512((const void *)u->m[g]);
-            UNROLL
-            for (int c = 0; c < NC; c++)
-                msum[c] = _mm512_dpwssd_epi32(msum[c], m, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * g)));
-        }
+        lanes_scaled_group_sums(u->codes, u->sc, 8, 8, ab, NC, isum);   /* slot by slot */
+        lanes_bsum_pairs(u->m, ab, NC, msum);
         const __m512 d = _mm512_load_ps(u->d), dmin = _mm512_load_ps(u->dmin);
         UNROLL
         for (int c = 0; c < NC; c++)
@@ -246,15 +219,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_lanes_body(const uint8_t *ub, const
     for (int c = 0; c < NC; c++) lanes_store_rows(y + c * ys, sum[c]);
 }
 
-static TARGET_AVX512 void q4_k_lanes_tile_avx512(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc,
-                                                 float *y, long ys) {
-    switch (nc) {
-    case 1: q4_k_lanes_body(u, a, as, k, y, ys, 1); break;
-    case 2: q4_k_lanes_body(u, a, as, k, y, ys, 2); break;
-    case 3: q4_k_lanes_body(u, a, as, k, y, ys, 3); break;
-    default: q4_k_lanes_body(u, a, as, k, y, ys, 4); break;
-    }
-}
+LANES_TILE_FROM_BODY(q4_k_lanes_tile_avx512, q4_k_lanes_body)
 
 DOT_FROM_BODY(TARGET_AVX512, q4_k_dot_avx512, q4_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q4_k_rows4_avx512, q4_k_avx512_body, 4, 1)

@@ -338,9 +338,8 @@ static TARGET_AVX512 void q6_k_lanes_unpack_avx512(const uint8_t *w, size_t ws, 
     }
 }
 
-/* 16 rows (lanes) x NC positions: per group, 4 dpbusd of a quad of codes against that quad of each
- * activation broadcast, times the group's scales; the offset 32 through the bsums pairs; then the
- * portable kernel's float operations lane by lane. */
+/* 16 rows (lanes) x NC positions: the scaled group sums, the offset 32 through the scales against
+ * the bsums pairs, then the portable kernel's float operations lane by lane. */
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_lanes_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                         float *y, long ys, const int NC) {
     __m512 sum[4];
@@ -355,36 +354,8 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_lanes_body(const uint8_t *ub, const
             ab[c] = (const block_q8_K *)(a + c * as) + i;
             isum[c] = corr[c] = _mm512_setzero_si512();
         }
-        for (int g = 0; g < 16; g += 2) {   /* two groups at once: twice the independent sums in flight */
-            __m512i acc[2][4];
-            UNROLL
-            for (int h = 0; h < 2; h++)
-                UNROLL
-                for (int c = 0; c < NC; c++) acc[h][c] = _mm512_setzero_si512();
-            UNROLL
-            for (int q = 0; q < 4; q++)
-                UNROLL
-                for (int h = 0; h < 2; h++) {
-                    const __m512i wq = _mm512_load_si512((const void *)u->codes[4 * (g + h) + q]);
-                    UNROLL
-                    for (int c = 0; c < NC; c++)
-                        acc[h][c] = _mm512_dpbusd_epi32(acc[h][c], wq,
-                                                        _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 16 * (g + h) + 4 * q)));
-                }
-            UNROLL
-            for (int h = 0; h < 2; h++) {
-                const __m512i sc = _mm512_load_si512((const void *)u->sc[g + h]);
-                UNROLL
-                for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[h][c], sc));
-            }
-        }
-        UNROLL
-        for (int h = 0; h < 8; h++) {
-            const __m512i s2 = _mm512_load_si512((const void *)u->sc2[h]);
-            UNROLL
-            for (int c = 0; c < NC; c++)
-                corr[c] = _mm512_dpwssd_epi32(corr[c], s2, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * h)));
-        }
+        lanes_scaled_group_sums(u->codes, u->sc, 16, 4, ab, NC, isum);
+        lanes_bsum_pairs(u->sc2, ab, NC, corr);
         const __m512 d = _mm512_load_ps(u->d);
         UNROLL
         for (int c = 0; c < NC; c++) {   /* (d_a * d) * (float)(isum - 32 corr), then the add */
@@ -397,15 +368,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_lanes_body(const uint8_t *ub, const
     for (int c = 0; c < NC; c++) lanes_store_rows(y + c * ys, sum[c]);
 }
 
-static TARGET_AVX512 void q6_k_lanes_tile_avx512(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc,
-                                                 float *y, long ys) {
-    switch (nc) {
-    case 1: q6_k_lanes_body(u, a, as, k, y, ys, 1); break;
-    case 2: q6_k_lanes_body(u, a, as, k, y, ys, 2); break;
-    case 3: q6_k_lanes_body(u, a, as, k, y, ys, 3); break;
-    default: q6_k_lanes_body(u, a, as, k, y, ys, 4); break;
-    }
-}
+LANES_TILE_FROM_BODY(q6_k_lanes_tile_avx512, q6_k_lanes_body)
 
 DOT_FROM_BODY(TARGET_AVX512, q6_k_dot_avx512, q6_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q6_k_rows4_avx512, q6_k_avx512_body, 4, 1)
