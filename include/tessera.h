@@ -32,7 +32,8 @@ typedef struct ts_load_options {
     int cache_type_k, cache_type_v;   /* enum ts_kv_type: the KV cache types of this model's
                                     contexts unless ts_context_options says otherwise (0: f16) */
     int weights;                 /* enum ts_weights: where the matrices are read from */
-    /* NULL, or told how far the load is (bytes of matrices copied of total) as it goes */
+    /* NULL, or told how far the load is as it goes: the bytes of matrices faulted in, then (when
+       they are copied) copied, each pass rising to its total */
     void (*on_progress)(void *user, size_t done, size_t total);
     void *progress_user;
 } ts_load_options;

@@ -73,11 +73,12 @@ static int read_mappings(mapping **out) {
     char line[512];
     while (fgets(line, sizeof line, f)) {
         uintptr_t a, b;
-        unsigned long long kb, inode;
+        unsigned long long kb, inode, offset;
         char perms[8];
-        unsigned dev_hi, dev_lo, offset_ignored;
+        unsigned dev_hi, dev_lo;
+        /* a mapping's line: start-end perms offset major:minor inode [path] */
         if (strchr(line, '-') < strchr(line, ' ') &&
-            sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %x %x:%x %llu", &a, &b, perms, &offset_ignored, &dev_hi,
+            sscanf(line, "%" SCNxPTR "-%" SCNxPTR " %7s %llx %x:%x %llu", &a, &b, perms, &offset, &dev_hi,
                    &dev_lo, &inode) == 7) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 64;
