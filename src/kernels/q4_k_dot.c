@@ -5,7 +5,6 @@
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 #include "kernels/q4_k_simd.h"
-#include "kernels/lanes_simd.h"
 
 static ALWAYS_INLINE float dot_q4_k_q8_k(const void *w, const void *act, int64_t k) {
     const block_q4_K *x = w;
@@ -129,97 +128,11 @@ const type_kernels q4_k_kernels_avx2 = {
     .act_type = TS_Q8_K, .dot = q4_k_dot_avx2, .rows4 = q4_k_rows4_avx2,
     .tile = q4_k_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
-/* ---- AVX-512 rows in lanes (type_kernels.lanes_*): a super-block of 16 rows rearranged ----
- * Positions are in the activations' order (ACT_Q8_K_NIBBLES): slot s holds the 32 codes of group
- * q8_k_nibble_slot(s), which are the low (s / 2 even) or high nibbles of qs bytes
- * 64 (s / 4) + 32 (s % 2) .. + 31. quad t = codes 4t .. 4t + 3 of slot t / 8. Lane p of every
- * vector holds row lane_row(p) (lanes_simd.h). */
-typedef struct {
-    uint8_t codes[64][64];   /* quad t: lane p's 4 codes at bytes 4p .. 4p + 3 */
-    int32_t sc[8][16];       /* slot s: lane p's scale of the group there */
-    int32_t m[8][16];        /* group g: lane p's min, in both int16 halves (dpwssd with a bsums pair) */
-    float d[16], dmin[16];
-} q4_k_lanes;
-_Static_assert(sizeof(q4_k_lanes) % 64 == 0, "whole cache lines");
+/* rows in lanes: the body shared with Q5_K (q4_k_simd.h) */
 static TARGET_AVX512 void q4_k_lanes_unpack_avx512(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        q4_k_lanes *u = (q4_k_lanes *)out + i;
-        const block_q4_K *b[16];   /* lane p's super-block */
-        UNROLL
-        for (int p = 0; p < 16; p++) {
-            b[p] = (const block_q4_K *)(w + lane_row(p) * ws) + i;
-            /* the same super-block of the next 16 rows (the next call's, in address order; a
-             * prefetch past the matrix is harmless): it then waits in the cache instead of 16 rows
-             * of misses at once */
-            for (int l = 0; l < 3; l++) _mm_prefetch((const char *)b[p] + 16 * ws + 64 * l, _MM_HINT_T1);
-            for (int l = 0; l < 3; l++) _mm_prefetch((const char *)(b[p] + 2) + 64 * l, _MM_HINT_T0);
-        }
-        UNROLL
-        for (int half = 0; half < 2; half++) {   /* qs bytes 64 half .. + 63 of the 16 lanes */
-            __m512i r[16];
-            UNROLL
-            for (int p = 0; p < 16; p++) r[p] = _mm512_loadu_si512((const void *)(b[p]->qs + 64 * half));
-            transpose_16x16_epi32(r);
-            /* r[j]: dword j (qs bytes 64 half + 4j ..) of each lane: its low nibbles are quad
-             * 32 half + j, its high nibbles quad 32 half + 16 + j */
-            UNROLL
-            for (int j = 0; j < 16; j++) {
-                _mm512_store_si512((void *)u->codes[32 * half + j], _mm512_and_si512(r[j], low4));
-                _mm512_store_si512((void *)u->codes[32 * half + 16 + j], _mm512_and_si512(_mm512_srli_epi16(r[j], 4), low4));
-            }
-        }
-        /* scales and mins: row 4q + L's 16 bytes (k4_scales_mins) in 128-bit lane L of sm[q] */
-        __m512i sm[4];
-        UNROLL
-        for (int q = 0; q < 4; q++) {
-            const uint8_t *packed[4] = { b[4 * 0 + q]->scales, b[4 * 1 + q]->scales, b[4 * 2 + q]->scales, b[4 * 3 + q]->scales };
-            sm[q] = k4_scales_mins_x4(packed);   /* lane L: lane 4L + q's row = row 4q + L */
-        }
-        UNROLL
-        for (int g = 0; g < 8; g++) {   /* the slot of group g is q8_k_nibble_slot(g) (an involution) */
-            _mm512_store_si512((void *)u->sc[q8_k_nibble_slot(g)], lanes_spread(sm, g, -1, -1, -1));
-            _mm512_store_si512((void *)u->m[g], lanes_spread(sm, 8 + g, -1, 8 + g, -1));
-        }
-        uint16_t dd[32];
-        UNROLL
-        for (int p = 0; p < 16; p++) {
-            dd[p] = (uint16_t)(b[p]->d[0] | b[p]->d[1] << 8);
-            dd[16 + p] = (uint16_t)(b[p]->dmin[0] | b[p]->dmin[1] << 8);
-        }
-        _mm512_store_ps(u->d, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)dd)));
-        _mm512_store_ps(u->dmin, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(dd + 16))));
-    }
+    k4_lanes_unpack(w, ws, k, out, 0);
 }
-
-/* 16 rows (lanes) x NC positions: the scaled sums slot by slot, the mins against the bsums pairs,
- * then the portable kernel's float operations lane by lane. */
-static ALWAYS_INLINE TARGET_AVX512 void q4_k_lanes_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                        float *y, long ys, const int NC) {
-    __m512 sum[4];
-    UNROLL
-    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const q4_k_lanes *u = (const q4_k_lanes *)ub + i;
-        const block_q8_K *ab[4];
-        __m512i isum[4], msum[4];
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = msum[c] = _mm512_setzero_si512();
-        }
-        lanes_scaled_group_sums(u->codes, u->sc, 8, 8, ab, NC, isum);   /* slot by slot */
-        lanes_bsum_pairs(u->m, ab, NC, msum);
-        const __m512 d = _mm512_load_ps(u->d), dmin = _mm512_load_ps(u->dmin);
-        UNROLL
-        for (int c = 0; c < NC; c++)
-            sum[c] = k4_term_16(sum[c], _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))), d, dmin, isum[c], msum[c]);
-    }
-    UNROLL
-    for (int c = 0; c < NC; c++) lanes_store_rows(y + c * ys, sum[c]);
-}
-
-LANES_TILE_FROM_BODY(q4_k_lanes_tile_avx512, q4_k_lanes_body)
+LANES_TILE_FROM_BODY(q4_k_lanes_tile_avx512, k4_lanes_body)
 
 DOT_FROM_BODY(TARGET_AVX512, q4_k_dot_avx512, q4_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q4_k_rows4_avx512, q4_k_avx512_body, 4, 1)
@@ -228,7 +141,7 @@ const type_kernels q4_k_kernels_avx512 = {
     .act_type = ACT_Q8_K_NIBBLES, .dot = q4_k_dot_avx512, .rows4 = q4_k_rows4_avx512,
     .tile = q4_k_tile_avx512, .tile_rows = 4, .tile_cols = 4,
     .lanes_unpack = q4_k_lanes_unpack_avx512, .lanes_tile = q4_k_lanes_tile_avx512,
-    .lanes_sb_bytes = sizeof(q4_k_lanes), .lanes_min_cols = 5 };
+    .lanes_sb_bytes = sizeof(k4_lanes), .lanes_min_cols = 5 };
 #endif
 
 #if defined(__aarch64__)

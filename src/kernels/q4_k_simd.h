@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
+#include "kernels/lanes_simd.h"
 
 #if defined(TS_X86)
 /* The activation sums of each group of 32 (adjacent pairs of the 16-value bsums), as int16. */
@@ -230,6 +231,116 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
         }
     }
     store_exact_sums(y, ys, NR, NC, sum16, sum4, sum);
+}
+/* ---- AVX-512 rows in lanes (type_kernels.lanes_*): a super-block of 16 rows rearranged ----
+ * Positions in the activations' order: Q4_K's (ACT_Q8_K_NIBBLES: slot s holds the 32 codes of group
+ * q8_k_nibble_slot(s), the low (s / 2 even) or high nibbles of qs bytes 64 (s / 4) + 32 (s % 2) ..
+ * + 31), Q5_K's the elements' (slot s = group s). quad t = codes 4t .. 4t + 3 of slot t / 8. Lane p
+ * of every vector holds row lane_row(p) (lanes_simd.h). */
+typedef struct {
+    uint8_t codes[64][64];   /* quad t: lane p's 4 codes at bytes 4p .. 4p + 3 */
+    int32_t sc[8][16];       /* slot s: lane p's scale of the group there */
+    int32_t m[8][16];        /* group g: lane p's min, in both int16 halves (dpwssd with a bsums pair) */
+    float d[16], dmin[16];
+} k4_lanes;
+_Static_assert(sizeof(k4_lanes) % 64 == 0, "whole cache lines");
+
+static ALWAYS_INLINE TARGET_AVX512 void k4_lanes_unpack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out, const int five) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f), one = _mm512_set1_epi8(1);
+    const size_t bsize = five ? sizeof(block_q5_K) : sizeof(block_q4_K);
+    const size_t qs_at = five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        k4_lanes *u = (k4_lanes *)out + i;
+        const uint8_t *b[16];   /* lane p's super-block */
+        UNROLL
+        for (int p = 0; p < 16; p++) {
+            b[p] = w + lane_row(p) * ws + (size_t)i * bsize;
+            /* the same super-block of the next 16 rows (the next call's, in address order) into L2,
+             * this row's next but one into L1 (a prefetch past the matrix is harmless): the 16
+             * rows' loads then find them instead of missing at once */
+            for (int l = 0; l < 3 + five; l++) _mm_prefetch((const char *)b[p] + 16 * ws + 64 * l, _MM_HINT_T1);
+            for (int l = 0; l < 3 + five; l++) _mm_prefetch((const char *)b[p] + 2 * bsize + 64 * l, _MM_HINT_T0);
+        }
+        __m512i qh[16];   /* Q5_K: qh dword m (bytes 4m ..) of every lane in qh[m], m < 8 */
+        if (five) {
+            UNROLL
+            for (int p = 0; p < 16; p++) qh[p] = _mm512_castsi256_si512(_mm256_loadu_si256((const __m256i *)(b[p] + QH_AT)));
+            transpose_16x16_epi32(qh);
+        }
+        UNROLL
+        for (int half = 0; half < 2; half++) {   /* qs bytes 64 half .. + 63 of the 16 lanes */
+            __m512i r[16];
+            UNROLL
+            for (int p = 0; p < 16; p++) r[p] = _mm512_loadu_si512((const void *)(b[p] + qs_at + 64 * half));
+            transpose_16x16_epi32(r);
+            /* r[j]: dword j (qs bytes 64 half + 4j ..) of each lane. Q4_K: its low nibbles are quad
+             * 32 half + j, its high nibbles quad 32 half + 16 + j. Q5_K (c = 2 half + j / 8,
+             * m = j % 8): low nibbles with bit 2c of qh dword m are quad 16c + m, high nibbles with
+             * bit 2c + 1 quad 16c + 8 + m. */
+            UNROLL
+            for (int j = 0; j < 16; j++) {
+                __m512i lo = _mm512_and_si512(r[j], low4), hi = _mm512_and_si512(_mm512_srli_epi16(r[j], 4), low4);
+                int at_lo = 32 * half + j, at_hi = 32 * half + 16 + j;
+                if (five) {
+                    const int c = 2 * half + j / 8, m = j % 8;
+                    const __m512i h = qh[m];
+                    lo = _mm512_or_si512(lo, _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(h, 2 * c), one), 4));
+                    hi = _mm512_or_si512(hi, _mm512_slli_epi16(_mm512_and_si512(_mm512_srli_epi16(h, 2 * c + 1), one), 4));
+                    at_lo = 16 * c + m;
+                    at_hi = 16 * c + 8 + m;
+                }
+                _mm512_store_si512((void *)u->codes[at_lo], lo);
+                _mm512_store_si512((void *)u->codes[at_hi], hi);
+            }
+        }
+        /* scales and mins: row 4q + L's 16 bytes (k4_scales_mins) in 128-bit lane L of sm[q] */
+        __m512i sm[4];
+        UNROLL
+        for (int q = 0; q < 4; q++) {
+            const uint8_t *packed[4] = { b[q] + SCALES_AT, b[4 + q] + SCALES_AT, b[8 + q] + SCALES_AT, b[12 + q] + SCALES_AT };
+            sm[q] = k4_scales_mins_x4(packed);
+        }
+        UNROLL
+        for (int g = 0; g < 8; g++) {   /* Q4_K: the slot of group g is q8_k_nibble_slot(g) (an involution) */
+            _mm512_store_si512((void *)u->sc[five ? g : q8_k_nibble_slot(g)], lanes_spread(sm, g, -1, -1, -1));
+            _mm512_store_si512((void *)u->m[g], lanes_spread(sm, 8 + g, -1, 8 + g, -1));
+        }
+        uint16_t dd[32];
+        UNROLL
+        for (int p = 0; p < 16; p++) {
+            dd[p] = (uint16_t)(b[p][D_AT] | b[p][D_AT + 1] << 8);
+            dd[16 + p] = (uint16_t)(b[p][DMIN_AT] | b[p][DMIN_AT + 1] << 8);
+        }
+        _mm512_store_ps(u->d, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)dd)));
+        _mm512_store_ps(u->dmin, _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(dd + 16))));
+    }
+}
+
+/* 16 rows (lanes) x NC positions: the scaled sums slot by slot, the mins against the bsums pairs,
+ * then the portable kernel's float operations lane by lane (k4_term_16). */
+static ALWAYS_INLINE TARGET_AVX512 void k4_lanes_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                      float *y, long ys, const int NC) {
+    __m512 sum[4];
+    UNROLL
+    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const k4_lanes *u = (const k4_lanes *)ub + i;
+        const block_q8_K *ab[4];
+        __m512i isum[4], msum[4];
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            isum[c] = msum[c] = _mm512_setzero_si512();
+        }
+        lanes_scaled_group_sums(u->codes, u->sc, 8, 8, ab, NC, isum);
+        lanes_bsum_pairs(u->m, ab, NC, msum);
+        const __m512 d = _mm512_load_ps(u->d), dmin = _mm512_load_ps(u->dmin);
+        UNROLL
+        for (int c = 0; c < NC; c++)
+            sum[c] = k4_term_16(sum[c], _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))), d, dmin, isum[c], msum[c]);
+    }
+    UNROLL
+    for (int c = 0; c < NC; c++) lanes_store_rows(y + c * ys, sum[c]);
 }
 #undef D_AT
 #undef DMIN_AT

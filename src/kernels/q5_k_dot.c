@@ -49,9 +49,16 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_k_avx512_body(const uint8_t *w, size_
 DOT_FROM_BODY(TARGET_AVX512, q5_k_dot_avx512, q5_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q5_k_rows4_avx512, q5_k_avx512_body, 4, 1)
 TILE_FROM_BODY(TARGET_AVX512, q5_k_tile_avx512, q5_k_avx512_body, 4, 4)
+/* rows in lanes: the body shared with Q4_K (q4_k_simd.h), with the fifth bits */
+static TARGET_AVX512 void q5_k_lanes_unpack_avx512(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    k4_lanes_unpack(w, ws, k, out, 1);
+}
+LANES_TILE_FROM_BODY(q5_k_lanes_tile_avx512, k4_lanes_body)
 const type_kernels q5_k_kernels_avx512 = {
     .act_type = TS_Q8_K, .dot = q5_k_dot_avx512, .rows4 = q5_k_rows4_avx512,
-    .tile = q5_k_tile_avx512, .tile_rows = 4, .tile_cols = 4 };
+    .tile = q5_k_tile_avx512, .tile_rows = 4, .tile_cols = 4,
+    .lanes_unpack = q5_k_lanes_unpack_avx512, .lanes_tile = q5_k_lanes_tile_avx512,
+    .lanes_sb_bytes = sizeof(k4_lanes), .lanes_min_cols = 5 };
 #endif
 
 #if defined(__aarch64__)
