@@ -351,8 +351,15 @@ void resident_place_matrices(ts_model *m, const ts_load_options *opt) {
             model_note(m, "matrices: read in place from the file, whose pages the kernel maps 2 MB at a time "
                           "(%.1f of %.1f MB; --no-mmap copies them)",
                        (double)huge_bytes / 1048576.0, (double)file_bytes / 1048576.0);
-            keep_not_in_files(&l);   /* the loader's own buffers still go to 2 MB pages */
-            if (l.n > 0) copy_matrices(m, NULL, &l, distinct_bytes(&l), "the loader's own matrices", "");
+            /* The loader's own buffers (un-permuted Q/K rows, converted types) go to 2 MB pages too
+             * when they are a large part; a small part (a Llama GGUF's Q/K: 7-9%) stays where it
+             * is: copying it into fresh memory delayed the 1B Q8_0's first token from 0.38-0.40 s to
+             * 0.41-0.55 s (--mmap 0.36-0.39), and decode without the copy was 0.96x (0.70-1.31, the
+             * host's noise) over nine pairs (tools/speed-log.md). */
+            keep_not_in_files(&l);
+            const size_t own = distinct_bytes(&l);
+            if (l.n > 0 && own > total / 8) copy_matrices(m, NULL, &l, own, "the loader's own matrices", "");
+            else if (l.n > 0) model_note(m, "the loader's own matrices: %.1f MB where it made them", (double)own / 1048576.0);
             free(l.w);
             return;
         }

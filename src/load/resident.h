@@ -12,7 +12,8 @@
  * - TS_WEIGHTS_COPY: one anonymous mapping in 2 MB pages, copied in slices, dropping each slice's
  *   file pages (or the loader's own copy) as it goes so resident memory stays near the model's size;
  * - TS_WEIGHTS_AUTO: the file's pages are faulted in, and read in place when the kernel maps at
- *   least 3/4 of them 2 MB at a time (then only the loader's own buffers are copied), else copied.
+ *   least 3/4 of them 2 MB at a time (then the loader's own buffers are copied only when they are
+ *   more than an eighth of the matrices), else copied.
  * Without room for a copy the matrices stay where they are. opt's on_progress (if any) hears the
  * bytes faulted in, then the bytes copied, each rising to its total. --info's notes say which. */
 void resident_place_matrices(ts_model *m, const ts_load_options *opt);
