@@ -9,7 +9,8 @@
  * instead (its bytes taken as rows of TYPE: only the speed means anything), to tell a slow model
  * file's pages from a slow kernel (BENCH_MATVEC_MMAP, when set, wins). BENCH_MATVEC_N=8 multiplies
  * by 8 positions at once (a decode step of 8 sequences, a speculation's verification; default 1):
- * the weight bytes per second then count each byte once per product.
+ * the weight bytes per second then count each byte once per product. BENCH_MATVEC_LANES=1 keeps
+ * the rows in lanes first where the kernel set can (AVX-512 Q4_K, Q6_K; weight.lanes).
  *
  *   bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]
  *   TYPE: Q8_0, Q4_K, Q6_K, Q5_K, IQ4_XS, ... (quantized from random floats), or a type the engine
@@ -30,6 +31,7 @@
 #include <unistd.h>
 #include "kernels/cpu.h"
 #include "kernels/matmul.h"
+#include "kernels/simd.h"
 #include "kernels/types.h"
 
 static double seconds(void) {
@@ -142,9 +144,21 @@ int main(int argc, char **argv) {
     size_t scratch = matmul_scratch_bytes(npos, cols);
     matmul_ctx mc = { .pool = pool, .ks = matmul_kernels(level), .act = malloc(scratch), .act_bytes = scratch };
     const char *chunk_env = getenv("BENCH_MATVEC_CHUNK_MB");
-    int64_t chunk_rows = chunk_env ? (int64_t)(atof(chunk_env) * 1048576 / rb) / 4 * 4 : rows;
-    if (chunk_rows < 4) chunk_rows = 4;
+    int64_t chunk_rows = chunk_env ? (int64_t)(atof(chunk_env) * 1048576 / rb) / 16 * 16 : rows;
+    if (chunk_rows < 16) chunk_rows = 16;
     weight w = { .type = type, .rows = rows, .cols = cols, .row_bytes = rb, .data = data, .name = "bench" };
+    const type_kernels *tk = mc.ks->types[type];
+    const char *lanes_env = getenv("BENCH_MATVEC_LANES");
+    if (lanes_env && atoi(lanes_env) > 0 && tk && tk->lanes_pack && rows % 16 == 0 && chunk_rows % 16 == 0) {
+        /* the rows kept in lanes, as a load for batch answering leaves them (weight.lanes) */
+        uint8_t *u = malloc(rb * 16);
+        for (int64_t r0 = 0; r0 < rows; r0 += 16) {
+            tk->lanes_pack(data + (size_t)r0 * rb, rb, cols, u);
+            memcpy(data + (size_t)r0 * rb, u, rb * 16);
+        }
+        free(u);
+        w.lanes = true;
+    }
     double *gbs = malloc((size_t)passes * sizeof(double)), *probe = malloc((size_t)passes * sizeof(double));
     probe_arg pa = { (const uint64_t *)data, rb * (size_t)rows / 8, 0 };
     for (int p = 0; p < passes; p++) {   /* kernel and probe alternate, pass by pass */

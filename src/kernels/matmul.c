@@ -107,6 +107,21 @@ static long product_rows_lanes(const matmul_job *j, int wi, long lo, long hi) {
     return r;
 }
 
+/* Rows [lo, hi) of a weight whose rows are kept in lanes (weight.lanes; lo and hi multiples of 16):
+ * each 16 multiplied with every position, 4 at a time. */
+static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
+    const weight *w = j->w[wi];
+    const type_kernels *tk = j->ks->types[w->type];
+    const matmul_input *in = j->in[wi];
+    const uint8_t *act = in->act[tk->act_type];
+    const size_t as = in->act_stride[tk->act_type];
+    const long ys = j->y_stride[wi];
+    for (long r = lo; r < hi; r += 16)
+        for (int t = 0; t < j->n; t += 4)
+            tk->lanes_packed(w->data + (size_t)r * w->row_bytes, act + (size_t)t * as, as, w->cols, j->n - t < 4 ? j->n - t : 4,
+                             j->y[wi] + (long)t * ys + r, ys);
+}
+
 /* Rows [lo, hi) of one weight (one chunk of matmul_chunk) against all n positions. */
 static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
@@ -123,6 +138,7 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
         }
         return;
     }
+    if (w->lanes) { product_rows_packed(j, wi, lo, hi); return; }
     if (unpacked_batch(j->ks, tk, n) && product_rows_unpacked(j, wi, lo, hi)) return;
     if (lanes_batch(tk, n) && (lo = product_rows_lanes(j, wi, lo, hi)) == hi) return;
     const uint8_t *act = in->act[tk->act_type];
@@ -187,7 +203,11 @@ static long chunk_rows_of(const kernel_set *ks, const weight *w, int n) {
         long block = (long)(TILE_BLOCK_BYTES / ((size_t)(w->cols / QK_K) * sizeof(block_unpacked))) / 4 * 4;
         return block < 4 ? 4 : block;
     }
-    if (lanes_batch(tk, n)) {   /* whole groups of 16 rows */
+    if (w->lanes && n < 5) {   /* a matrix-vector product's chunk, in whole groups of 16 rows */
+        long rows = (long)(MATVEC_CHUNK_BYTES / w->row_bytes) / 16 * 16;
+        return rows < 16 ? 16 : rows;
+    }
+    if (lanes_batch(tk, n) || w->lanes) {   /* whole groups of 16 rows */
         long block = (long)(TILE_BLOCK_BYTES / w->row_bytes) / 16 * 16;
         return block < 16 ? 16 : block;
     }

@@ -1,6 +1,7 @@
 /* A weight matrix as the kernels read it. */
 #ifndef TS_KERNELS_WEIGHT_H
 #define TS_KERNELS_WEIGHT_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,6 +13,8 @@ typedef struct weight {
     size_t row_bytes;
     const uint8_t *data;    /* NULL when the model has no such tensor */
     const char *name;       /* the container's tensor name, for messages and --info */
+    bool lanes;             /* its rows rearranged 16 at a time by its type's lanes_pack (simd.h):
+                               read only by the kernel set that packed them */
     float scale;            /* 0: none; else every product's result times it (a GGUF '<name>.scale'
                                tensor: NVFP4 checkpoints' second-level scale) */
 } weight;

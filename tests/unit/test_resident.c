@@ -6,7 +6,8 @@
  * progress: the copy reports its bytes as it goes, rising to the total.
  * The default placement: a file the kernel maps 2 MB at a time (read back into 2 MB folios after its
  * pages were dropped; told by this test's own look at smaps) is read in place, a file just written
- * (in small folios) is copied, and the logits of both equal --no-mmap's bit for bit. */
+ * (in small folios) is copied, and the logits of both equal --no-mmap's bit for bit. A copy keeps
+ * the Q4_K and Q6_K rows in lanes (AVX-512), with the logits of the rows in place. */
 #include "check.h"
 #include "gguf_copy.h"
 #include "load/resident.h"
@@ -181,7 +182,73 @@ out:
     rmdir(dir);
 }
 
+/* Logits of 1, then 7 more tokens (a product of one position, then a batch past the 4-wide tile)
+ * and the notes, loaded with the given placement. */
+static int logits_steps_of(const char *path, int weights, float *out, int n_vocab, char *notes, size_t notes_size) {
+    ts_load_options lo = { .weights = weights };
+    ts_model *m;
+    ts_context *c;
+    ts_error err;
+    if (ts_model_load(path, &lo, &m, &err)) { CHECK(0, "%s: %s", path, err.msg); return -1; }
+    notes[0] = 0;
+    for (int i = 0; i < m->n_notes; i++) {
+        strncat(notes, m->notes[i], notes_size - strlen(notes) - 2);
+        strcat(notes, "; ");
+    }
+    int rc = ts_context_new(m, 64, 2, &c, &err);
+    if (rc == 0) {
+        const int32_t tokens[8] = { 1, 5, 9, 13, 17, 21, 25, 29 };
+        rc = ts_eval(c, tokens, 1, out, false, &err);
+        if (rc == 0) rc = ts_eval(c, tokens + 1, 7, out + n_vocab, false, &err);
+        ts_context_free(c);
+    }
+    if (rc) CHECK(0, "%s: %s", path, err.msg);
+    ts_model_free(m);
+    return rc;
+}
+
+/* Rows in lanes (weight.lanes): a copy rearranges the Q4_K and Q6_K matrices where the kernel set
+ * has kernels for them (AVX-512), and the logits equal those of the rows read in place, bit for
+ * bit; the tied head (qwen2-tiny) still reads as tied. */
+static void test_rows_in_lanes(void) {
+    const char *files[] = { "llama-tiny/model-q4_k_m.gguf", "llama-tiny/model-q6_k.gguf", "qwen2-tiny/model-q4_k_m.gguf" };
+    const bool avx512 = ts_simd_available("avx512");
+    for (int i = 0; i < 3; i++) {
+        char path[1024], notes[2048];
+        snprintf(path, sizeof path, "%s/%s", fixtures_dir(), files[i]);
+        ts_load_options lo = { .weights = TS_WEIGHTS_IN_PLACE };
+        ts_model *m;
+        ts_error err;
+        if (ts_model_load(path, &lo, &m, &err)) { CHECK(0, "%s: %s", path, err.msg); continue; }
+        const int n_vocab = ts_model_n_vocab(m);
+        ts_model_free(m);
+        float *want = malloc(2 * (size_t)n_vocab * sizeof *want), *got = malloc(2 * (size_t)n_vocab * sizeof *got);
+        if (want && got && logits_steps_of(path, TS_WEIGHTS_IN_PLACE, want, n_vocab, notes, sizeof notes) == 0 &&
+            logits_steps_of(path, TS_WEIGHTS_COPY, got, n_vocab, notes, sizeof notes) == 0) {
+            if (avx512) CHECK(strstr(notes, "MB with rows in lanes") != NULL, "%s copied: its matrices in lanes (%s)", files[i], notes);
+            CHECK(!memcmp(want, got, 2 * (size_t)n_vocab * sizeof *got),
+                  "%s: the logits of 1 and of 7 positions with the rows in lanes equal those read in place, bit for bit", files[i]);
+        }
+        free(want);
+        free(got);
+        if (i == 2) {   /* --info of the copy still names the head tied */
+            char *info = NULL;
+            size_t len = 0;
+            FILE *f = open_memstream(&info, &len);
+            lo.weights = TS_WEIGHTS_COPY;
+            if (f && ts_model_load(path, &lo, &m, &err) == 0) {
+                ts_model_print_info(m, f);
+                ts_model_free(m);
+            }
+            if (f) fclose(f);
+            CHECK(info && strstr(info, "output: Q6_K (tied to the embedding)"), "%s copied: --info says the head is tied", files[i]);
+            free(info);
+        }
+    }
+}
+
 int main(void) {
+    test_rows_in_lanes();
     test_load_progress();
     test_default_placement();
     const size_t n = 8 * HUGE;
