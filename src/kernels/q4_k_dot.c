@@ -147,16 +147,31 @@ typedef struct {
 } k4_packed;
 _Static_assert(sizeof(k4_packed) == 16 * sizeof(block_q4_K), "the 16 rows' own bytes");
 
-static void q4_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+static TARGET_AVX512 void q4_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
     for (int64_t i = 0; i < k / QK_K; i++) {
         k4_packed u;
         memset(&u, 0, sizeof u);
+        UNROLL
+        for (int half = 0; half < 2; half++) {   /* the codes: a 16 x 16 dword transpose per half */
+            __m512i r[16];
+            UNROLL
+            for (int p = 0; p < 16; p++) r[p] = _mm512_loadu_si512((const void *)(((const block_q4_K *)(w + p * ws) + i)->qs + 64 * half));
+            transpose_16x16_epi32(r);
+            UNROLL
+            for (int j = 0; j < 16; j++) _mm512_storeu_si512((void *)u.qs[16 * half + j], r[j]);
+        }
+        uint8_t smb[4][64];   /* row 4q + L's 8 scales and 8 mins (k4_scales_mins) at smb[q][16 L] */
+        UNROLL
+        for (int q = 0; q < 4; q++) {
+            const uint8_t *packed[4];
+            for (int l = 0; l < 4; l++) packed[l] = ((const block_q4_K *)(w + (4 * q + l) * ws) + i)->scales;
+            _mm512_storeu_si512((void *)smb[q], k4_scales_mins_x4(packed));
+        }
         for (int p = 0; p < 16; p++) {
             const block_q4_K *b = (const block_q4_K *)(w + p * ws) + i;
-            for (int v = 0; v < 32; v++) memcpy(&u.qs[v][4 * p], b->qs + 4 * v, 4);
+            const uint8_t *sm = &smb[p / 4][16 * (p % 4)];
             for (int g = 0; g < 8; g++) {
-                int sc, m;
-                kq_get_scale_min(b->scales, g, &sc, &m);
+                const int sc = sm[g], m = sm[8 + g];
                 u.sm_lo[g][p] = (uint8_t)((sc & 15) | (m & 15) << 4);
                 u.sm_hi[p] |= (uint32_t)(sc >> 4) << (4 * g) | (uint32_t)(m >> 4) << (4 * g + 2);
             }

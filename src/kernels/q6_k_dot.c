@@ -382,13 +382,23 @@ typedef struct {
 } q6_k_packed;
 _Static_assert(sizeof(q6_k_packed) == 16 * sizeof(block_q6_K), "the 16 rows' own bytes");
 
-static void q6_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+static TARGET_AVX512 void q6_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
     for (int64_t i = 0; i < k / QK_K; i++) {
         q6_k_packed u;
+        UNROLL
+        for (int part = 0; part < 3; part++) {   /* ql's halves, then qh: a 16 x 16 dword transpose each */
+            __m512i r[16];
+            UNROLL
+            for (int p = 0; p < 16; p++) {
+                const block_q6_K *b = (const block_q6_K *)(w + p * ws) + i;
+                r[p] = _mm512_loadu_si512((const void *)(part < 2 ? b->ql + 64 * part : b->qh));
+            }
+            transpose_16x16_epi32(r);
+            UNROLL
+            for (int j = 0; j < 16; j++) _mm512_storeu_si512((void *)(part < 2 ? u.ql[16 * part + j] : u.qh[j]), r[j]);
+        }
         for (int p = 0; p < 16; p++) {
             const block_q6_K *b = (const block_q6_K *)(w + p * ws) + i;
-            for (int v = 0; v < 32; v++) memcpy(&u.ql[v][4 * p], b->ql + 4 * v, 4);
-            for (int v = 0; v < 16; v++) memcpy(&u.qh[v][4 * p], b->qh + 4 * v, 4);
             for (int g = 0; g < 16; g++) u.sc[g][p] = b->scales[g];
             u.d[p] = (uint16_t)(b->d[0] | b->d[1] << 8);
         }
