@@ -231,10 +231,14 @@ static int resolve_shard(cli_options *o, char **output) {
     return 0;
 }
 
-/* How the model is loaded, from the options (every mode and the server). */
+/* How the model is loaded, from the options (every mode and the server). Chat, batch answering
+ * and the server run long enough to repay a copy that decodes faster (TS_WEIGHTS_DECODE); a
+ * one-shot answer reads in place when it can, for the first token. */
 static ts_load_options load_options_of(const cli_options *o) {
+    const bool long_run = o->interactive || o->batch_path || o->check_path || o->serve;
     return (ts_load_options){ .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant,
-                              .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v, .weights = o->weights };
+                              .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v,
+                              .weights = o->weights == TS_WEIGHTS_AUTO && long_run ? TS_WEIGHTS_DECODE : o->weights };
 }
 
 /* `run serve MODEL`: the options handed to the server, which loads the model itself (answering

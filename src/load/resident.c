@@ -357,8 +357,10 @@ void resident_place_matrices(ts_model *m, const ts_load_options *opt) {
                    (double)total / 1048576.0);
         return;
     }
+    size_t in_lanes = 0;
+    for (int i = 0; i < l.n; i++) in_lanes += lanes_kernels(m, l.w[i]) ? bytes_of(l.w[i]) : 0;
     long long file_bytes = 0, huge_bytes = 0;
-    if (placement == TS_WEIGHTS_AUTO) {
+    if (placement == TS_WEIGHTS_AUTO || (placement == TS_WEIGHTS_DECODE && in_lanes == 0)) {
         /* A copy exists for its 2 MB pages. Where the kernel already maps the file's cached pages
          * 2 MB at a time (a page cache in 2 MB folios: Linux 6.x on ext4, xfs, tmpfs; a file
          * written 4 KB at a time stays in small ones), reading in place is as fast and the first
@@ -388,7 +390,9 @@ void resident_place_matrices(ts_model *m, const ts_load_options *opt) {
         }
     }
     char why[160] = " (--no-mmap)";
-    if (placement == TS_WEIGHTS_AUTO)
+    if (placement == TS_WEIGHTS_DECODE && in_lanes > 0)
+        snprintf(why, sizeof why, " (a long run: rows in lanes decode faster than the file's; --mmap reads them in place)");
+    else if (placement == TS_WEIGHTS_AUTO || placement == TS_WEIGHTS_DECODE)
         snprintf(why, sizeof why, " (the kernel maps %.1f of the %.1f MB of the file looked at 2 MB at a time; --mmap reads them in place)",
                  (double)huge_bytes / 1048576.0, (double)file_bytes / 1048576.0);
     copy_matrices(m, opt, &l, total, "matrices", why);
