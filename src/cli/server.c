@@ -206,6 +206,14 @@ static void conn_close(server *sv, int i) {
     sv->n_conns--;
 }
 
+/* A client gone (told by a read or a write): its running or queued request cancelled with it, and
+ * said in the log */
+static void close_gone(server *sv, int i, bool quiet) {
+    const conn *c = &sv->conns[i];
+    if (c->job && !quiet) fprintf(stderr, "%s %s %s: client gone, request cancelled\n", c->peer, c->job->method, c->job->path);
+    conn_close(sv, i);
+}
+
 /* Room for a new connection: a free entry, else the idle connection (no request being answered)
  * unused the longest is closed for it; -1 when every connection waits on an answer. */
 static int conn_slot(server *sv) {
@@ -876,13 +884,12 @@ int run_server(const server_options *o) {
                         parse_input(&sv, i, draining);
                         out_flush(c);
                     }
-                    if (c->job && !o->quiet) fprintf(stderr, "%s %s %s: client gone, request cancelled\n", c->peer, c->job->method, c->job->path);
-                    conn_close(&sv, i);
+                    close_gone(&sv, i, o->quiet);
                     continue;
                 }
                 if (!c->job) parse_input(&sv, i, draining);
             }
-            if ((pfd[k].revents & POLLOUT) && out_flush(c) != 0) { conn_close(&sv, i); continue; }
+            if ((pfd[k].revents & POLLOUT) && out_flush(c) != 0) { close_gone(&sv, i, o->quiet); continue; }
         }
         /* timeouts: a request not arrived in time (408), an idle connection, a reader that stalled */
         t = now();
@@ -910,7 +917,7 @@ int run_server(const server_options *o) {
         for (int i = 0; i < sv.cap_conns; i++) {
             conn *c = &sv.conns[i];
             if (c->fd < 0) continue;
-            if (c->out.len > c->out_off && out_flush(c) != 0) { conn_close(&sv, i); continue; }
+            if (c->out.len > c->out_off && out_flush(c) != 0) { close_gone(&sv, i, o->quiet); continue; }   /* a stream's chunk found it gone */
             if (c->close_after && c->out.len == c->out_off && !c->job) { conn_close(&sv, i); continue; }
             if (!c->job && c->in_len) parse_input(&sv, i, draining);   /* a pipelined request */
         }

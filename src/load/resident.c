@@ -223,10 +223,10 @@ static void copy_matrices(ts_model *m, const ts_load_options *opt, resident_list
     }
     if (huge > (long long)total) huge = (long long)total;   /* the last page holds the end of the copy */
     char lanes[96] = "";
-    if (in_lanes > 0) snprintf(lanes, sizeof lanes, " (%.1f MB with rows in lanes)", (double)in_lanes / 1048576.0);
+    if (in_lanes > 0) snprintf(lanes, sizeof lanes, ", %.1f MB with rows in lanes", (double)in_lanes / 1048576.0);
     if (huge >= 0)
-        model_note(m, "%s: %.1f MB copied%s, %.1f MB of it in 2 MB pages%s", what, (double)total / 1048576.0, lanes,
-                   (double)huge / 1048576.0, why);
+        model_note(m, "%s: %.1f MB copied, %.1f MB of it in 2 MB pages%s%s", what, (double)total / 1048576.0,
+                   (double)huge / 1048576.0, lanes, why);
     else
         model_note(m, "%s: %.1f MB copied into 2 MB pages%s%s", what, (double)total / 1048576.0, lanes, why);
 }

@@ -4,6 +4,8 @@
 #include "check.h"
 #include "io/gguf.h"
 #include "io/safetensors.h"
+#include "kernels/matmul.h"
+#include "kernels/simd.h"
 #include "kernels/types.h"
 #include "load/layout.h"
 #include "load/model.h"
@@ -89,8 +91,14 @@ int main(void) {
                 /* the model loader attached the same un-permuted rows */
                 if (m) {
                     const weight *lw = w == 0 ? &m->g.layers[layer].attn.wq : &m->g.layers[layer].attn.wk;
-                    CHECK(lw->row_bytes == rb && memcmp(lw->data, raw, rows * rb) == 0,
-                          "%s %s: the loaded model holds the un-permuted rows", files[f], gn);
+                    uint8_t *want = malloc(rows * rb);
+                    memcpy(want, raw, rows * rb);
+                    const type_kernels *tk = matmul_kernels(m->simd)->types[gt->type];
+                    if (lw->lanes)   /* a copy kept them in lanes: the same rows, rearranged so */
+                        for (int r = 0; r < rows; r += 16) tk->lanes_pack(raw + (size_t)r * rb, rb, cols, want + (size_t)r * rb);
+                    CHECK(lw->row_bytes == rb && memcmp(lw->data, want, rows * rb) == 0,
+                          "%s %s: the loaded model holds the un-permuted rows%s", files[f], gn, lw->lanes ? " (in lanes)" : "");
+                    free(want);
                 }
                 free(raw); free(a); free(b); free(perm);
             }
