@@ -107,6 +107,13 @@ static long product_rows_lanes(const matmul_job *j, int wi, long lo, long hi) {
     return r;
 }
 
+const uint8_t *matmul_weight_row(const matmul_ctx *mc, const weight *w, int64_t r, uint8_t *scratch) {
+    if (!w->lanes) return w->data + (size_t)r * w->row_bytes;
+    const type_kernels *tk = mc->ks->types[w->type];
+    tk->lanes_row(w->data + (size_t)(r / 16 * 16) * w->row_bytes, w->row_bytes, w->cols, (int)(r % 16), scratch);
+    return scratch;
+}
+
 /* Rows [lo, hi) of a weight whose rows are kept in lanes (weight.lanes; lo and hi multiples of 16):
  * each 16 multiplied with every position, 4 at a time. */
 static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {

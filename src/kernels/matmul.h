@@ -36,6 +36,10 @@ int matmul_kernels_level(const struct kernel_set *ks);
 void matmul(const matmul_ctx *mc, const weight *w, const float *x, long x_stride, int n,
             float *y, long y_stride);
 
+/* Row r of w in its type's own layout: in w->data, or (rows kept in lanes: weight.lanes) put
+ * together in scratch (w->row_bytes). For lookups such as a tied embedding's. */
+const uint8_t *matmul_weight_row(const matmul_ctx *mc, const weight *w, int64_t r, uint8_t *scratch);
+
 /* The most weights one call multiplies. */
 #define MATMUL_MAX_MULTI 32
 

@@ -182,6 +182,26 @@ static TARGET_AVX512 void q4_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k
     }
 }
 
+static void q4_k_lanes_row(const uint8_t *ub, size_t ws, int64_t k, int p, uint8_t *row) {
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const k4_packed *u = (const k4_packed *)ub + i;
+        block_q4_K *b = (block_q4_K *)row + i;
+        for (int v = 0; v < 32; v++) memcpy(b->qs + 4 * v, &u->qs[v][4 * p], 4);
+        int sc[8], m[8];
+        for (int g = 0; g < 8; g++) {
+            sc[g] = (u->sm_lo[g][p] & 15) | (int)((u->sm_hi[p] >> (4 * g)) & 3) << 4;
+            m[g] = (u->sm_lo[g][p] >> 4) | (int)((u->sm_hi[p] >> (4 * g + 2)) & 3) << 4;
+        }
+        for (int j = 0; j < 4; j++) {   /* the 12-byte packing kq_get_scale_min reads */
+            b->scales[j] = (uint8_t)(sc[j] | (sc[j + 4] >> 4) << 6);
+            b->scales[j + 4] = (uint8_t)(m[j] | (m[j + 4] >> 4) << 6);
+            b->scales[j + 8] = (uint8_t)((sc[j + 4] & 15) | (m[j + 4] & 15) << 4);
+        }
+        b->d[0] = (uint8_t)u->d[p]; b->d[1] = (uint8_t)(u->d[p] >> 8);
+        b->dmin[0] = (uint8_t)u->dmin[p]; b->dmin[1] = (uint8_t)(u->dmin[p] >> 8);
+    }
+}
+
 /* Group g's 6-bit scale (field 0) or min (field 1) in the 16 lanes */
 static ALWAYS_INLINE TARGET_AVX512 __m512i k4_packed_field(const k4_packed *u, __m512i hi, int g, int field) {
     const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->sm_lo[g]));
@@ -266,7 +286,7 @@ const type_kernels q4_k_kernels_avx512 = {
     .tile = q4_k_tile_avx512, .tile_rows = 4, .tile_cols = 4,
     .lanes_unpack = q4_k_lanes_unpack_avx512, .lanes_tile = q4_k_lanes_tile_avx512,
     .lanes_sb_bytes = sizeof(k4_lanes), .lanes_min_cols = 5,
-    .lanes_pack = q4_k_lanes_pack, .lanes_packed = q4_k_packed_avx512 };
+    .lanes_pack = q4_k_lanes_pack, .lanes_packed = q4_k_packed_avx512, .lanes_row = q4_k_lanes_row };
 #endif
 
 #if defined(__aarch64__)

@@ -406,6 +406,17 @@ static TARGET_AVX512 void q6_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k
     }
 }
 
+static void q6_k_lanes_row(const uint8_t *ub, size_t ws, int64_t k, int p, uint8_t *row) {
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const q6_k_packed *u = (const q6_k_packed *)ub + i;
+        block_q6_K *b = (block_q6_K *)row + i;
+        for (int v = 0; v < 32; v++) memcpy(b->ql + 4 * v, &u->ql[v][4 * p], 4);
+        for (int v = 0; v < 16; v++) memcpy(b->qh + 4 * v, &u->qh[v][4 * p], 4);
+        for (int g = 0; g < 16; g++) b->scales[g] = u->sc[g][p];
+        b->d[0] = (uint8_t)u->d[p]; b->d[1] = (uint8_t)(u->d[p] >> 8);
+    }
+}
+
 /* 16 packed rows x NC positions: for each ql dword j of a half (jl = j / 8, m = j % 8) its low
  * nibbles with bits 2jl of qh dword m are quad 32 half + 8 jl + m, its high nibbles with bits
  * 2 (jl + 2) quad 32 half + 8 (jl + 2) + m (group = quad / 4); the groups' sums times their scales,
@@ -495,7 +506,7 @@ const type_kernels q6_k_kernels_avx512 = {
     .tile = q6_k_tile_avx512, .tile_rows = 4, .tile_cols = 4,
     .lanes_unpack = q6_k_lanes_unpack_avx512, .lanes_tile = q6_k_lanes_tile_avx512,
     .lanes_sb_bytes = sizeof(q6_k_lanes), .lanes_min_cols = 5,
-    .lanes_pack = q6_k_lanes_pack, .lanes_packed = q6_k_packed_avx512 };
+    .lanes_pack = q6_k_lanes_pack, .lanes_packed = q6_k_packed_avx512, .lanes_row = q6_k_lanes_row };
 #endif
 
 #if defined(__aarch64__)

@@ -142,6 +142,8 @@ typedef struct type_kernels {
      * operations, so its bits. NULL: none. */
     void (*lanes_pack)(const uint8_t *w, size_t ws, int64_t k, uint8_t *out);
     void (*lanes_packed)(const uint8_t *u, const uint8_t *act, size_t as, int64_t k, int nc, float *y, long ys);
+    /* Row p (0..15) of 16 packed rows, in its own layout again (a tied embedding's token row) */
+    void (*lanes_row)(const uint8_t *u, size_t ws, int64_t k, int p, uint8_t *row);
 } type_kernels;
 
 typedef struct kernel_set {

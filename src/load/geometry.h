@@ -253,8 +253,7 @@ typedef struct model_geometry {
      * rope_long_round) uses the layers' rope_inv_freq_long; 0 = no long list */
     int rope_long_ctx, rope_long_round;
     weight tok_embd;            /* [V, H] */
-    weight output;              /* [V, H], the LM head; the same tensor as tok_embd when tied (the same
-                                   data, unless its rows were copied into lanes: weight.lanes) */
+    weight output;              /* [V, H], the LM head; the same data as tok_embd when tied */
     const float *output_norm;
     /* Per-layer embeddings (Gemma 4 PLE), ple_dim = 0 when the model has none. Per token:
      *   pli[l] = (rmsnorm(ple_model_proj(x_emb) * ple_proj_scale)[l] * ple_proj_norm

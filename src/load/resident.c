@@ -203,9 +203,8 @@ static void copy_matrices(ts_model *m, const ts_load_options *opt, resident_list
         in_lanes += tk ? n : 0;
         for (int j = i; j < l->n; j++)
             if (l->w[j]->data == src) { l->w[j]->data = dst; l->w[j]->lanes = tk != NULL; }
-        /* a tied head: the embedding reads the copy, unless it is in lanes (then the source stays:
-         * a token's row is read from the file's pages, or from the loader's buffer, kept below) */
-        if (g->tok_embd.data == src && !tk) g->tok_embd.data = dst;
+        /* a tied head: the embedding reads the copy (a row in lanes put together per token) */
+        if (g->tok_embd.data == src) { g->tok_embd.data = dst; g->tok_embd.lanes = tk != NULL; }
         /* the loader's own copy (un-permuted rows, --quant), unless a weight not copied reads it */
         const size_t owned = model_arena_size(&m->arena, src);
         if (owned && !read_elsewhere(g, l, src, owned)) model_arena_release(&m->arena, src);

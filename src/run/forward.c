@@ -15,6 +15,7 @@
 #include "kernels/types.h"
 #include "core/error.h"
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* gate[i] = act(gate[i]) * up[i] over a slice of the batch's FFN values */
@@ -152,11 +153,14 @@ int forward_batch(ts_context *c, const int32_t *tokens, int n, const int *rows, 
         if (r == c->n_runs - 1 && t != n) return ts_fail(err, "internal: the runs do not tile the batch");
     }
     const type_traits *et = type_get(g->tok_embd.type);
+    uint8_t *row = g->tok_embd.lanes ? malloc(g->tok_embd.row_bytes) : NULL;   /* a tied head's rows in lanes */
+    if (g->tok_embd.lanes && !row) return ts_fail(err, "out of memory");
     for (int t = 0; t < n; t++) {
         float *x = c->x + (long)t * H;
-        et->dequant_row(g->tok_embd.data + (size_t)tokens[t] * g->tok_embd.row_bytes, x, H);
+        et->dequant_row(matmul_weight_row(&c->mm, &g->tok_embd, tokens[t], row), x, H);
         if (g->embed_scale != 1.0f) for (int i = 0; i < H; i++) x[i] *= g->embed_scale;
     }
+    free(row);
     if (g->ple_dim > 0) per_layer_inputs(c, tokens, n);
     for (int il = 0; il < g->n_layers; il++) layer_forward(c, il, n);
     for (int r = 0; r < c->n_runs; r++) c->runs[r].seq->pos += c->runs[r].n;

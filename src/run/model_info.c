@@ -10,7 +10,6 @@
 #include "io/safetensors.h"
 #include <stdbool.h>
 #include <stdio.h>
-#include <string.h>
 
 static void print_weight_type(FILE *f, const char *label, const weight *w) {
     if (w->data) fprintf(f, " %s=%s", label, type_name(w->type));
@@ -159,13 +158,6 @@ static void print_tensor_types(FILE *f, const tensor_dir *d) {
     fprintf(f, "\n");
 }
 
-/* Whether the head is the embedding: the same tensor (its rows may have been copied into lanes
- * for the products while the embedding reads them from where they were) */
-static bool tied_head(const model_geometry *g) {
-    return g->output.data == g->tok_embd.data ||
-           (g->output.name && g->tok_embd.name && strcmp(g->output.name, g->tok_embd.name) == 0);
-}
-
 void ts_model_print_info(const ts_model *m, FILE *f) {
     const model_geometry *g = &m->g;
     fprintf(f, "model: %s\n", m->path);
@@ -177,7 +169,7 @@ void ts_model_print_info(const ts_model *m, FILE *f) {
                 g->embed_scale != 1.0f ? "" : "\n");
         if (g->embed_scale != 1.0f) fprintf(f, " x %g\n", (double)g->embed_scale);
         fprintf(f, "output: %s%s", type_name(g->output.type),
-                tied_head(g) ? " (tied to the embedding)" : "");
+                g->output.data == g->tok_embd.data ? " (tied to the embedding)" : "");
         if (g->final_softcap > 0) fprintf(f, "  softcap %g", (double)g->final_softcap);
         if (g->logit_scale != 1.0f) fprintf(f, "  x %g", (double)g->logit_scale);
         fprintf(f, "\n");

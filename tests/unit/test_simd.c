@@ -365,6 +365,15 @@ static void check_matmul_packed(int level, int type, int rows, int n, rng *r) {
     size_t rb;
     uint8_t *data = random_weights(r, type, rows, k, &rb), *packed = malloc((size_t)rows * rb);
     for (int i = 0; i < rows; i += 16) tk->lanes_pack(data + (size_t)i * rb, rb, k, packed + (size_t)i * rb);
+    uint8_t *row = malloc(rb);
+    int rows_back = 0;
+    for (int i = 0; i < rows; i++) {
+        tk->lanes_row(packed + (size_t)(i / 16 * 16) * rb, rb, k, i % 16, row);
+        rows_back += memcmp(row, data + (size_t)i * rb, rb) == 0;
+    }
+    free(row);
+    CHECK(rows_back == rows, "%s: %s rows kept in lanes: each row put together again equals its bytes (%d of %d)",
+          ISA_NAMES[level], type_name(type), rows_back, rows);
     weight w = { .type = type, .rows = rows, .cols = k, .row_bytes = rb, .data = data, .name = "w" };
     weight wp = w;
     wp.data = packed;
