@@ -266,6 +266,14 @@ const type_kernels q6_k_kernels_avx2 = {
     .act_type = TS_Q8_K, .dot = q6_k_dot_avx2, .rows4 = q6_k_rows4_avx2,
     .tile = q6_k_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
+/* The portable kernel's float operations for a super-block, 16 rows (lanes) at once:
+ * sum + (d_a * d) * (float)(isum - 32 corr) */
+static ALWAYS_INLINE TARGET_AVX512 __m512 q6_k_term_16(__m512 sum, const block_q8_K *ab, __m512 d, __m512i isum, __m512i corr) {
+    const __m512 dd = _mm512_mul_ps(_mm512_set1_ps(f32_from_bits(load_u32(ab->d))), d);
+    const __m512i t = _mm512_sub_epi32(isum, _mm512_slli_epi32(corr, 5));
+    return _mm512_add_ps(sum, _mm512_mul_ps(dd, _mm512_cvtepi32_ps(t)));
+}
+
 /* ---- AVX-512 rows in lanes (type_kernels.lanes_*): a super-block of 16 rows rearranged ----
  * Codes in element order (the activations' TS_Q8_K order), quad t = elements 4t .. 4t + 3 of
  * group t / 4; lane p holds row lane_row(p) (lanes_simd.h). */
@@ -359,11 +367,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_lanes_body(const uint8_t *ub, const
         lanes_bsum_pairs(u->sc2, ab, NC, corr);
         const __m512 d = _mm512_load_ps(u->d);
         UNROLL
-        for (int c = 0; c < NC; c++) {   /* (d_a * d) * (float)(isum - 32 corr), then the add */
-            const __m512 dd = _mm512_mul_ps(_mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))), d);
-            const __m512i t = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(corr[c], 5));
-            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(t)));
-        }
+        for (int c = 0; c < NC; c++) sum[c] = q6_k_term_16(sum[c], ab[c], d, isum[c], corr[c]);
     }
     UNROLL
     for (int c = 0; c < NC; c++) lanes_store_rows(y + c * ys, sum[c]);
@@ -487,11 +491,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
         }
         const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
         UNROLL
-        for (int c = 0; c < NC; c++) {   /* (d_a * d) * (float)(isum - 32 corr), then the add */
-            const __m512 dd = _mm512_mul_ps(_mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))), d);
-            const __m512i t = _mm512_sub_epi32(isum[c], _mm512_slli_epi32(corr[c], 5));
-            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(t)));
-        }
+        for (int c = 0; c < NC; c++) sum[c] = q6_k_term_16(sum[c], ab[c], d, isum[c], corr[c]);
     }
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);

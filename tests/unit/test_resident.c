@@ -111,8 +111,9 @@ static int write_spread_copy(const char *src, const char *dst) {
     return rc;
 }
 
-/* The logits of 4 tokens and the model's layout notes, loaded with the given placement. */
-static int logits_of(const char *path, int weights, float *out, char *notes, size_t notes_size) {
+/* The logits of 4 tokens (steps: of 1, then of 7 more in one batch, past the 4-wide tiles: 2 rows)
+ * and the model's layout notes, loaded with the given placement. */
+static int logits_of(const char *path, int weights, bool steps, float *out, char *notes, size_t notes_size) {
     ts_load_options lo = { .weights = weights };
     ts_model *m;
     ts_context *c;
@@ -125,8 +126,9 @@ static int logits_of(const char *path, int weights, float *out, char *notes, siz
     }
     int rc = ts_context_new(m, 64, 2, &c, &err);
     if (rc == 0) {
-        const int32_t tokens[4] = { 1, 5, 9, 13 };
-        rc = ts_eval(c, tokens, 4, out, false, &err);
+        const int32_t tokens[8] = { 1, 5, 9, 13, 17, 21, 25, 29 };
+        if (!steps) rc = ts_eval(c, tokens, 4, out, false, &err);
+        else if ((rc = ts_eval(c, tokens, 1, out, false, &err)) == 0) rc = ts_eval(c, tokens + 1, 7, out + ts_model_n_vocab(m), false, &err);
         ts_context_free(c);
     }
     if (rc) CHECK(0, "%s: %s", path, err.msg);
@@ -147,13 +149,13 @@ static void test_default_placement(void) {
         ts_model_free(m);
         float *want = malloc((size_t)n_vocab * sizeof *want), *got = malloc((size_t)n_vocab * sizeof *got);
         char notes[4096];
-        logits_of(path, TS_WEIGHTS_COPY, want, notes, sizeof notes);
+        logits_of(path, TS_WEIGHTS_COPY, false, want, notes, sizeof notes);
         CHECK(strstr(notes, "matrices: ") && strstr(notes, " MB copied") && strstr(notes, "(--no-mmap)"),
               "--no-mmap copies: %s", notes);
 
         /* just written: the share the kernel maps 2 MB at a time decides */
         double share = file_pmd_share(path);
-        logits_of(path, TS_WEIGHTS_AUTO, got, notes, sizeof notes);
+        logits_of(path, TS_WEIGHTS_AUTO, false, got, notes, sizeof notes);
         const bool in_place = strstr(notes, "matrices: read in place from the file, whose pages the kernel maps 2 MB") != NULL;
         CHECK(share >= 0 && (in_place || strstr(notes, " MB copied")) && (share < 0.5 ? !in_place : share >= 0.9 ? in_place : true),
               "just written (%.0f%% of its pages mapped 2 MB at a time): %s", 100 * share, notes);
@@ -162,7 +164,7 @@ static void test_default_placement(void) {
         /* its pages dropped, then read back through a mapping that asks for 2 MB pages */
         int fd = open(path, O_RDONLY);
         if (fd >= 0) { fdatasync(fd); posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED); close(fd); }
-        logits_of(path, TS_WEIGHTS_AUTO, got, notes, sizeof notes);
+        logits_of(path, TS_WEIGHTS_AUTO, false, got, notes, sizeof notes);
         share = file_pmd_share(path);
         if (share < 0.9) {
             printf("# this kernel keeps the file in small folios (%.0f%% mapped 2 MB at a time): in-place checks skipped\n",
@@ -182,31 +184,6 @@ out:
     rmdir(dir);
 }
 
-/* Logits of 1, then 7 more tokens (a product of one position, then a batch past the 4-wide tile)
- * and the notes, loaded with the given placement. */
-static int logits_steps_of(const char *path, int weights, float *out, int n_vocab, char *notes, size_t notes_size) {
-    ts_load_options lo = { .weights = weights };
-    ts_model *m;
-    ts_context *c;
-    ts_error err;
-    if (ts_model_load(path, &lo, &m, &err)) { CHECK(0, "%s: %s", path, err.msg); return -1; }
-    notes[0] = 0;
-    for (int i = 0; i < m->n_notes; i++) {
-        strncat(notes, m->notes[i], notes_size - strlen(notes) - 2);
-        strcat(notes, "; ");
-    }
-    int rc = ts_context_new(m, 64, 2, &c, &err);
-    if (rc == 0) {
-        const int32_t tokens[8] = { 1, 5, 9, 13, 17, 21, 25, 29 };
-        rc = ts_eval(c, tokens, 1, out, false, &err);
-        if (rc == 0) rc = ts_eval(c, tokens + 1, 7, out + n_vocab, false, &err);
-        ts_context_free(c);
-    }
-    if (rc) CHECK(0, "%s: %s", path, err.msg);
-    ts_model_free(m);
-    return rc;
-}
-
 /* Rows in lanes (weight.lanes): a copy rearranges the Q4_K and Q6_K matrices where the kernel set
  * has kernels for them (AVX-512), and the logits equal those of the rows read in place, bit for
  * bit; the tied head (qwen2-tiny) still reads as tied. */
@@ -223,8 +200,8 @@ static void test_rows_in_lanes(void) {
         const int n_vocab = ts_model_n_vocab(m);
         ts_model_free(m);
         float *want = malloc(2 * (size_t)n_vocab * sizeof *want), *got = malloc(2 * (size_t)n_vocab * sizeof *got);
-        if (want && got && logits_steps_of(path, TS_WEIGHTS_IN_PLACE, want, n_vocab, notes, sizeof notes) == 0 &&
-            logits_steps_of(path, TS_WEIGHTS_COPY, got, n_vocab, notes, sizeof notes) == 0) {
+        if (want && got && logits_of(path, TS_WEIGHTS_IN_PLACE, true, want, notes, sizeof notes) == 0 &&
+            logits_of(path, TS_WEIGHTS_COPY, true, got, notes, sizeof notes) == 0) {
             if (avx512) CHECK(strstr(notes, "MB with rows in lanes") != NULL, "%s copied: its matrices in lanes (%s)", files[i], notes);
             CHECK(!memcmp(want, got, 2 * (size_t)n_vocab * sizeof *got),
                   "%s: the logits of 1 and of 7 positions with the rows in lanes equal those read in place, bit for bit", files[i]);

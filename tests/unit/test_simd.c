@@ -332,52 +332,31 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
 
 /* matmul: batched/threaded equals one position at a time on one thread, bit for bit; with 600
  * rows a product is several chunks, which the 3 threads share out and take from each other. The
- * position counts take a batch kernel's every width (rows in lanes: 4 at a time, then 1 to 3). */
-static void check_matmul(int level, int type, int rows, int n, rng *r) {
-    const int64_t k = test_k(type);
-    size_t rb;
-    uint8_t *data = random_weights(r, type, rows, k, &rb);
-    weight w = { .type = type, .rows = rows, .cols = k, .row_bytes = rb, .data = data, .name = "w" };
-    float *x = malloc((size_t)n * k * sizeof(float));
-    for (int t = 0; t < n; t++) random_acts(r, x + t * k, k);
-    float *y1 = calloc((size_t)n * rows, sizeof(float)), *y3 = calloc((size_t)n * rows, sizeof(float));
-    float *y3v = calloc((size_t)n * rows, sizeof(float));
-    size_t sb = matmul_scratch_bytes(n, k);
-    thread_pool *p1 = thread_pool_new(1), *p3 = thread_pool_new(3);
-    matmul_ctx m1 = { p1, matmul_kernels(level), malloc(sb), sb }, m3 = { p3, matmul_kernels(level), malloc(sb), sb };
-    for (int t = 0; t < n; t++) matmul(&m1, &w, x + t * k, k, 1, y1 + t * rows, rows);
-    for (int t = 0; t < n; t++) matmul(&m3, &w, x + t * k, k, 1, y3v + t * rows, rows);
-    matmul(&m3, &w, x, k, n, y3, rows);
-    CHECK(memcmp(y1, y3, (size_t)n * rows * sizeof(float)) == 0 && memcmp(y1, y3v, (size_t)n * rows * sizeof(float)) == 0,
-          "%s: %s matmul of %d rows, %d positions on 3 threads (batched and one at a time) == one at a time on 1 thread, exactly",
-          ISA_NAMES[level], type_name(type), rows, n);
-    thread_pool_free(p1); thread_pool_free(p3);
-    free(m1.act); free(m3.act); free(data); free(x); free(y1); free(y3); free(y3v);
-}
-
-/* Rows kept in lanes (weight.lanes, type_kernels.lanes_pack): a matrix packed 16 rows at a time
- * gives, batched and one position at a time on 3 threads, the bits of the plain matrix one
- * position at a time on 1 thread. */
-static void check_matmul_packed(int level, int type, int rows, int n, rng *r) {
+ * position counts take a batch kernel's every width (rows in lanes: 4 at a time, then 1 to 3).
+ * lanes: the rows kept in lanes (weight.lanes, type_kernels.lanes_pack; rows a multiple of 16),
+ * against the plain rows one at a time, and each row put together again equals its bytes. */
+static void check_matmul(int level, int type, int rows, int n, bool lanes, rng *r) {
     const type_kernels *tk = matmul_kernels(level)->types[type];
-    if (!tk || !tk->lanes_pack) return;
+    if (lanes && (!tk || !tk->lanes_pack)) return;
     const int64_t k = test_k(type);
     size_t rb;
-    uint8_t *data = random_weights(r, type, rows, k, &rb), *packed = malloc((size_t)rows * rb);
-    for (int i = 0; i < rows; i += 16) tk->lanes_pack(data + (size_t)i * rb, rb, k, packed + (size_t)i * rb);
-    uint8_t *row = malloc(rb);
-    int rows_back = 0;
-    for (int i = 0; i < rows; i++) {
-        tk->lanes_row(packed + (size_t)(i / 16 * 16) * rb, rb, k, i % 16, row);
-        rows_back += memcmp(row, data + (size_t)i * rb, rb) == 0;
+    uint8_t *data = random_weights(r, type, rows, k, &rb), *packed = NULL;
+    weight w = { .type = type, .rows = rows, .cols = k, .row_bytes = rb, .data = data, .name = "w" }, wl = w;
+    if (lanes) {
+        packed = malloc((size_t)rows * rb);
+        for (int i = 0; i < rows; i += 16) tk->lanes_pack(data + (size_t)i * rb, rb, k, packed + (size_t)i * rb);
+        uint8_t *row = malloc(rb);
+        int rows_back = 0;
+        for (int i = 0; i < rows; i++) {
+            tk->lanes_row(packed + (size_t)(i / 16 * 16) * rb, rb, k, i % 16, row);
+            rows_back += memcmp(row, data + (size_t)i * rb, rb) == 0;
+        }
+        free(row);
+        CHECK(rows_back == rows, "%s: %s rows kept in lanes: each row put together again equals its bytes (%d of %d)",
+              ISA_NAMES[level], type_name(type), rows_back, rows);
+        wl.data = packed;
+        wl.lanes = true;
     }
-    free(row);
-    CHECK(rows_back == rows, "%s: %s rows kept in lanes: each row put together again equals its bytes (%d of %d)",
-          ISA_NAMES[level], type_name(type), rows_back, rows);
-    weight w = { .type = type, .rows = rows, .cols = k, .row_bytes = rb, .data = data, .name = "w" };
-    weight wp = w;
-    wp.data = packed;
-    wp.lanes = true;
     float *x = malloc((size_t)n * k * sizeof(float));
     for (int t = 0; t < n; t++) random_acts(r, x + t * k, k);
     float *y1 = calloc((size_t)n * rows, sizeof(float)), *y3 = calloc((size_t)n * rows, sizeof(float));
@@ -386,11 +365,11 @@ static void check_matmul_packed(int level, int type, int rows, int n, rng *r) {
     thread_pool *p1 = thread_pool_new(1), *p3 = thread_pool_new(3);
     matmul_ctx m1 = { p1, matmul_kernels(level), malloc(sb), sb }, m3 = { p3, matmul_kernels(level), malloc(sb), sb };
     for (int t = 0; t < n; t++) matmul(&m1, &w, x + t * k, k, 1, y1 + t * rows, rows);
-    for (int t = 0; t < n; t++) matmul(&m3, &wp, x + t * k, k, 1, y3v + t * rows, rows);
-    matmul(&m3, &wp, x, k, n, y3, rows);
+    for (int t = 0; t < n; t++) matmul(&m3, &wl, x + t * k, k, 1, y3v + t * rows, rows);
+    matmul(&m3, &wl, x, k, n, y3, rows);
     CHECK(memcmp(y1, y3, (size_t)n * rows * sizeof(float)) == 0 && memcmp(y1, y3v, (size_t)n * rows * sizeof(float)) == 0,
-          "%s: %s rows kept in lanes, %d rows, %d positions on 3 threads (batched and one at a time) == the plain rows one at a time, exactly",
-          ISA_NAMES[level], type_name(type), rows, n);
+          "%s: %s matmul of %d rows%s, %d positions on 3 threads (batched and one at a time) == one at a time on 1 thread, exactly",
+          ISA_NAMES[level], type_name(type), rows, lanes ? " kept in lanes" : "", n);
     thread_pool_free(p1); thread_pool_free(p3);
     free(m1.act); free(m3.act); free(data); free(packed); free(x); free(y1); free(y3); free(y3v);
 }
@@ -654,11 +633,11 @@ int main(void) {
             }
         }
         for (int i = 0; i < N_TYPES; i++) { 
-            check_matmul(level, TYPES[i], 23, 6, &r);
-            check_matmul(level, TYPES[i], 600, 11, &r);
-            check_matmul(level, TYPES[i], 48, 5, &r);
-            for (int n = 1; n <= 9; n += 2) check_matmul_packed(level, TYPES[i], 48, n, &r);
-            check_matmul_packed(level, TYPES[i], 608, 6, &r);
+            check_matmul(level, TYPES[i], 23, 6, false, &r);
+            check_matmul(level, TYPES[i], 600, 11, false, &r);
+            check_matmul(level, TYPES[i], 48, 5, false, &r);
+            for (int n = 1; n <= 9; n += 2) check_matmul(level, TYPES[i], 48, n, true, &r);
+            check_matmul(level, TYPES[i], 608, 6, true, &r);
         }
         check_attention(level, &r);
         check_delta_rule(level, &r);
