@@ -434,9 +434,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
     for (int64_t i = 0; i < k / QK_K; i++) {
         const q6_k_packed *u = (const q6_k_packed *)ub + i;
-        /* the super-block 4 ahead (the next 16 rows' first ones at the end: the rows are one
-         * stream): the products of a few positions are too slow for the hardware's prefetch to
-         * keep ahead, so the loads would wait for memory (5.3 against 10.5 GB/s in cache) */
+        /* the same super-block of the next 16 rows into L2 (the rows are one stream): the
+         * products of a few positions are too slow for the hardware's prefetch to keep ahead, so
+         * the loads would wait for memory (8 positions, 1 thread: 5.3 against 10.5 GB/s in cache) */
         for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
         const block_q8_K *ab[4];
         __m512i isum[4], corr[4];
