@@ -12,7 +12,9 @@
  *     plainly, with prompt lookup and (--draft) with the draft, the modes interleaved per round
  *     (each mode's turn answers the prompts P times over).
  *     Prints per mode and round the decode tokens/s (tokens after the first over their time), the
- *     proposals and the share taken, and checks that every mode's answers are plain decoding's. */
+ *     proposals and the share taken, and checks that every mode's answers are plain decoding's.
+ * Models are loaded as chat, batch answering and the server load them (TS_WEIGHTS_DECODE: copied
+ * when the kernel set keeps some rows in lanes). */
 #include "tessera.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,7 +37,7 @@ static int forward(int argc, char **argv) {
     int threads = argc > 3 ? atoi(argv[3]) : 2, rounds = argc > 4 ? atoi(argv[4]) : 7, depth = argc > 5 ? atoi(argv[5]) : 128;
     ts_error err = {{0}};
     ts_model *m;
-    if (ts_model_load(argv[2], NULL, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
+    if (ts_model_load(argv[2], &(ts_load_options){ .weights = TS_WEIGHTS_DECODE }, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
     ts_context *c;
     if (ts_context_new(m, depth + 64, threads, &c, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
     const int nv = ts_model_n_vocab(m);
@@ -167,8 +169,8 @@ static int gen(int argc, char **argv) {
     }
     ts_error err = {{0}};
     ts_model *m, *dm = NULL;
-    if (ts_model_load(argv[2], NULL, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
-    if (draft_path && ts_model_load(draft_path, NULL, &dm, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
+    if (ts_model_load(argv[2], &(ts_load_options){ .weights = TS_WEIGHTS_DECODE }, &m, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
+    if (draft_path && ts_model_load(draft_path, &(ts_load_options){ .weights = TS_WEIGHTS_DECODE }, &dm, &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
     prompt *ps;
     int np;
     if (read_prompts(m, argv[3], &ps, &np) != 0) return 1;
