@@ -116,6 +116,20 @@ static ALWAYS_INLINE TARGET_AVX512 void lanes_bsum_pairs(const int32_t (*pair)[1
         }                                                                                                         \
     }
 
+/* type_kernels.lanes_packed from a body taking NC (1..5) as a constant: 5 positions at once where a
+ * batch would otherwise end with one alone (a pass over the 16 rows for one position costs nearly
+ * what one for four does) */
+#define LANES_PACKED_FROM_BODY(name, body)                                                                        \
+    static TARGET_AVX512 void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
+        switch (nc) {                                                                                             \
+        case 1: body(u, a, as, k, y, ys, 1); break;                                                               \
+        case 2: body(u, a, as, k, y, ys, 2); break;                                                               \
+        case 3: body(u, a, as, k, y, ys, 3); break;                                                               \
+        case 4: body(u, a, as, k, y, ys, 4); break;                                                               \
+        default: body(u, a, as, k, y, ys, 5); break;                                                              \
+        }                                                                                                         \
+    }
+
 /* The 16 lanes of v stored as rows 0..15 at y (y[row] = lane lane_row(row)). */
 static ALWAYS_INLINE TARGET_AVX512 void lanes_store_rows(float *y, __m512 v) {
     _mm512_storeu_ps(y, _mm512_permutexvar_ps(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), v));

@@ -115,7 +115,8 @@ const uint8_t *matmul_weight_row(const matmul_ctx *mc, const weight *w, int64_t 
 }
 
 /* Rows [lo, hi) of a weight whose rows are kept in lanes (weight.lanes; lo and hi multiples of 16):
- * each 16 multiplied with every position, 4 at a time. */
+ * each 16 multiplied with every position, 4 at a time, or 5 where 4 would leave one alone at the
+ * end (a speculation's 5 or 9 positions: one pass fewer). */
 static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
     const type_kernels *tk = j->ks->types[w->type];
@@ -124,9 +125,11 @@ static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     const size_t as = in->act_stride[tk->act_type];
     const long ys = j->y_stride[wi];
     for (long r = lo; r < hi; r += 16)
-        for (int t = 0; t < j->n; t += 4)
-            tk->lanes_packed(w->data + (size_t)r * w->row_bytes, act + (size_t)t * as, as, w->cols, j->n - t < 4 ? j->n - t : 4,
-                             j->y[wi] + (long)t * ys + r, ys);
+        for (int t = 0, nc; t < j->n; t += nc) {
+            const int left = j->n - t;
+            nc = left < 4 ? left : left % 4 == 1 ? 5 : 4;
+            tk->lanes_packed(w->data + (size_t)r * w->row_bytes, act + (size_t)t * as, as, w->cols, nc, j->y[wi] + (long)t * ys + r, ys);
+        }
 }
 
 /* Rows [lo, hi) of one weight (one chunk of matmul_chunk) against all n positions. */
