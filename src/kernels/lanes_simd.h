@@ -105,28 +105,17 @@ static ALWAYS_INLINE TARGET_AVX512 void lanes_bsum_pairs(const int32_t (*pair)[1
     }
 }
 
-/* type_kernels.lanes_tile from a body taking NC as a constant */
-#define LANES_TILE_FROM_BODY(name, body)                                                                          \
-    static TARGET_AVX512 void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
-        switch (nc) {                                                                                             \
-        case 1: body(u, a, as, k, y, ys, 1); break;                                                               \
-        case 2: body(u, a, as, k, y, ys, 2); break;                                                               \
-        case 3: body(u, a, as, k, y, ys, 3); break;                                                               \
-        default: body(u, a, as, k, y, ys, 4); break;                                                              \
-        }                                                                                                         \
-    }
-
-/* type_kernels.lanes_packed from a body taking NC (1..5) as a constant: 5 positions at once where a
- * batch would otherwise end with one alone (a pass over the 16 rows for one position costs nearly
- * what one for four does) */
-#define LANES_PACKED_FROM_BODY(name, body)                                                                        \
+/* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 5) from a body taking NC as a
+ * constant. The packed rows take 5 positions at once where a batch would otherwise end with one
+ * alone (a pass over the 16 rows for one position costs nearly what one for four does). */
+#define LANES_FROM_BODY(name, body, widest)                                                                       \
     static TARGET_AVX512 void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
         switch (nc) {                                                                                             \
         case 1: body(u, a, as, k, y, ys, 1); break;                                                               \
         case 2: body(u, a, as, k, y, ys, 2); break;                                                               \
         case 3: body(u, a, as, k, y, ys, 3); break;                                                               \
         case 4: body(u, a, as, k, y, ys, 4); break;                                                               \
-        default: body(u, a, as, k, y, ys, 5); break;                                                              \
+        default: body(u, a, as, k, y, ys, widest); break;                                                         \
         }                                                                                                         \
     }
 

@@ -133,7 +133,7 @@ const type_kernels q4_k_kernels_avx2 = {
 static TARGET_AVX512 void q4_k_lanes_unpack_avx512(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
     k4_lanes_unpack(w, ws, k, out, 0);
 }
-LANES_TILE_FROM_BODY(q4_k_lanes_tile_avx512, k4_lanes_body)
+LANES_FROM_BODY(q4_k_lanes_tile_avx512, k4_lanes_body, 4)
 
 /* Rows in lanes kept (type_kernels.lanes_pack): super-block i of 16 rows as one k4_packed, lane p
  * of every vector row p, in the 16 rows' own bytes. Nothing is rearranged per product: the codes
@@ -175,8 +175,8 @@ static TARGET_AVX512 void q4_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k
                 u.sm_lo[g][p] = (uint8_t)((sc & 15) | (m & 15) << 4);
                 u.sm_hi[p] |= (uint32_t)(sc >> 4) << (4 * g) | (uint32_t)(m >> 4) << (4 * g + 2);
             }
-            u.d[p] = (uint16_t)(b->d[0] | b->d[1] << 8);
-            u.dmin[p] = (uint16_t)(b->dmin[0] | b->dmin[1] << 8);
+            u.d[p] = load_u16(b->d);
+            u.dmin[p] = load_u16(b->dmin);
         }
         memcpy(out + (size_t)i * sizeof u, &u, sizeof u);
     }
@@ -276,7 +276,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, cons
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
 }
-LANES_PACKED_FROM_BODY(q4_k_packed_avx512, q4_k_packed_body)
+LANES_FROM_BODY(q4_k_packed_avx512, q4_k_packed_body, 5)
 
 DOT_FROM_BODY(TARGET_AVX512, q4_k_dot_avx512, q4_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q4_k_rows4_avx512, q4_k_avx512_body, 4, 1)

@@ -53,7 +53,7 @@ TILE_FROM_BODY(TARGET_AVX512, q5_k_tile_avx512, q5_k_avx512_body, 4, 4)
 static TARGET_AVX512 void q5_k_lanes_unpack_avx512(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
     k4_lanes_unpack(w, ws, k, out, 1);
 }
-LANES_TILE_FROM_BODY(q5_k_lanes_tile_avx512, k4_lanes_body)
+LANES_FROM_BODY(q5_k_lanes_tile_avx512, k4_lanes_body, 4)
 const type_kernels q5_k_kernels_avx512 = {
     .act_type = TS_Q8_K, .dot = q5_k_dot_avx512, .rows4 = q5_k_rows4_avx512,
     .tile = q5_k_tile_avx512, .tile_rows = 4, .tile_cols = 4,

@@ -373,7 +373,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_lanes_body(const uint8_t *ub, const
     for (int c = 0; c < NC; c++) lanes_store_rows(y + c * ys, sum[c]);
 }
 
-LANES_TILE_FROM_BODY(q6_k_lanes_tile_avx512, q6_k_lanes_body)
+LANES_FROM_BODY(q6_k_lanes_tile_avx512, q6_k_lanes_body, 4)
 
 /* Rows in lanes kept (type_kernels.lanes_pack): super-block i of 16 rows as one q6_k_packed, lane
  * p of every vector row p, in the 16 rows' own bytes (so 32-byte aligned at best: unaligned loads).
@@ -404,7 +404,7 @@ static TARGET_AVX512 void q6_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k
         for (int p = 0; p < 16; p++) {
             const block_q6_K *b = (const block_q6_K *)(w + p * ws) + i;
             for (int g = 0; g < 16; g++) u.sc[g][p] = b->scales[g];
-            u.d[p] = (uint16_t)(b->d[0] | b->d[1] << 8);
+            u.d[p] = load_u16(b->d);
         }
         memcpy(out + (size_t)i * sizeof u, &u, sizeof u);
     }
@@ -496,7 +496,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
 }
-LANES_PACKED_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body)
+LANES_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body, 5)
 
 DOT_FROM_BODY(TARGET_AVX512, q6_k_dot_avx512, q6_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q6_k_rows4_avx512, q6_k_avx512_body, 4, 1)
