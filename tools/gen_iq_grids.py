@@ -88,4 +88,27 @@ def emit_planes(cname, values):
 for name, cname in (("iq3xxs_grid", "iq_grid3xxs"), ("iq3s_grid", "iq_grid3s")):
     parts.append("")
     parts.append(emit_planes(cname, [as_int(v) for v in tables[name]["values"]]))
+
+# The 8-byte IQ2 grids as 2-bit codes (value 8 -> 0, 25 -> 1, 43 -> 2; value j at bits 2j..2j+1),
+# in two byte planes (low and high byte of the 16-bit code), for the AVX-512 VBMI lookups: an
+# entry's 8 values then cost two table bytes, not eight.
+def emit_code_planes(cname, values):
+    n = len(values)
+    code_of = {8: 0, 25: 1, 43: 2}
+    codes = [sum(code_of[(v >> (8 * j)) & 0xff] << (2 * j) for j in range(8)) for v in values]
+    out = ["/* %s as 2-bit codes (8, 25, 43 -> 0, 1, 2; value j at bits 2j..2j+1), low and high byte planes */" % cname,
+           "_Alignas(64) const uint8_t %s_codes[2][%d] = {" % (cname, n)]
+    for j in range(2):
+        out.append("    {")
+        plane = [(c >> (8 * j)) & 0xff for c in codes]
+        for i in range(0, n, 16):
+            out.append("        " + ", ".join("%d" % b for b in plane[i:i + 16]) + ",")
+        out.append("    },")
+    out.append("};")
+    return "\n".join(out)
+
+
+for name, cname in (("iq2xxs_grid", "iq_grid2xxs"), ("iq2xs_grid", "iq_grid2xs"), ("iq2s_grid", "iq_grid2s")):
+    parts.append("")
+    parts.append(emit_code_planes(cname, [as_int(v) for v in tables[name]["values"]]))
 print("\n".join(parts))

@@ -89,3 +89,74 @@ static ALWAYS_INLINE TARGET_AVX512 __mmask32 iq2_s_negative(const block_iq2_s *b
 PREPARED_SUB_KERNELS(iq2_xxs, block_iq2_xxs)
 PREPARED_SUB_KERNELS(iq2_xs, block_iq2_xs)
 PREPARED_SUB_KERNELS(iq2_s, block_iq2_s)
+
+#if defined(TS_X86)
+/* ---- AVX-512 with VBMI and BITALG: IQ2_XXS's 32 grid entries looked up at once ----
+ * Each entry's 8 values (8, 25 or 43) as a 16-bit code of 2-bit fields (iq_grid2xxs_codes: its low
+ * and high byte planes, one vpermi2b lookup pair per 128 entries). Per pair of sub-blocks z, the 8
+ * entries' codes go to the low bytes of 8 qwords; vpmultishiftqb moves field j to the bottom of
+ * byte j, and vpermb maps it to its value. The 7-bit sign fields are cut out of the words by
+ * vpmultishiftqb too and looked up in ksigns (vpermi2b takes 7 index bits); in entry order the sign
+ * bytes are the negation masks' bits. The integer sums are block_unpacked's: the same bits. */
+static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_xxs_isum_vbmi(const block_iq2_xxs *b, const int8_t *a) {
+    /* qword q of pair z: entry q % 4 of sub-block 2 z + q / 4 (byte 8 ib + l of the lookups), low code
+     * byte from the first table, high from the second (index + 64) */
+#define E(z, q) (8 * (2 * (z) + (q) / 4) + (q) % 4)
+#define PAIR(z, q) E(z, q), 64 + E(z, q), 0, 0, 0, 0, 0, 0
+#define PAIR8(z) PAIR(z, 0), PAIR(z, 1), PAIR(z, 2), PAIR(z, 3), PAIR(z, 4), PAIR(z, 5), PAIR(z, 6), PAIR(z, 7)
+    static const _Alignas(64) uint8_t code_pick[4][64] = { { PAIR8(0) }, { PAIR8(1) }, { PAIR8(2) }, { PAIR8(3) } };
+    /* the 32 sign bytes in entry order (byte 8 ib + l of the lookup -> byte 4 ib + l) */
+#define S4(ib) 8 * (ib), 8 * (ib) + 1, 8 * (ib) + 2, 8 * (ib) + 3
+    static const _Alignas(64) uint8_t sign_pick[64] = { S4(0), S4(1), S4(2), S4(3), S4(4), S4(5), S4(6), S4(7) };
+#undef S4
+#undef PAIR8
+#undef PAIR
+#undef E
+    /* word 0 of qword ib (its 2 s + 1) for words 0..15 (sub-block 2 z) and 16..31 (2 z + 1) */
+#define W16(ib) 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), \
+                4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib)
+    static const _Alignas(64) uint16_t scale_pick[4][32] = { { W16(0), W16(1) }, { W16(2), W16(3) }, { W16(4), W16(5) }, { W16(6), W16(7) } };
+#undef W16
+    static const _Alignas(64) uint8_t value_of_code[64] = {
+#define V4 8, 25, 43, 0
+#define V16 V4, V4, V4, V4
+        V16, V16, V16, V16
+#undef V16
+#undef V4
+    };
+    const __m512i q = _mm512_loadu_si512(b->qs);   /* qword ib: 4 index bytes, then word w_ib */
+    const __mmask64 bit7 = _mm512_movepi8_mask(q);
+    const __m512i lo = plane_lookup_256(iq_grid2xxs_codes[0], q, bit7), hi = plane_lookup_256(iq_grid2xxs_codes[1], q, bit7);
+    /* bytes 0..3 of qword ib: the sign fields at bits 0, 7, 14, 21 of w_ib; their ksigns bytes */
+    const __m512i fields = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x00000000352e2720LL), q);
+    const __m512i signs = _mm512_permutex2var_epi8(_mm512_loadu_si512(iq_ksigns), fields, _mm512_loadu_si512(iq_ksigns + 64));
+    /* 2 s + 1 (s = the top 4 bits of w_ib) in word 0 of qword ib */
+    const __m512i sc8 = _mm512_or_si512(_mm512_slli_epi64(_mm512_srli_epi64(q, 60), 1), _mm512_set1_epi64(1));
+    /* bit 8 e + j: negate value j of entry e (mask z: the 64 values of sub-blocks 2 z, 2 z + 1) */
+    uint64_t neg[4];
+    _mm256_storeu_si256((__m256i *)neg, _mm512_castsi512_si256(_mm512_permutexvar_epi8(_mm512_load_si512(sign_pick), signs)));
+    const __m512i shifts = _mm512_set1_epi64(0x0e0c0a0806040200LL);
+    const __m512i values = _mm512_load_si512(value_of_code);
+    __m512i acc = _mm512_setzero_si512();
+    UNROLL
+    for (int z = 0; z < 4; z++) {
+        const __m512i codes = _mm512_permutex2var_epi8(lo, _mm512_load_si512(code_pick[z]), hi);
+        const __m512i mag = _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(shifts, codes), values);
+        const __m512i sc = _mm512_permutexvar_epi16(_mm512_load_si512(scale_pick[z]), sc8);
+        const __m512i av = _mm512_loadu_si512(a + 64 * z);
+        acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(mag, _mm512_mask_sub_epi8(av, _cvtu64_mask64(neg[z]), _mm512_setzero_si512(), av)), sc);
+    }
+    return _mm512_reduce_add_epi32(acc);
+}
+static TARGET_AVX512_VBMI float iq2_xxs_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {
+    const block_iq2_xxs *x = w;
+    const block_q8_K *y = act;
+    float sum = 0.0f;
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);
+        sum += (iq2_xxs_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)iq2_xxs_isum_vbmi(&x[i], y[i].qs);
+    }
+    return sum;
+}
+const type_kernels iq2_xxs_kernels_avx512_vbmi = { .act_type = TS_Q8_K, .dot = iq2_xxs_dot_avx512_vbmi, .unpack = iq2_xxs_unpack_avx2 };
+#endif

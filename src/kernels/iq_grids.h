@@ -13,6 +13,9 @@ extern const uint64_t iq_grid2xxs[256], iq_grid2xs[512], iq_grid2s[1024], iq_gri
 extern const uint32_t iq_grid3xxs[256], iq_grid3s[512];
 /* The same as byte planes, for lookups in vectors: _planes[j][i] = value j of entry i */
 extern const uint8_t iq_grid3xxs_planes[4][256], iq_grid3s_planes[4][512];
+/* The 8-byte IQ2 grids as 16-bit codes of 2-bit fields (value j: 8, 25, 43 -> 0, 1, 2 at bits
+ * 2j..2j+1), in a low and a high byte plane: _codes[h][i] = byte h of entry i's code */
+extern const uint8_t iq_grid2xxs_codes[2][256], iq_grid2xs_codes[2][512], iq_grid2s_codes[2][1024];
 /* The signs of a sign byte b as 8 bytes, 0xff (-1) where bit j is set, else 0x01 (+1) */
 extern const uint64_t iq_sign_mask8[256];
 /* iq_sign_mask8[iq_ksigns[i]] */

@@ -5,11 +5,13 @@
 
 /* The low-bit types of README-iq-grid, with the set's kernels of their unpacked rows. */
 #define LOWBIT_TYPES(ISA) PLANE_GRID_TYPES(ISA), OTHER_LOWBIT_TYPES(ISA)
-/* the grids whose entries are 4 values: the VBMI kernels' (an 8-byte grid's entries as halves in
- * 2x the planes measured slower than their loads: IQ2_XXS 4.5 -> 3.9, IQ2_XS 5.0 -> 3.0 GB/s) */
-#define PLANE_GRID_TYPES(ISA) [TS_IQ3_XXS] = &iq3_xxs_kernels_##ISA, [TS_IQ3_S] = &iq3_s_kernels_##ISA
+/* the grid types with VBMI kernels: IQ3's 4-value entries in byte planes, IQ2_XXS's 8-value entries
+ * as 2-bit codes (as halves in 2x the planes they measured slower than their loads: IQ2_XXS 4.5 ->
+ * 3.9, IQ2_XS 5.0 -> 3.0 GB/s) */
+#define PLANE_GRID_TYPES(ISA) [TS_IQ3_XXS] = &iq3_xxs_kernels_##ISA, [TS_IQ3_S] = &iq3_s_kernels_##ISA, \
+                              [TS_IQ2_XXS] = &iq2_xxs_kernels_##ISA
 #define OTHER_LOWBIT_TYPES(ISA)                                                                        \
-    [TS_IQ2_XXS] = &iq2_xxs_kernels_##ISA, [TS_IQ2_XS] = &iq2_xs_kernels_##ISA,                       \
+    [TS_IQ2_XS] = &iq2_xs_kernels_##ISA,                                                              \
     [TS_IQ2_S] = &iq2_s_kernels_##ISA, [TS_IQ1_S] = &iq1_s_kernels_##ISA,                             \
     [TS_IQ1_M] = &iq1_m_kernels_##ISA, [TS_TQ1_0] = &tq1_0_kernels_##ISA,                             \
     [TS_TQ2_0] = &tq2_0_kernels_##ISA, [TS_NVFP4] = &nvfp4_kernels_##ISA,                             \

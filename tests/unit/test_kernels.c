@@ -760,6 +760,21 @@ static void test_iq_grid_tables(void) {
     for (int i = 0; i < 128; i++) bad += iq_ksigns_mask[i] != iq_sign_mask8[iq_ksigns[i]];
     CHECK(bad == 0, "sign masks: byte j of iq_sign_mask8[b] is -1 where bit j of b is set, +1 elsewhere; "
           "iq_ksigns_mask = iq_sign_mask8 o iq_ksigns (%d wrong)", bad);
+    /* the VBMI kernels' 2-bit codes of the 8-byte IQ2 grids decode back to the entries */
+    static const struct { const char *name; const uint64_t *grid; const uint8_t *codes; int count; } c[] = {
+        { "iq2xxs", iq_grid2xxs, &iq_grid2xxs_codes[0][0], 256 },
+        { "iq2xs", iq_grid2xs, &iq_grid2xs_codes[0][0], 512 },
+        { "iq2s", iq_grid2s, &iq_grid2s_codes[0][0], 1024 },
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        static const uint8_t value_of_code[4] = { 8, 25, 43, 0 };
+        bad = 0;
+        for (int e = 0; e < c[i].count; e++) {
+            const unsigned code = c[i].codes[e] | (unsigned)c[i].codes[c[i].count + e] << 8;
+            for (int j = 0; j < 8; j++) bad += value_of_code[code >> (2 * j) & 3] != grid_byte(c[i].grid[e], j);
+        }
+        CHECK(bad == 0, "%s: the 2-bit code planes decode to the grid's values (%d of %d wrong)", c[i].name, bad, 8 * c[i].count);
+    }
     json_free(root);
     free(text);
 }
