@@ -91,32 +91,46 @@ PREPARED_SUB_KERNELS(iq2_xs, block_iq2_xs)
 PREPARED_SUB_KERNELS(iq2_s, block_iq2_s)
 
 #if defined(TS_X86)
-/* ---- AVX-512 with VBMI and BITALG: IQ2_XXS's 32 grid entries looked up at once ----
- * Each entry's 8 values (8, 25 or 43) as a 16-bit code of 2-bit fields (iq_grid2xxs_codes: its low
- * and high byte planes, one vpermi2b lookup pair per 128 entries). Per pair of sub-blocks z, the 8
+/* ---- AVX-512 with VBMI and BITALG: a super-block's 32 grid entries looked up at once ----
+ * Each entry's 8 values (8, 25 or 43) as a 16-bit code of 2-bit fields (iq_grid2*_codes: a low and
+ * a high byte plane, one vpermi2b per 128 entries and plane). Per pair of sub-blocks z, the 8
  * entries' codes go to the low bytes of 8 qwords; vpmultishiftqb moves field j to the bottom of
- * byte j, and vpermb maps it to its value. The 7-bit sign fields are cut out of the words by
- * vpmultishiftqb too and looked up in ksigns (vpermi2b takes 7 index bits); in entry order the sign
- * bytes are the negation masks' bits. The integer sums are block_unpacked's: the same bits. */
-static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_xxs_isum_vbmi(const block_iq2_xxs *b, const int8_t *a) {
-    /* qword q of pair z: entry q % 4 of sub-block 2 z + q / 4 (byte 8 ib + l of the lookups), low code
-     * byte from the first table, high from the second (index + 64) */
-#define E(z, q) (8 * (2 * (z) + (q) / 4) + (q) % 4)
-#define PAIR(z, q) E(z, q), 64 + E(z, q), 0, 0, 0, 0, 0, 0
-#define PAIR8(z) PAIR(z, 0), PAIR(z, 1), PAIR(z, 2), PAIR(z, 3), PAIR(z, 4), PAIR(z, 5), PAIR(z, 6), PAIR(z, 7)
-    static const _Alignas(64) uint8_t code_pick[4][64] = { { PAIR8(0) }, { PAIR8(1) }, { PAIR8(2) }, { PAIR8(3) } };
-    /* the 32 sign bytes in entry order (byte 8 ib + l of the lookup -> byte 4 ib + l) */
-#define S4(ib) 8 * (ib), 8 * (ib) + 1, 8 * (ib) + 2, 8 * (ib) + 3
-    static const _Alignas(64) uint8_t sign_pick[64] = { S4(0), S4(1), S4(2), S4(3), S4(4), S4(5), S4(6), S4(7) };
-#undef S4
-#undef PAIR8
-#undef PAIR
-#undef E
-    /* word 0 of qword ib (its 2 s + 1) for words 0..15 (sub-block 2 z) and 16..31 (2 z + 1) */
-#define W16(ib) 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), \
-                4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib), 4 * (ib)
-    static const _Alignas(64) uint16_t scale_pick[4][32] = { { W16(0), W16(1) }, { W16(2), W16(3) }, { W16(4), W16(5) }, { W16(6), W16(7) } };
-#undef W16
+ * byte j, and vpermb maps it to its value. The signs become four 64-bit negation masks (bit 8 e + j:
+ * value j of entry e), taken from the sign bytes in entry order. The integer sums are
+ * block_unpacked's: the same bits. */
+
+/* code_pick[z]: qword q of pair z from entry 8 z + q, whose code bytes sit at byte POS(e) of the two
+ * lookups (the low plane's, then the high plane's at 64 + POS(e)) */
+#define IQ2_PICK_Q(POS, e) POS(e), 64 + POS(e), 0, 0, 0, 0, 0, 0
+#define IQ2_PICK_Z(POS, z) IQ2_PICK_Q(POS, 8 * (z)), IQ2_PICK_Q(POS, 8 * (z) + 1), IQ2_PICK_Q(POS, 8 * (z) + 2), \
+    IQ2_PICK_Q(POS, 8 * (z) + 3), IQ2_PICK_Q(POS, 8 * (z) + 4), IQ2_PICK_Q(POS, 8 * (z) + 5),                 \
+    IQ2_PICK_Q(POS, 8 * (z) + 6), IQ2_PICK_Q(POS, 8 * (z) + 7)
+#define IQ2_PICK(POS) { { IQ2_PICK_Z(POS, 0) }, { IQ2_PICK_Z(POS, 1) }, { IQ2_PICK_Z(POS, 2) }, { IQ2_PICK_Z(POS, 3) } }
+#define POS_XXS(e) (8 * ((e) / 4) + (e) % 4)   /* IQ2_XXS: 4 index bytes per 8-byte record */
+#define POS_XS(e) (2 * (e))                    /* IQ2_XS: the low byte of each u16 */
+#define POS_S(e) (e)                           /* IQ2_S: the index bytes in order */
+static const _Alignas(64) uint8_t iq2_xxs_code_pick[4][64] = IQ2_PICK(POS_XXS);
+static const _Alignas(64) uint8_t iq2_xs_code_pick[4][64] = IQ2_PICK(POS_XS);
+static const _Alignas(64) uint8_t iq2_s_code_pick[4][64] = IQ2_PICK(POS_S);
+/* the sign bytes at POS(e) into entry order (bytes 0..31) */
+#define IQ2_COMPACT8(POS, e) POS(e), POS(e + 1), POS(e + 2), POS(e + 3), POS(e + 4), POS(e + 5), POS(e + 6), POS(e + 7)
+static const _Alignas(64) uint8_t iq2_xxs_sign_pick[64] = { IQ2_COMPACT8(POS_XXS, 0), IQ2_COMPACT8(POS_XXS, 8),
+                                                             IQ2_COMPACT8(POS_XXS, 16), IQ2_COMPACT8(POS_XXS, 24) };
+static const _Alignas(64) uint8_t iq2_xs_sign_pick[64] = { IQ2_COMPACT8(POS_XS, 0), IQ2_COMPACT8(POS_XS, 8),
+                                                            IQ2_COMPACT8(POS_XS, 16), IQ2_COMPACT8(POS_XS, 24) };
+/* scale_pick[z][w]: the scale word of the maddubs pair w of pair z (values 2 w, 2 w + 1 of its 64):
+ * per sub-block (IQ2_XXS: word 0 of qword ib) or per group of 16 (IQ2_XS, IQ2_S: word g) */
+#define W8(x) x, x, x, x, x, x, x, x
+static const _Alignas(64) uint16_t iq2_xxs_scale_pick[4][32] = { { W8(0), W8(0), W8(4), W8(4) }, { W8(8), W8(8), W8(12), W8(12) },
+                                                                 { W8(16), W8(16), W8(20), W8(20) }, { W8(24), W8(24), W8(28), W8(28) } };
+static const _Alignas(64) uint16_t iq2_group_scale_pick[4][32] = { { W8(0), W8(1), W8(2), W8(3) }, { W8(4), W8(5), W8(6), W8(7) },
+                                                                   { W8(8), W8(9), W8(10), W8(11) }, { W8(12), W8(13), W8(14), W8(15) } };
+#undef W8
+
+/* The integer sum of a super-block from the lookups lo, hi of its entries' codes, its negation
+ * masks, and its scale words (picked per pair by scale_pick). */
+static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_codes_isum(__m512i lo, __m512i hi, const uint8_t (*code_pick)[64], const uint64_t neg[4],
+                                                               __m512i scales, const uint16_t (*scale_pick)[32], const int8_t *a) {
     static const _Alignas(64) uint8_t value_of_code[64] = {
 #define V4 8, 25, 43, 0
 #define V16 V4, V4, V4, V4
@@ -124,39 +138,78 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_xxs_isum_vbmi(const block_iq
 #undef V16
 #undef V4
     };
-    const __m512i q = _mm512_loadu_si512(b->qs);   /* qword ib: 4 index bytes, then word w_ib */
-    const __mmask64 bit7 = _mm512_movepi8_mask(q);
-    const __m512i lo = plane_lookup_256(iq_grid2xxs_codes[0], q, bit7), hi = plane_lookup_256(iq_grid2xxs_codes[1], q, bit7);
-    /* bytes 0..3 of qword ib: the sign fields at bits 0, 7, 14, 21 of w_ib; their ksigns bytes */
-    const __m512i fields = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x00000000352e2720LL), q);
-    const __m512i signs = _mm512_permutex2var_epi8(_mm512_loadu_si512(iq_ksigns), fields, _mm512_loadu_si512(iq_ksigns + 64));
-    /* 2 s + 1 (s = the top 4 bits of w_ib) in word 0 of qword ib */
-    const __m512i sc8 = _mm512_or_si512(_mm512_slli_epi64(_mm512_srli_epi64(q, 60), 1), _mm512_set1_epi64(1));
-    /* bit 8 e + j: negate value j of entry e (mask z: the 64 values of sub-blocks 2 z, 2 z + 1) */
-    uint64_t neg[4];
-    _mm256_storeu_si256((__m256i *)neg, _mm512_castsi512_si256(_mm512_permutexvar_epi8(_mm512_load_si512(sign_pick), signs)));
-    const __m512i shifts = _mm512_set1_epi64(0x0e0c0a0806040200LL);
-    const __m512i values = _mm512_load_si512(value_of_code);
+    const __m512i shifts = _mm512_set1_epi64(0x0e0c0a0806040200LL), values = _mm512_load_si512(value_of_code);
     __m512i acc = _mm512_setzero_si512();
     UNROLL
     for (int z = 0; z < 4; z++) {
         const __m512i codes = _mm512_permutex2var_epi8(lo, _mm512_load_si512(code_pick[z]), hi);
         const __m512i mag = _mm512_permutexvar_epi8(_mm512_multishift_epi64_epi8(shifts, codes), values);
-        const __m512i sc = _mm512_permutexvar_epi16(_mm512_load_si512(scale_pick[z]), sc8);
+        const __m512i sc = _mm512_permutexvar_epi16(_mm512_load_si512(scale_pick[z]), scales);
         const __m512i av = _mm512_loadu_si512(a + 64 * z);
         acc = _mm512_dpwssd_epi32(acc, _mm512_maddubs_epi16(mag, _mm512_mask_sub_epi8(av, _cvtu64_mask64(neg[z]), _mm512_setzero_si512(), av)), sc);
     }
     return _mm512_reduce_add_epi32(acc);
 }
-static TARGET_AVX512_VBMI float iq2_xxs_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {
-    const block_iq2_xxs *x = w;
-    const block_q8_K *y = act;
-    float sum = 0.0f;
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);
-        sum += (iq2_xxs_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)iq2_xxs_isum_vbmi(&x[i], y[i].qs);
-    }
-    return sum;
+
+/* The sign bytes (at POS(e) in signs) as the four negation masks */
+static ALWAYS_INLINE TARGET_AVX512_VBMI void iq2_negation_masks(__m512i signs, const uint8_t *sign_pick, uint64_t neg[4]) {
+    _mm256_storeu_si256((__m256i *)neg, _mm512_castsi512_si256(_mm512_permutexvar_epi8(_mm512_load_si512(sign_pick), signs)));
 }
-const type_kernels iq2_xxs_kernels_avx512_vbmi = { .act_type = TS_Q8_K, .dot = iq2_xxs_dot_avx512_vbmi, .unpack = iq2_xxs_unpack_avx2 };
+
+/* IQ2_XXS: qword ib holds 4 index bytes, then the word w_ib: the sign fields at its bits 0, 7, 14,
+ * 21 (cut out to bytes 0..3 by vpmultishiftqb; vpermi2b looks them up in ksigns by their 7 bits),
+ * 2 s + 1 from its top 4 bits */
+static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_xxs_isum_vbmi(const block_iq2_xxs *b, const int8_t *a) {
+    const __m512i q = _mm512_loadu_si512(b->qs);
+    const __mmask64 bit7 = _mm512_movepi8_mask(q);
+    const __m512i fields = _mm512_multishift_epi64_epi8(_mm512_set1_epi64(0x00000000352e2720LL), q);
+    uint64_t neg[4];
+    iq2_negation_masks(_mm512_permutex2var_epi8(_mm512_loadu_si512(iq_ksigns), fields, _mm512_loadu_si512(iq_ksigns + 64)), iq2_xxs_sign_pick, neg);
+    const __m512i sc = _mm512_or_si512(_mm512_slli_epi64(_mm512_srli_epi64(q, 60), 1), _mm512_set1_epi64(1));
+    return iq2_codes_isum(plane_lookup_256(iq_grid2xxs_codes[0], q, bit7), plane_lookup_256(iq_grid2xxs_codes[1], q, bit7),
+                          iq2_xxs_code_pick, neg, sc, iq2_xxs_scale_pick, a);
+}
+
+/* IQ2_XS: u16 e = 9-bit index | 7-bit sign field << 9 */
+static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_xs_isum_vbmi(const block_iq2_xs *b, const int8_t *a) {
+    const __m512i q = _mm512_loadu_si512(b->qs);
+    const __mmask64 bit7 = _mm512_movepi8_mask(q), bit8 = _mm512_test_epi8_mask(_mm512_srli_epi16(q, 8), _mm512_set1_epi8(1));
+    uint64_t neg[4];
+    iq2_negation_masks(_mm512_permutex2var_epi8(_mm512_loadu_si512(iq_ksigns), _mm512_srli_epi16(q, 9), _mm512_loadu_si512(iq_ksigns + 64)),
+                       iq2_xs_sign_pick, neg);
+    return iq2_codes_isum(plane_lookup_512(iq_grid2xs_codes[0], q, bit7, bit8), plane_lookup_512(iq_grid2xs_codes[1], q, bit7, bit8),
+                          iq2_xs_code_pick, neg, _mm512_zextsi256_si512(scales16_of_nibbles(b->scales)), iq2_group_scale_pick, a);
+}
+/* IQ2_S: 32 index bytes, bits 8, 9 of entry e at bits 2 (e % 4), +1 of qh[e / 4]; the sign bytes
+ * stored in entry order */
+static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_s_isum_vbmi(const block_iq2_s *b, const int8_t *a) {
+    const __m512i q = _mm512_zextsi256_si512(_mm256_loadu_si256((const __m256i *)b->qs));
+    const __mmask64 bit7 = _mm512_movepi8_mask(q);
+    const uint64_t qh = load_u64(b->qh);
+    const __mmask64 bit8 = _cvtu64_mask64(_pext_u64(qh, 0x5555555555555555ull)), bit9 = _cvtu64_mask64(_pext_u64(qh, 0xaaaaaaaaaaaaaaaaull));
+    __m512i code[2];
+    UNROLL
+    for (int h = 0; h < 2; h++)
+        code[h] = _mm512_mask_blend_epi8(bit9, plane_lookup_512(iq_grid2s_codes[h], q, bit7, bit8),
+                                         plane_lookup_512(iq_grid2s_codes[h] + 512, q, bit7, bit8));
+    uint64_t neg[4];
+    memcpy(neg, b->qs + 32, 32);
+    return iq2_codes_isum(code[0], code[1], iq2_s_code_pick, neg, _mm512_zextsi256_si512(scales16_of_nibbles(b->scales)), iq2_group_scale_pick, a);
+}
+
+#define IQ2_VBMI_DOT(T, block)                                                                              \
+    static TARGET_AVX512_VBMI float T##_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {        \
+        const block *x = w;                                                                                 \
+        const block_q8_K *y = act;                                                                          \
+        float sum = 0.0f;                                                                                   \
+        for (int64_t i = 0; i < k / QK_K; i++) {                                                            \
+            _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);                              \
+            sum += (T##_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)T##_isum_vbmi(&x[i], y[i].qs); \
+        }                                                                                                   \
+        return sum;                                                                                         \
+    }                                                                                                       \
+    const type_kernels T##_kernels_avx512_vbmi = { .act_type = TS_Q8_K, .dot = T##_dot_avx512_vbmi, .unpack = T##_unpack_avx2 };
+IQ2_VBMI_DOT(iq2_xxs, block_iq2_xxs)
+IQ2_VBMI_DOT(iq2_xs, block_iq2_xs)
+IQ2_VBMI_DOT(iq2_s, block_iq2_s)
 #endif

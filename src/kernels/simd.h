@@ -191,7 +191,8 @@ LOWBIT_KERNELS(generic)
 LOWBIT_KERNELS(avx2)
 LOWBIT_KERNELS(avx512)
 /* the avx512 set's kernels of the 4-byte grids where the CPU has VBMI and BITALG (ACT_Q8_K_PLANES) */
-extern const type_kernels iq3_xxs_kernels_avx512_vbmi, iq3_s_kernels_avx512_vbmi, iq2_xxs_kernels_avx512_vbmi;
+extern const type_kernels iq3_xxs_kernels_avx512_vbmi, iq3_s_kernels_avx512_vbmi, iq2_xxs_kernels_avx512_vbmi,
+    iq2_xs_kernels_avx512_vbmi, iq2_s_kernels_avx512_vbmi;
 #endif
 #if defined(__aarch64__)
 LOWBIT_KERNELS(neon_dotprod)
