@@ -105,9 +105,10 @@ static ALWAYS_INLINE TARGET_AVX512 void lanes_bsum_pairs(const int32_t (*pair)[1
     }
 }
 
-/* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 5) from a body taking NC as a
- * constant. The packed rows take 5 positions at once where a batch would otherwise end with one
- * alone (a pass over the 16 rows for one position costs nearly what one for four does). */
+/* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 8: 1 to 5 or 8 positions) from a body
+ * taking NC as a constant. The packed rows take 5 positions at once where a batch would otherwise
+ * end with one alone (a pass over the 16 rows for one position costs nearly what one for four
+ * does), and 8 where the batch has them (the codes split once for twice the positions). */
 #define LANES_FROM_BODY(name, body, widest)                                                                       \
     static TARGET_AVX512 void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
         switch (nc) {                                                                                             \
@@ -115,6 +116,7 @@ static ALWAYS_INLINE TARGET_AVX512 void lanes_bsum_pairs(const int32_t (*pair)[1
         case 2: body(u, a, as, k, y, ys, 2); break;                                                               \
         case 3: body(u, a, as, k, y, ys, 3); break;                                                               \
         case 4: body(u, a, as, k, y, ys, 4); break;                                                               \
+        case 5: body(u, a, as, k, y, ys, (widest) < 5 ? (widest) : 5); break;                                     \
         default: body(u, a, as, k, y, ys, widest); break;                                                         \
         }                                                                                                         \
     }

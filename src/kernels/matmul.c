@@ -115,8 +115,9 @@ const uint8_t *matmul_weight_row(const matmul_ctx *mc, const weight *w, int64_t 
 }
 
 /* Rows [lo, hi) of a weight whose rows are kept in lanes (weight.lanes; lo and hi multiples of 16):
- * each 16 multiplied with every position, 4 at a time, or 5 where 4 would leave one alone at the
- * end (a speculation's 5 or 9 positions: one pass fewer). */
+ * each 16 multiplied with every position, 8 at a time while 8 are left (the codes split once for
+ * twice the positions), then 4, or 5 where 4 would leave one alone at the end (a speculation's 5 or
+ * 9 positions: one pass fewer). */
 static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
     const type_kernels *tk = j->ks->types[w->type];
@@ -127,7 +128,7 @@ static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     for (long r = lo; r < hi; r += 16)
         for (int t = 0, nc; t < j->n; t += nc) {
             const int left = j->n - t;
-            nc = left < 4 ? left : left % 4 == 1 ? 5 : 4;
+            nc = left >= 8 && left != 9 ? 8 : left < 4 ? left : left % 4 == 1 ? 5 : 4;
             tk->lanes_packed(w->data + (size_t)r * w->row_bytes, act + (size_t)t * as, as, w->cols, nc, j->y[wi] + (long)t * ys + r, ys);
         }
 }

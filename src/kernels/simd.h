@@ -138,7 +138,7 @@ typedef struct type_kernels {
     /* Rows in lanes kept in memory (AVX-512 Q4_K, Q6_K; weight.lanes): lanes_pack rearranges 16 rows
      * (ws bytes apart, k columns) once, at load, into the same 16 ws bytes at out (every position of
      * a batch then multiplies them without rearranging them first), and lanes_packed multiplies 16
-     * such rows with nc (1..5) positions (y[c * ys + r]), with dot's integer sums and float
+     * such rows with nc (1..5 or 8) positions (y[c * ys + r]), with dot's integer sums and float
      * operations, so its bits. NULL: none. */
     void (*lanes_pack)(const uint8_t *w, size_t ws, int64_t k, uint8_t *out);
     void (*lanes_packed)(const uint8_t *u, const uint8_t *act, size_t as, int64_t k, int nc, float *y, long ys);

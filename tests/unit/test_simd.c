@@ -637,6 +637,8 @@ int main(void) {
             check_matmul(level, TYPES[i], 600, 11, false, &r);
             check_matmul(level, TYPES[i], 48, 5, false, &r);
             for (int n = 1; n <= 9; n += 2) check_matmul(level, TYPES[i], 48, n, true, &r);
+            check_matmul(level, TYPES[i], 48, 8, true, &r);    /* 8 at once */
+            check_matmul(level, TYPES[i], 48, 17, true, &r);   /* 8, then 5 + 4 */
             check_matmul(level, TYPES[i], 608, 6, true, &r);
         }
         check_attention(level, &r);
