@@ -69,15 +69,14 @@ parts.append("")
 parts.append(emit("iq_ksigns_mask", "uint64_t", 4, 16, [mask_of(ksigns[i]) for i in range(128)],
                   "iq_ksigns_mask[i] = iq_sign_mask8[iq_ksigns[i]]: a 7-bit sign index's 8 signs"))
 
-# Byte planes of the 4-byte grids for table lookups in vectors (AVX-512 VBMI vpermi2b: 64 entries of
-# one byte per register): plane j, entry i = value j of entry i.
-def emit_planes(cname, values):
-    n = len(values)
-    out = ["/* %s as 4 byte planes: %s_planes[j][i] = value j of entry i */" % (cname, cname),
-           "_Alignas(64) const uint8_t %s_planes[4][%d] = {" % (cname, n)]
-    for j in range(4):
+# Byte planes for table lookups in vectors (AVX-512 VBMI vpermi2b: 64 entries of one byte per
+# register): plane j, entry i = byte j of words[i].
+def emit_byte_planes(cname, n_planes, words, comment):
+    n = len(words)
+    out = ["/* %s */" % comment, "_Alignas(64) const uint8_t %s[%d][%d] = {" % (cname, n_planes, n)]
+    for j in range(n_planes):
         out.append("    {")
-        plane = [(v >> (8 * j)) & 0xff for v in values]
+        plane = [(w >> (8 * j)) & 0xff for w in words]
         for i in range(0, n, 16):
             out.append("        " + ", ".join("%d" % b for b in plane[i:i + 16]) + ",")
         out.append("    },")
@@ -85,30 +84,19 @@ def emit_planes(cname, values):
     return "\n".join(out)
 
 
+# The 4-byte IQ3 grids: value j of entry i in plane j.
 for name, cname in (("iq3xxs_grid", "iq_grid3xxs"), ("iq3s_grid", "iq_grid3s")):
     parts.append("")
-    parts.append(emit_planes(cname, [as_int(v) for v in tables[name]["values"]]))
+    parts.append(emit_byte_planes(cname + "_planes", 4, [as_int(v) for v in tables[name]["values"]],
+                                  "%s as 4 byte planes: %s_planes[j][i] = value j of entry i" % (cname, cname)))
 
 # The 8-byte IQ2 grids as 2-bit codes (value 8 -> 0, 25 -> 1, 43 -> 2; value j at bits 2j..2j+1),
-# in two byte planes (low and high byte of the 16-bit code), for the AVX-512 VBMI lookups: an
-# entry's 8 values then cost two table bytes, not eight.
-def emit_code_planes(cname, values):
-    n = len(values)
-    code_of = {8: 0, 25: 1, 43: 2}
-    codes = [sum(code_of[(v >> (8 * j)) & 0xff] << (2 * j) for j in range(8)) for v in values]
-    out = ["/* %s as 2-bit codes (8, 25, 43 -> 0, 1, 2; value j at bits 2j..2j+1), low and high byte planes */" % cname,
-           "_Alignas(64) const uint8_t %s_codes[2][%d] = {" % (cname, n)]
-    for j in range(2):
-        out.append("    {")
-        plane = [(c >> (8 * j)) & 0xff for c in codes]
-        for i in range(0, n, 16):
-            out.append("        " + ", ".join("%d" % b for b in plane[i:i + 16]) + ",")
-        out.append("    },")
-    out.append("};")
-    return "\n".join(out)
-
-
+# in two byte planes (low and high byte of the 16-bit code): an entry's 8 values then cost two
+# table bytes, not eight.
+CODE_OF = {8: 0, 25: 1, 43: 2}
 for name, cname in (("iq2xxs_grid", "iq_grid2xxs"), ("iq2xs_grid", "iq_grid2xs"), ("iq2s_grid", "iq_grid2s")):
+    codes = [sum(CODE_OF[(v >> (8 * j)) & 0xff] << (2 * j) for j in range(8)) for v in (as_int(x) for x in tables[name]["values"])]
     parts.append("")
-    parts.append(emit_code_planes(cname, [as_int(v) for v in tables[name]["values"]]))
+    parts.append(emit_byte_planes(cname + "_codes", 2, codes,
+                                  "%s as 2-bit codes (8, 25, 43 -> 0, 1, 2; value j at bits 2j..2j+1), low and high byte planes" % cname))
 print("\n".join(parts))

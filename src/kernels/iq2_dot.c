@@ -3,7 +3,8 @@
  * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod; on x86 the
  * row kernel unpacks each sub-block of 32 into registers (PREPARED_SUB_KERNELS): four 8-byte grid entries
  * loaded by address, the super-block's indices, sign bytes and scales formed first in vectors; the
- * signs go to the activations (AVX2: sign; AVX-512: a masked negation). */
+ * signs go to the activations (AVX2: sign; AVX-512: a masked negation). With VBMI and BITALG the
+ * super-block's 32 grid entries are looked up in vectors instead (at the end). */
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
 
@@ -193,23 +194,11 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_s_isum_vbmi(const block_iq2_
         code[h] = _mm512_mask_blend_epi8(bit9, plane_lookup_512(iq_grid2s_codes[h], q, bit7, bit8),
                                          plane_lookup_512(iq_grid2s_codes[h] + 512, q, bit7, bit8));
     uint64_t neg[4];
-    memcpy(neg, b->qs + 32, 32);
+    memcpy(neg, b->qs + 32, 32);   /* little-endian: bit 8 e + j of the 256 is bit j of sign byte e */
     return iq2_codes_isum(code[0], code[1], iq2_s_code_pick, neg, _mm512_zextsi256_si512(scales16_of_nibbles(b->scales)), iq2_group_scale_pick, a);
 }
 
-#define IQ2_VBMI_DOT(T, block)                                                                              \
-    static TARGET_AVX512_VBMI float T##_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {        \
-        const block *x = w;                                                                                 \
-        const block_q8_K *y = act;                                                                          \
-        float sum = 0.0f;                                                                                   \
-        for (int64_t i = 0; i < k / QK_K; i++) {                                                            \
-            _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);                              \
-            sum += (T##_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)T##_isum_vbmi(&x[i], y[i].qs); \
-        }                                                                                                   \
-        return sum;                                                                                         \
-    }                                                                                                       \
-    const type_kernels T##_kernels_avx512_vbmi = { .act_type = TS_Q8_K, .dot = T##_dot_avx512_vbmi, .unpack = T##_unpack_avx2 };
-IQ2_VBMI_DOT(iq2_xxs, block_iq2_xxs)
-IQ2_VBMI_DOT(iq2_xs, block_iq2_xs)
-IQ2_VBMI_DOT(iq2_s, block_iq2_s)
+VBMI_ISUM_DOT(iq2_xxs, block_iq2_xxs, iq2_xxs_isum_vbmi, TS_Q8_K)
+VBMI_ISUM_DOT(iq2_xs, block_iq2_xs, iq2_xs_isum_vbmi, TS_Q8_K)
+VBMI_ISUM_DOT(iq2_s, block_iq2_s, iq2_s_isum_vbmi, TS_Q8_K)
 #endif

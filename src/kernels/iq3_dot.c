@@ -95,26 +95,13 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq3_s_planes_isum(const block_iq
     return planes_isum(codes, _mm256_loadu_si256((const __m256i *)b->signs), iq3_s_scales16(b), a);
 }
 
-/* A type's row kernel from its T_planes_isum, and its VBMI table (activations in planes) */
-#define PLANES_DOT(T, block)                                                                                \
-    static TARGET_AVX512_VBMI float T##_dot_avx512_vbmi(const void *w, const void *act, int64_t k) {        \
-        const block *x = w;                                                                                 \
-        const block_q8_K *y = act;                                                                          \
-        float sum = 0.0f;                                                                                   \
-        for (int64_t i = 0; i < k / QK_K; i++) {                                                            \
-            _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);                              \
-            sum += (T##_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)T##_planes_isum(&x[i], y[i].qs); \
-        }                                                                                                   \
-        return sum;                                                                                         \
-    }
-PLANES_DOT(iq3_xxs, block_iq3_xxs)
-PLANES_DOT(iq3_s, block_iq3_s)
 #endif
 
 PREPARED_SUB_KERNELS(iq3_xxs, block_iq3_xxs)
 PREPARED_SUB_KERNELS(iq3_s, block_iq3_s)
 
 #if defined(TS_X86)
-const type_kernels iq3_xxs_kernels_avx512_vbmi = { .act_type = ACT_Q8_K_PLANES, .dot = iq3_xxs_dot_avx512_vbmi, .unpack = iq3_xxs_unpack_avx2 };
-const type_kernels iq3_s_kernels_avx512_vbmi = { .act_type = ACT_Q8_K_PLANES, .dot = iq3_s_dot_avx512_vbmi, .unpack = iq3_s_unpack_avx2 };
+/* the VBMI tables: activations in planes */
+VBMI_ISUM_DOT(iq3_xxs, block_iq3_xxs, iq3_xxs_planes_isum, ACT_Q8_K_PLANES)
+VBMI_ISUM_DOT(iq3_s, block_iq3_s, iq3_s_planes_isum, ACT_Q8_K_PLANES)
 #endif

@@ -305,6 +305,21 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t planes_isum(const __m512i codes[
     return _mm512_reduce_add_epi32(acc);
 }
 
+/* A type's VBMI row kernel and table from ISUM(const block *, const int8_t *a), a super-block's
+ * integer sum against Q8_K activations (act: TS_Q8_K or ACT_Q8_K_PLANES); T_unpack_avx2 unpacks */
+#define VBMI_ISUM_DOT(T, block, ISUM, act)                                                                  \
+    static TARGET_AVX512_VBMI float T##_dot_avx512_vbmi(const void *w, const void *a, int64_t k) {          \
+        const block *x = w;                                                                                 \
+        const block_q8_K *y = a;                                                                            \
+        float sum = 0.0f;                                                                                   \
+        for (int64_t i = 0; i < k / QK_K; i++) {                                                            \
+            _mm_prefetch((const char *)(x + i) + PREFETCH_BYTES, _MM_HINT_T0);                              \
+            sum += (T##_d(&x[i]) * f32_from_bits(load_u32(y[i].d))) * (float)ISUM(&x[i], y[i].qs);         \
+        }                                                                                                   \
+        return sum;                                                                                         \
+    }                                                                                                       \
+    const type_kernels T##_kernels_avx512_vbmi = { .act_type = act, .dot = T##_dot_avx512_vbmi, .unpack = T##_unpack_avx2 };
+
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) SUB_AVX2_DOT(T, block)
 #define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block) PREPARED_SUB_AVX512_DOT(T, block)
 #else
