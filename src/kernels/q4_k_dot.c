@@ -260,7 +260,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, cons
                     }
                     continue;
                 }
-                __m512i acc[2][8];
+                __m512i acc[2][5];
                 UNROLL
                 for (int c = 0; c < NC; c++) acc[0][c] = acc[1][c] = _mm512_setzero_si512();
                 UNROLL

@@ -421,11 +421,6 @@ static void q6_k_lanes_row(const uint8_t *ub, size_t ws, int64_t k, int p, uint8
     }
 }
 
-/* 16 packed rows x NC positions: for each ql dword j of a half (jl = j / 8, m = j % 8) its low
- * nibbles with bits 2jl of qh dword m are quad 32 half + 8 jl + m, its high nibbles with bits
- * 2 (jl + 2) quad 32 half + 8 (jl + 2) + m (group = quad / 4); the groups' sums times their scales,
- * the offset 32 through the scales against the bsums pairs, then the portable kernel's float
- * operations lane by lane. */
 /* The 6-bit codes of group slot j from a load r of ql (low nibbles, or high when hi) and h of qh
  * (bits 2j, 2j + 1 moved to bits 4, 5) */
 static ALWAYS_INLINE TARGET_AVX512 __m512i q6_k_packed_code(__m512i r, __m512i h, int j, int hi) {
@@ -434,6 +429,11 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q6_k_packed_code(__m512i r, __m512i h
     const __m512i lo = hi ? _mm512_and_si512(_mm512_srli_epi16(r, 4), low4) : _mm512_and_si512(r, low4);
     return _mm512_or_si512(lo, _mm512_and_si512(top, bits45));
 }
+/* 16 packed rows x NC positions: for each ql dword j of a half (jl = j / 8, m = j % 8) its low
+ * nibbles with bits 2jl of qh dword m are quad 32 half + 8 jl + m, its high nibbles with bits
+ * 2 (jl + 2) quad 32 half + 8 (jl + 2) + m (group = quad / 4); the groups' sums times their scales,
+ * the offset 32 through the scales against the bsums pairs, then the portable kernel's float
+ * operations lane by lane. */
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                          float *y, long ys, const int NC) {
     const __m512i low16 = _mm512_set1_epi32(0xffff);
@@ -483,7 +483,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
                         }
                         continue;
                     }
-                    __m512i acc[2][8];
+                    __m512i acc[2][5];
                     UNROLL
                     for (int c = 0; c < NC; c++) acc[0][c] = acc[1][c] = _mm512_setzero_si512();
                     UNROLL
