@@ -526,7 +526,11 @@ static void get_metrics(server *sv, conn *c) {
  * queued (its response is written when its choices are done). Returns the status when answered at
  * once (an error), 0 when queued. */
 static int post_completion(server *sv, conn *c, int ci, const http_request *rq, int api, ts_error *err) {
-    if (sv->n_queued >= sv->o->max_queue) return ts_fail(err, "the queue is full (%d requests wait): retry later", sv->n_queued), 429;
+    /* requests read in one pass of the loop are all queued before the free slots take them: those
+     * slots count as room too, so -np 1 --queue 2 admits 3 requests arriving together, not 2 */
+    const int free_slots = sv->loaded && sv->s ? ts_session_n_free(sv->s) : 0;
+    if (sv->n_queued >= sv->o->max_queue + free_slots)
+        return ts_fail(err, "the queue is full (%d requests wait): retry later", sv->n_queued), 429;
     job *j = calloc(1, sizeof *j);
     if (!j) return ts_fail(err, "out of memory"), 500;
     j->sv = sv;
