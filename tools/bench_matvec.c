@@ -151,16 +151,30 @@ int main(int argc, char **argv) {
     const char *lanes_env = getenv("BENCH_MATVEC_LANES");
     if (lanes_env && atoi(lanes_env) > 0 && tk && tk->lanes_pack && rows % 16 == 0 && chunk_rows % 16 == 0) {
         /* the rows kept in lanes, as a load for batch answering leaves them (weight.lanes) */
-        uint8_t *u = malloc(rb * 16);
+        const size_t prb = lanes_packed_row_bytes(tk, rb, cols);
+        if (prb != rb && (getenv("BENCH_MATVEC_MMAP") || getenv("BENCH_MATVEC_FILE"))) {
+            fprintf(stderr, "error: %s rows in lanes take bytes of their own: not with a mapped file\n", type_name(type));
+            return 1;
+        }
+        uint8_t *u = malloc(prb * 16), *packed = prb == rb ? data : malloc(prb * (size_t)rows);
+        if (!u || !packed) { fprintf(stderr, "error: out of memory\n"); return 1; }
         for (int64_t r0 = 0; r0 < rows; r0 += 16) {
             tk->lanes_pack(data + (size_t)r0 * rb, rb, cols, u);
-            memcpy(data + (size_t)r0 * rb, u, rb * 16);
+            memcpy(packed + (size_t)r0 * prb, u, prb * 16);
         }
         free(u);
+        if (packed != data) {   /* a form of its own (IQ1_S, IQ1_M): GB/s below still count the file's bytes */
+            printf("# rows in lanes: %zu bytes a row instead of %zu\n", prb, rb);
+            free(data);
+            data = packed;
+        }
+        w.data = data;
         w.lanes = true;
+        w.row_bytes = prb;
     }
+    const size_t mrb = w.row_bytes;   /* a row's bytes in memory */
     double *gbs = malloc((size_t)passes * sizeof(double)), *probe = malloc((size_t)passes * sizeof(double));
-    probe_arg pa = { (const uint64_t *)data, rb * (size_t)rows / 8, 0 };
+    probe_arg pa = { (const uint64_t *)data, mrb * (size_t)rows / 8, 0 };
     for (int p = 0; p < passes; p++) {   /* kernel and probe alternate, pass by pass */
         double t0 = seconds();
         if (chunk_rows >= rows) matmul(&mc, &w, x, cols, npos, y, rows);
@@ -168,13 +182,13 @@ int main(int argc, char **argv) {
             for (int64_t r0 = 0; r0 < rows; r0 += chunk_rows) {
                 weight part = w;
                 part.rows = rows - r0 < chunk_rows ? rows - r0 : chunk_rows;
-                part.data = data + (size_t)r0 * rb;
+                part.data = data + (size_t)r0 * mrb;
                 matmul(&mc, &part, x, cols, npos, y + r0, rows);
             }
         gbs[p] = (double)rb * rows / (seconds() - t0) / 1e9;
         t0 = seconds();
         thread_pool_run(pool, probe_task, &pa);
-        probe[p] = (double)rb * rows / (seconds() - t0) / 1e9;
+        probe[p] = (double)mrb * rows / (seconds() - t0) / 1e9;
     }
     qsort(gbs, passes, sizeof *gbs, cmp_double);
     qsort(probe, passes, sizeof *probe, cmp_double);

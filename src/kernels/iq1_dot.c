@@ -5,6 +5,8 @@
  * plus the delta's +-1, shifted to unsigned (below). */
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
+#include "kernels/lanes_simd.h"
+#include <string.h>
 
 #if defined(TS_X86)
 /* The x86 row kernels take the codes shifted to unsigned, u = q + 9 = 8 (grid + 1) + (delta + 1)
@@ -157,7 +159,151 @@ static ALWAYS_INLINE TARGET_AVX512 uint32_t iq1_m_positive(const block_iq1_m *b)
         }                                                                                                   \
         return sum;                                                                                         \
     }                                                                                                       \
-    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx512, .unpack = T##_unpack_avx2 };
+    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx512, .unpack = T##_unpack_avx2, \
+        .lanes_pack = T##_lanes_pack, .lanes_packed = T##_packed_avx512, .lanes_packed_sb_bytes = T##_LANES_SB_BYTES };
+
+/* ---- Rows in lanes kept in a form of their own (type_kernels.lanes_packed_sb_bytes) ----
+ * A grid entry costs a load and an index put together from two fields (most of the row kernel's
+ * time); at load, the copy writes each weight's grid value instead, as t + 1 in 2 bits (0, 1, 2),
+ * with the group's scale and delta sign as a 4-bit tag, 16 rows in lanes as the Q4_K rows are. The
+ * integer sums stay the row kernel's: with u = t + 1, a group h of weights (32 in IQ1_S, 8 in IQ1_M)
+ * with scale sc and delta sign s gives
+ *   sc sum_h (8 t + s) a = 8 sc . sum_h u a  +  sc (s - 8) . sum_h a,
+ * one dpwssd of the int16 pair (sum u a, sum a) with the tag's pair (8 sc, sc (s - 8)). The rows
+ * take 70 (IQ1_S) and 82 (IQ1_M) bytes a super-block instead of 50 and 56: the kernel is then bound
+ * by memory, not by the lookups. */
+#define IQ1_LANES_BYTES(groups) (16 * 64 + 64 * ((groups) / 8 > 0 ? (groups) / 8 : 1) + 32)
+enum { IQ1_S_GROUPS = 8, IQ1_M_GROUPS = 32 };
+#define iq1_s_LANES_SB_BYTES (IQ1_LANES_BYTES(IQ1_S_GROUPS) / 16)
+#define iq1_m_LANES_SB_BYTES (IQ1_LANES_BYTES(IQ1_M_GROUPS) / 16)
+
+/* The 2-bit values at u[c][4 p + j] bits 2 m (weight 16 c + 4 m + j of row p), the tags at
+ * byte 1024 + 64 (h / 8) + 4 p bits 4 (h % 8) (scale field s, sc = 2 s + 1, in bits 0..2, the
+ * delta's minus sign in bit 3), the f16 d of the rows (times 1/8: block_unpacked.d) at the end. */
+static void iq1_lanes_put(uint8_t *out, int groups, int p, int e, uint64_t entry, int s, int neg, uint16_t d16) {
+    for (int j = 0; j < 8; j++) {
+        const int w = e + j, c = w / 16, m = w % 16 / 4;
+        out[64 * c + 4 * p + w % 4] |= (uint8_t)(((int8_t)grid_byte(entry, j) + 1) << (2 * m));
+    }
+    const int h = e / (QK_K / groups);
+    uint32_t *tag = (uint32_t *)(out + 1024 + 64 * (h / 8)) + p;
+    *tag |= (uint32_t)(s | neg << 3) << (4 * (h % 8));
+    memcpy(out + IQ1_LANES_BYTES(groups) - 32 + 2 * p, &d16, 2);
+}
+
+static void iq1_s_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    const size_t sb = IQ1_LANES_BYTES(IQ1_S_GROUPS);
+    memset(out, 0, (size_t)(k / QK_K) * sb);
+    for (int64_t i = 0; i < k / QK_K; i++)
+        for (int p = 0; p < 16; p++) {
+            const block_iq1_s *b = (const block_iq1_s *)(w + p * ws) + i;
+            for (int ib = 0; ib < 8; ib++) {
+                const uint16_t qh = load_u16(b->qh + 2 * ib);
+                for (int l = 0; l < 4; l++)
+                    iq1_lanes_put(out + i * sb, IQ1_S_GROUPS, p, 32 * ib + 8 * l, iq_grid1s[b->qs[4 * ib + l] | ((qh >> (3 * l)) & 7) << 8],
+                                  (qh >> 12) & 7, qh >> 15, load_u16(b->d));
+            }
+        }
+}
+
+static void iq1_m_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    const size_t sb = IQ1_LANES_BYTES(IQ1_M_GROUPS);
+    memset(out, 0, (size_t)(k / QK_K) * sb);
+    for (int64_t i = 0; i < k / QK_K; i++)
+        for (int p = 0; p < 16; p++) {
+            const block_iq1_m *b = (const block_iq1_m *)(w + p * ws) + i;
+            uint16_t sc[4];
+            for (int j = 0; j < 4; j++) sc[j] = load_u16(b->sc + 2 * j);
+            const uint16_t d16 = (uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
+            for (int ib = 0; ib < 8; ib++)
+                for (int l = 0; l < 4; l++) {
+                    const int nib = (b->qh[2 * ib + l / 2] >> (4 * (l % 2))) & 15;
+                    const int s = (sc[ib / 2] >> (6 * (ib % 2) + 3 * (l / 2))) & 7;
+                    iq1_lanes_put(out + i * sb, IQ1_M_GROUPS, p, 32 * ib + 8 * l, iq_grid1s[b->qs[4 * ib + l] | (nib & 7) << 8],
+                                  s, nib >> 3, d16);
+                }
+        }
+}
+
+/* 16 packed rows x NC positions, groups of 32 (IQ1_S) or 8 (IQ1_M) weights: per group, its 2-bit
+ * values against the activations (dpbusd per 4), the sum's low half joined to the group's
+ * activation sum (held << 16), and one dpwssd with the tag's pair; then the portable kernel's
+ * float operations lane by lane. */
+static ALWAYS_INLINE TARGET_AVX512 void iq1_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                        float *y, long ys, const int NC, const int GROUPS) {
+    const int per_group = QK_K / GROUPS / 4;   /* quads of weights */
+    const size_t sb = IQ1_LANES_BYTES(GROUPS);
+    int32_t pair_lut[16];
+    for (int t = 0; t < 16; t++) {
+        const int sc = 2 * (t & 7) + 1, s = t & 8 ? -1 : 1;
+        pair_lut[t] = (int32_t)((uint32_t)(uint16_t)(8 * sc) | (uint32_t)(uint16_t)(sc * (s - 8)) << 16);
+    }
+    const __m512i lut = _mm512_loadu_si512((const void *)pair_lut), three = _mm512_set1_epi8(3);
+    const __m512i low16 = _mm512_set1_epi32(0xffff);
+    __m512 sum[8];
+    UNROLL
+    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const uint8_t *u = ub + (size_t)i * sb;
+        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
+        for (size_t l = 0; l < sb; l += 64) _mm_prefetch((const char *)(u + (size_t)(k / QK_K) * sb) + l, _MM_HINT_T1);
+        const block_q8_K *ab[8];
+        __m512i isum[8];
+        int32_t gsum[8][32] __attribute__((aligned(64)));   /* position c's activation sum of group h, << 16 */
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            isum[c] = _mm512_setzero_si512();
+            if (GROUPS == 8) {   /* pairs of the 16-code block sums */
+                const __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
+                _mm256_store_si256((__m256i *)gsum[c], _mm256_slli_epi32(_mm256_madd_epi16(bs, _mm256_set1_epi16(1)), 16));
+            } else {             /* sums of 8 from sums of absolute differences with -128 */
+                UNROLL
+                for (int q = 0; q < 4; q++) {
+                    const __m512i v = _mm512_xor_si512(_mm512_loadu_si512((const void *)(ab[c]->qs + 64 * q)), _mm512_set1_epi8((char)0x80));
+                    const __m512i s8 = _mm512_sub_epi64(_mm512_sad_epu8(v, _mm512_setzero_si512()), _mm512_set1_epi64(1024));
+                    _mm256_store_si256((__m256i *)(gsum[c] + 8 * q), _mm256_slli_epi32(_mm512_cvtepi64_epi32(s8), 16));
+                }
+            }
+        }
+        __m512i tags[4];
+        UNROLL
+        for (int t = 0; t < (GROUPS + 7) / 8; t++) tags[t] = _mm512_loadu_si512((const void *)(u + 1024 + 64 * t));
+        UNROLL
+        for (int h = 0; h < GROUPS; h++) {
+            const __m512i pair = _mm512_permutexvar_epi32(_mm512_srli_epi32(tags[h / 8], 4 * (h % 8)), lut);
+            __m512i acc[8];
+            UNROLL
+            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
+            UNROLL
+            for (int q = 0; q < per_group; q++) {
+                const int t = per_group * h + q, m = t % 4;
+                const __m512i x = _mm512_loadu_si512((const void *)(u + 64 * (t / 4)));
+                const __m512i v = _mm512_and_si512(m ? _mm512_srli_epi16(x, 2 * m) : x, three);
+                UNROLL
+                for (int c = 0; c < NC; c++)
+                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
+            }
+            UNROLL
+            for (int c = 0; c < NC; c++) {   /* (acc & 0xffff) | gsum: imm 0xec = (A & C) | B */
+                const __m512i joined = _mm512_ternarylogic_epi32(acc[c], _mm512_set1_epi32(gsum[c][h]), low16, 0xec);
+                isum[c] = _mm512_dpwssd_epi32(isum[c], joined, pair);
+            }
+        }
+        const __m512 d = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(u + sb - 32))), _mm512_set1_ps(0.125f));
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            const __m512 dd = _mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))));
+            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum[c])));
+        }
+    }
+    UNROLL
+    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+}
+#define IQ1_S_PACKED_BODY(u, a, as, k, y, ys, NC) iq1_packed_body(u, a, as, k, y, ys, NC, IQ1_S_GROUPS)
+#define IQ1_M_PACKED_BODY(u, a, as, k, y, ys, NC) iq1_packed_body(u, a, as, k, y, ys, NC, IQ1_M_GROUPS)
+LANES_FROM_BODY(iq1_s_packed_avx512, IQ1_S_PACKED_BODY, 8)
+LANES_FROM_BODY(iq1_m_packed_avx512, IQ1_M_PACKED_BODY, 8)
 
 UNPACKING_KERNELS_GENERIC(iq1_s, block_iq1_s)
 UNPACKING_KERNELS_GENERIC(iq1_m, block_iq1_m)

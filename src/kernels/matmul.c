@@ -209,14 +209,14 @@ static void matmul_chunk(void *ctx, long i) {
 #define MATVEC_CHUNK_BYTES (64 * 1024)
 static long chunk_rows_of(const kernel_set *ks, const weight *w, int n) {
     const type_kernels *tk = ks->types[w->type];
-    if (unpacked_batch(ks, tk, n)) {
-        /* a cache block of the unpacked rows */
-        long block = (long)(TILE_BLOCK_BYTES / ((size_t)(w->cols / QK_K) * sizeof(block_unpacked))) / 4 * 4;
-        return block < 4 ? 4 : block;
-    }
     if (w->lanes && n < 5) {   /* a matrix-vector product's chunk, in whole groups of 16 rows */
         long rows = (long)(MATVEC_CHUNK_BYTES / w->row_bytes) / 16 * 16;
         return rows < 16 ? 16 : rows;
+    }
+    if (unpacked_batch(ks, tk, n) && !w->lanes) {
+        /* a cache block of the unpacked rows */
+        long block = (long)(TILE_BLOCK_BYTES / ((size_t)(w->cols / QK_K) * sizeof(block_unpacked))) / 4 * 4;
+        return block < 4 ? 4 : block;
     }
     if (lanes_batch(tk, n) || w->lanes) {   /* whole groups of 16 rows */
         long block = (long)(TILE_BLOCK_BYTES / w->row_bytes) / 16 * 16;
@@ -272,7 +272,7 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
         if (!tk) continue;
         /* the row kernels' format, and the unpacked rows' where a batch goes through them (the row
          * kernels stay the fallback there, should unpacking find no memory) */
-        const int formats[2] = { tk->act_type, unpacked_batch(ks, tk, n) ? ks->unpacked->act_type : TS_F32 };
+        const int formats[2] = { tk->act_type, unpacked_batch(ks, tk, n) && !ws[i]->lanes ? ks->unpacked->act_type : TS_F32 };
         for (int f = 0; f < 2; f++) {
             const int at = formats[f];
             if (at == TS_F32 || in->act[at]) continue;

@@ -142,9 +142,19 @@ typedef struct type_kernels {
      * operations, so its bits. NULL: none. */
     void (*lanes_pack)(const uint8_t *w, size_t ws, int64_t k, uint8_t *out);
     void (*lanes_packed)(const uint8_t *u, const uint8_t *act, size_t as, int64_t k, int nc, float *y, long ys);
-    /* Row p (0..15) of 16 packed rows, in its own layout again (a tied embedding's token row) */
+    /* Row p (0..15) of 16 packed rows, in its own layout again (a tied embedding's token row);
+     * NULL: the packed rows cannot give it back (lanes_packed_sb_bytes) */
     void (*lanes_row)(const uint8_t *u, size_t ws, int64_t k, int p, uint8_t *row);
+    /* 0: the packed rows keep their own bytes; else they take this many per row and super-block
+     * (IQ1_S, IQ1_M: their grid values instead of indices), written by lanes_pack at out for 16
+     * rows of lanes_packed_row_bytes each */
+    size_t lanes_packed_sb_bytes;
 } type_kernels;
+
+/* Bytes of one row of k weights kept in lanes by tk (row_bytes: the row in its own layout). */
+static inline size_t lanes_packed_row_bytes(const type_kernels *tk, size_t row_bytes, int64_t k) {
+    return tk->lanes_packed_sb_bytes ? (size_t)(k / 256) * tk->lanes_packed_sb_bytes : row_bytes;
+}
 
 typedef struct kernel_set {
     int level;                       /* enum simd_level */

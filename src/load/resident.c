@@ -159,7 +159,15 @@ static size_t experts_bytes(const model_geometry *g) {
 static const type_kernels *lanes_kernels(const ts_model *m, const weight *w) {
     const kernel_set *ks = kernel_set_for(m->simd);
     const type_kernels *tk = ks ? ks->types[w->type] : NULL;
-    return tk && tk->lanes_pack && w->rows % 16 == 0 ? tk : NULL;
+    if (!tk || !tk->lanes_pack || w->rows % 16 != 0) return NULL;
+    /* packed rows that cannot give a row back (lanes_row) cannot serve a tied head's token rows */
+    return tk->lanes_row || m->g.tok_embd.data != w->data ? tk : NULL;
+}
+
+/* Bytes w takes in the copy: its own, or its rows' in lanes where they take bytes of their own */
+static size_t copy_bytes(const ts_model *m, const weight *w) {
+    const type_kernels *tk = lanes_kernels(m, w);
+    return tk ? (size_t)w->rows * lanes_packed_row_bytes(tk, w->row_bytes, w->cols) : bytes_of(w);
 }
 
 /* Copies the listed matrices (one copy per distinct source) into one anonymous mapping in 2 MB
@@ -184,25 +192,26 @@ static void copy_matrices(ts_model *m, const ts_load_options *opt, resident_list
         uint8_t *dst = base + off;
         const size_t n = bytes_of(l->w[i]), rb = l->w[i]->row_bytes;
         const type_kernels *tk = lanes_kernels(m, l->w[i]);
+        const size_t prb = tk ? lanes_packed_row_bytes(tk, rb, l->w[i]->cols) : rb;   /* a row's bytes in the copy */
         size_t slice = SLICE;
         if (tk) slice = SLICE / (16 * rb) > 0 ? SLICE / (16 * rb) * 16 * rb : 16 * rb;   /* whole groups of 16 rows */
         for (size_t s = 0; s < n; s += slice) {
-            const size_t len = n - s < slice ? n - s : slice;
+            const size_t len = n - s < slice ? n - s : slice, at = s / rb * prb;
             /* the source's pages faulted in by one call, not one 4 KB page at a time (file pages) */
             const uintptr_t page = (uintptr_t)(src + s) & ~(uintptr_t)4095;
             madvise((void *)page, (size_t)((uintptr_t)(src + s) + len - page), MADV_POPULATE_READ);
             if (tk)
-                for (size_t r = 0; r < len; r += 16 * rb) tk->lanes_pack(src + s + r, rb, l->w[i]->cols, dst + s + r);
+                for (size_t r = 0; r < len / rb; r += 16) tk->lanes_pack(src + s + r * rb, rb, l->w[i]->cols, dst + at + r * prb);
             else
                 memcpy(dst + s, src + s, len);
             release_source(m, src + s, len);
-            copied += len;
+            copied += len / rb * prb;
             if (opt && opt->on_progress) opt->on_progress(opt->progress_user, copied, total);
         }
-        off += (n + 63) / 64 * 64;
-        in_lanes += tk ? n : 0;
+        off += (n / rb * prb + 63) / 64 * 64;
+        in_lanes += tk ? n / rb * prb : 0;
         for (int j = i; j < l->n; j++)
-            if (l->w[j]->data == src) { l->w[j]->data = dst; l->w[j]->lanes = tk != NULL; }
+            if (l->w[j]->data == src) { l->w[j]->data = dst; l->w[j]->lanes = tk != NULL; l->w[j]->row_bytes = prb; }
         /* a tied head: the embedding reads the copy (a row in lanes put together per token) */
         if (g->tok_embd.data == src) { g->tok_embd.data = dst; g->tok_embd.lanes = tk != NULL; }
         /* the loader's own copy (un-permuted rows, --quant), unless a weight not copied reads it */
@@ -230,13 +239,13 @@ static void copy_matrices(ts_model *m, const ts_load_options *opt, resident_list
         model_note(m, "%s: %.1f MB copied into 2 MB pages%s%s", what, (double)total / 1048576.0, lanes, why);
 }
 
-/* Bytes the listed matrices take, one copy per distinct source, laid out 64-byte aligned. */
-static size_t distinct_bytes(const resident_list *l) {
+/* Bytes the listed matrices take in a copy, one per distinct source, laid out 64-byte aligned. */
+static size_t distinct_bytes(const ts_model *m, const resident_list *l) {
     size_t total = 0;
     for (int i = 0; i < l->n; i++) {
         bool seen = false;
         for (int j = 0; j < i && !seen; j++) seen = l->w[j]->data == l->w[i]->data;
-        if (!seen) total += (bytes_of(l->w[i]) + 63) / 64 * 64;
+        if (!seen) total += (copy_bytes(m, l->w[i]) + 63) / 64 * 64;
     }
     return total;
 }
@@ -349,7 +358,7 @@ void resident_place_matrices(ts_model *m, const ts_load_options *opt) {
     add(&l, &g->ple_model_proj);
     if (l.full || l.n == 0) { free(l.w); model_note(m, "matrices: read in place from the file"); return; }
 
-    size_t total = distinct_bytes(&l);
+    size_t total = distinct_bytes(m, &l);
     if (total + (size_t)64 * 1048576 > room / 4 * 3) {   /* the rest does not fit either: all in place */
         free(l.w);
         model_note(m, "matrices: read in place from the file (%.1f MB, more than the memory available for a copy allows)",
@@ -381,7 +390,7 @@ void resident_place_matrices(ts_model *m, const ts_load_options *opt) {
              * 0.41-0.55 s (--mmap 0.36-0.39), and decode without the copy was 0.96x (0.70-1.31, the
              * host's noise) over nine pairs (tools/speed-log.md). */
             keep_not_in_files(&l);
-            const size_t own = distinct_bytes(&l);
+            const size_t own = distinct_bytes(m, &l);
             if (l.n > 0 && own > total / 8) copy_matrices(m, NULL, &l, own, "the loader's own matrices", "");
             else if (l.n > 0) model_note(m, "the loader's own matrices: %.1f MB where it made them", (double)own / 1048576.0);
             free(l.w);

@@ -91,12 +91,14 @@ int main(void) {
                 /* the model loader attached the same un-permuted rows */
                 if (m) {
                     const weight *lw = w == 0 ? &m->g.layers[layer].attn.wq : &m->g.layers[layer].attn.wk;
-                    uint8_t *want = malloc(rows * rb);
-                    memcpy(want, raw, rows * rb);
                     const type_kernels *tk = matmul_kernels(m->simd)->types[gt->type];
+                    const size_t prb = lw->lanes ? lanes_packed_row_bytes(tk, rb, cols) : rb;
+                    uint8_t *want = malloc(rows * prb);
                     if (lw->lanes)   /* a copy kept them in lanes: the same rows, rearranged so */
-                        for (int r = 0; r < rows; r += 16) tk->lanes_pack(raw + (size_t)r * rb, rb, cols, want + (size_t)r * rb);
-                    CHECK(lw->row_bytes == rb && memcmp(lw->data, want, rows * rb) == 0,
+                        for (int r = 0; r < rows; r += 16) tk->lanes_pack(raw + (size_t)r * rb, rb, cols, want + (size_t)r * prb);
+                    else
+                        memcpy(want, raw, rows * rb);
+                    CHECK(lw->row_bytes == prb && memcmp(lw->data, want, rows * prb) == 0,
                           "%s %s: the loaded model holds the un-permuted rows%s", files[f], gn, lw->lanes ? " (in lanes)" : "");
                     free(want);
                 }
