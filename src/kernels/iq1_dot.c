@@ -239,7 +239,6 @@ static ALWAYS_INLINE TARGET_AVX512 void iq1_packed_body(const uint8_t *ub, const
         pair_lut[t] = (int32_t)((uint32_t)(uint16_t)(8 * sc) | (uint32_t)(uint16_t)(sc * (s - 8)) << 16);
     }
     const __m512i lut = _mm512_loadu_si512((const void *)pair_lut), three = _mm512_set1_epi8(3);
-    const __m512i low16 = _mm512_set1_epi32(0xffff);
     __m512 sum[8];
     UNROLL
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
@@ -285,10 +284,7 @@ static ALWAYS_INLINE TARGET_AVX512 void iq1_packed_body(const uint8_t *ub, const
                     acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
             }
             UNROLL
-            for (int c = 0; c < NC; c++) {   /* (acc & 0xffff) | gsum: imm 0xec = (A & C) | B */
-                const __m512i joined = _mm512_ternarylogic_epi32(acc[c], _mm512_set1_epi32(gsum[c][h]), low16, 0xec);
-                isum[c] = _mm512_dpwssd_epi32(isum[c], joined, pair);
-            }
+            for (int c = 0; c < NC; c++) isum[c] = lanes_group_pair(isum[c], acc[c], gsum[c][h], pair);
         }
         const __m512 d = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(u + sb - 32))), _mm512_set1_ps(0.125f));
         UNROLL

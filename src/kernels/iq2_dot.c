@@ -198,7 +198,7 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_s_isum_vbmi(const block_iq2_
     return iq2_codes_isum(code[0], code[1], iq2_s_code_pick, neg, _mm512_zextsi256_si512(scales16_of_nibbles(b->scales)), iq2_group_scale_pick, a);
 }
 
-VBMI_ISUM_DOT(iq2_xxs, block_iq2_xxs, iq2_xxs_isum_vbmi, TS_Q8_K)
-VBMI_ISUM_DOT(iq2_xs, block_iq2_xs, iq2_xs_isum_vbmi, TS_Q8_K)
-VBMI_ISUM_DOT(iq2_s, block_iq2_s, iq2_s_isum_vbmi, TS_Q8_K)
+VBMI_ISUM_DOT(iq2_xxs, block_iq2_xxs, iq2_xxs_isum_vbmi, TS_Q8_K, ())
+VBMI_ISUM_DOT(iq2_xs, block_iq2_xs, iq2_xs_isum_vbmi, TS_Q8_K, ())
+VBMI_ISUM_DOT(iq2_s, block_iq2_s, iq2_s_isum_vbmi, TS_Q8_K, ())
 #endif

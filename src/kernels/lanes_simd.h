@@ -105,6 +105,14 @@ static ALWAYS_INLINE TARGET_AVX512 void lanes_bsum_pairs(const int32_t (*pair)[1
     }
 }
 
+/* isum + (the low int16 half of acc, a group's code sums; gsum_hi, its activation sum << 16) . pair,
+ * the lanes' two int16 factors of that group (rows in lanes of a form of their own: IQ1, IQ3_S).
+ * Exact while the sums fit 16 bits. imm 0xec = (A & C) | B. */
+static ALWAYS_INLINE TARGET_AVX512 __m512i lanes_group_pair(__m512i isum, __m512i acc, int32_t gsum_hi, __m512i pair) {
+    const __m512i joined = _mm512_ternarylogic_epi32(acc, _mm512_set1_epi32(gsum_hi), _mm512_set1_epi32(0xffff), 0xec);
+    return _mm512_dpwssd_epi32(isum, joined, pair);
+}
+
 /* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 8: 1 to 5 or 8 positions) from a body
  * taking NC as a constant. The packed rows take 5 positions at once where a batch would otherwise
  * end with one alone (a pass over the 16 rows for one position costs nearly what one for four

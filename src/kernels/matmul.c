@@ -122,8 +122,8 @@ static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
     const type_kernels *tk = j->ks->types[w->type];
     const matmul_input *in = j->in[wi];
-    const uint8_t *act = in->act[tk->act_type];
-    const size_t as = in->act_stride[tk->act_type];
+    const uint8_t *act = in->act[lanes_act_type(tk)];
+    const size_t as = in->act_stride[lanes_act_type(tk)];
     const long ys = j->y_stride[wi];
     for (long r = lo; r < hi; r += 16)
         for (int t = 0, nc; t < j->n; t += nc) {
@@ -270,9 +270,11 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
         in->act_stride[TS_F32] = (size_t)in->x_stride * sizeof(float);
         const type_kernels *tk = ks->types[ws[i]->type];
         if (!tk) continue;
-        /* the row kernels' format, and the unpacked rows' where a batch goes through them (the row
-         * kernels stay the fallback there, should unpacking find no memory) */
-        const int formats[2] = { tk->act_type, unpacked_batch(ks, tk, n) && !ws[i]->lanes ? ks->unpacked->act_type : TS_F32 };
+        /* the row kernels' format (the packed rows' for rows in lanes), and the unpacked rows' where a
+         * batch goes through them (the row kernels stay the fallback there, should unpacking find no
+         * memory) */
+        const int formats[2] = { ws[i]->lanes ? lanes_act_type(tk) : tk->act_type,
+                                 unpacked_batch(ks, tk, n) && !ws[i]->lanes ? ks->unpacked->act_type : TS_F32 };
         for (int f = 0; f < 2; f++) {
             const int at = formats[f];
             if (at == TS_F32 || in->act[at]) continue;

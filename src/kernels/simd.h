@@ -149,7 +149,11 @@ typedef struct type_kernels {
      * (IQ1_S, IQ1_M: their grid values instead of indices), written by lanes_pack at out for 16
      * rows of lanes_packed_row_bytes each */
     size_t lanes_packed_sb_bytes;
+    int lanes_act_type;   /* lanes_packed's activation format where it is not act_type's (0: act_type's) */
 } type_kernels;
+
+/* The activation format lanes_packed reads */
+static inline int lanes_act_type(const type_kernels *tk) { return tk->lanes_act_type ? tk->lanes_act_type : tk->act_type; }
 
 /* Bytes of one row of k weights kept in lanes by tk (row_bytes: the row in its own layout). */
 static inline size_t lanes_packed_row_bytes(const type_kernels *tk, size_t row_bytes, int64_t k) {

@@ -14,6 +14,9 @@
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 
+/* A parenthesized list of a table's extra fields (the rows in lanes), put in without its parentheses */
+#define UNPAREN(...) __VA_ARGS__
+
 /* ---- the portable kernels ---- */
 
 static ALWAYS_INLINE int32_t unpacked_isum(const block_unpacked *u, const block_q8_K *a) {
@@ -237,7 +240,7 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i ksign_fields(__m256i w) {
  *   static ALWAYS_INLINE TARGET_AVX512 __mmask32 T_negative(const block *b, const T_prepared *p, int ib),
  * negate the activations in one masked subtraction, and VNNI's dpwssd scales and adds the pairs (the
  * 256-bit forms of AVX512VL: fewer operations per sub-block, same integers, same bits). */
-#define PREPARED_SUB_AVX512_DOT(T, block)                                                                   \
+#define PREPARED_SUB_AVX512_DOT(T, block, extra)                                                            \
     static TARGET_AVX512 float T##_dot_avx512(const void *w, const void *act, int64_t k) {                  \
         const block *x = w;                                                                                 \
         const block_q8_K *y = act;                                                                          \
@@ -259,7 +262,7 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i ksign_fields(__m256i w) {
         }                                                                                                   \
         return sum;                                                                                         \
     }                                                                                                       \
-    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx512, .unpack = T##_unpack_avx2 };
+    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx512, .unpack = T##_unpack_avx2, UNPAREN extra };
 /* ---- AVX-512 with VBMI and BITALG: a super-block as 64 entries of 4 grid values, looked up at once ----
  * (IQ3_XXS, IQ3_S.) Byte j of the 64 entries comes from
  * the grid's byte plane j (iq_grids.h: T_planes) by vpermi2b, 128 table bytes per lookup; the
@@ -307,7 +310,7 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t planes_isum(const __m512i codes[
 
 /* A type's VBMI row kernel and table from ISUM(const block *, const int8_t *a), a super-block's
  * integer sum against Q8_K activations (act: TS_Q8_K or ACT_Q8_K_PLANES); T_unpack_avx2 unpacks */
-#define VBMI_ISUM_DOT(T, block, ISUM, act)                                                                  \
+#define VBMI_ISUM_DOT(T, block, ISUM, act, extra)                                                           \
     static TARGET_AVX512_VBMI float T##_dot_avx512_vbmi(const void *w, const void *a, int64_t k) {          \
         const block *x = w;                                                                                 \
         const block_q8_K *y = a;                                                                            \
@@ -318,13 +321,16 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t planes_isum(const __m512i codes[
         }                                                                                                   \
         return sum;                                                                                         \
     }                                                                                                       \
-    const type_kernels T##_kernels_avx512_vbmi = { .act_type = act, .dot = T##_dot_avx512_vbmi, .unpack = T##_unpack_avx2 };
+    const type_kernels T##_kernels_avx512_vbmi = { .act_type = act, .dot = T##_dot_avx512_vbmi, .unpack = T##_unpack_avx2, UNPAREN extra };
 
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) SUB_AVX2_DOT(T, block)
-#define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block) PREPARED_SUB_AVX512_DOT(T, block)
+#define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block) PREPARED_SUB_AVX512_DOT(T, block, ())
+/* the same with more fields in the AVX-512 table (its rows in lanes), in parentheses */
+#define PREPARED_SUB_KERNELS_LANES(T, block, extra) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block) PREPARED_SUB_AVX512_DOT(T, block, extra)
 #else
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS(T, block)
 #define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS(T, block)
+#define PREPARED_SUB_KERNELS_LANES(T, block, extra) UNPACKING_KERNELS(T, block)
 #endif
 
 /* A type's kernel tables for every set: T_kernels_generic, _avx2, _avx512 (the AVX2 kernel: the
