@@ -184,13 +184,95 @@ static ALWAYS_INLINE TARGET_AVX512 void iq3_s_packed_body(const uint8_t *ub, con
 LANES_FROM_BODY(iq3_s_packed_avx512, iq3_s_packed_body, 8)
 #define iq3_s_LANES (.lanes_pack = iq3_s_lanes_pack, .lanes_packed = iq3_s_packed_avx512, \
                      .lanes_packed_sb_bytes = sizeof(iq3_s_lanes) / 16, .lanes_act_type = TS_Q8_K)
+
+/* ---- IQ3_XXS rows in lanes kept in a form of their own ----
+ * The 16 values q = +-4, 12, ..., 52, 62 as nibble codes (their rank), 16 rows in lanes as IQ3_S's,
+ * looked up by a byte shuffle as u = q + 62 (0..124, unsigned for dpbusd): a group g of 16 gives
+ *   sc sum_g q a = sc (sum_g u a - 62 sum_g a),
+ * too large for int16 pairs, so its int32 sum times the scale. 136 bytes a row and super-block
+ * instead of 98. */
+static const int8_t iq3_xxs_values[16] = { -62, -52, -44, -36, -28, -20, -12, -4, 4, 12, 20, 28, 36, 44, 52, 62 };
+
+static void iq3_xxs_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        iq3_s_lanes l;   /* the same layout: codes, a scale field per sub-block, d */
+        memset(&l, 0, sizeof l);
+        for (int p = 0; p < 16; p++) {
+            block_unpacked u;
+            iq3_xxs_unpack(w + p * ws + (size_t)i * sizeof(block_iq3_xxs), &u);
+            for (int e = 0; e < QK_K; e++) {
+                int n = 0;
+                while (n < 15 && iq3_xxs_values[n] != u.q[e]) n++;
+                l.codes[e / 8][4 * p + e % 4] |= (uint8_t)(n << (4 * (e % 8 / 4)));
+            }
+            for (int ib = 0; ib < 8; ib++) l.tag[p] |= (uint32_t)((u.sc[2 * ib] - 1) / 2) << (4 * ib);
+            l.d[p] = u.d;
+        }
+        memcpy(out + (size_t)i * sizeof l, &l, sizeof l);
+    }
+}
+
+static ALWAYS_INLINE TARGET_AVX512 void iq3_xxs_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                            float *y, long ys, const int NC) {
+    int32_t sc_lut[16];
+    for (int s = 0; s < 16; s++) sc_lut[s] = 2 * s + 1;
+    const __m512i scales = _mm512_loadu_si512((const void *)sc_lut), low4 = _mm512_set1_epi8(0x0f);
+    const __m512i lut = _mm512_broadcast_i32x4(_mm_add_epi8(_mm_loadu_si128((const __m128i *)iq3_xxs_values), _mm_set1_epi8(62)));
+    __m512 sum[8];
+    UNROLL
+    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const iq3_s_lanes *u = (const iq3_s_lanes *)ub + i;
+        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
+        const block_q8_K *ab[8];
+        __m512i isum[8];
+        int32_t shift[8][16] __attribute__((aligned(64)));   /* position c's block sum of group g, times 62 */
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            isum[c] = _mm512_setzero_si512();
+            _mm512_store_si512((void *)shift[c], _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)ab[c]->bsums)), _mm512_set1_epi32(62)));
+        }
+        const __m512i tag = _mm512_loadu_si512((const void *)u->tag);
+        UNROLL
+        for (int g = 0; g < 16; g++) {
+            const __m512i sc = _mm512_permutexvar_epi32(_mm512_srli_epi32(tag, 4 * (g / 2)), scales);
+            __m512i acc[8];
+            UNROLL
+            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
+            UNROLL
+            for (int q = 0; q < 4; q++) {
+                const int t = 4 * g + q;
+                const __m512i x = _mm512_loadu_si512((const void *)u->codes[t / 2]);
+                const __m512i v = _mm512_shuffle_epi8(lut, _mm512_and_si512(t % 2 ? _mm512_srli_epi16(x, 4) : x, low4));
+                UNROLL
+                for (int c = 0; c < NC; c++)
+                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
+            }
+            UNROLL
+            for (int c = 0; c < NC; c++)
+                isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(_mm512_sub_epi32(acc[c], _mm512_set1_epi32(shift[c][g])), sc));
+        }
+        const __m512 d = _mm512_loadu_ps(u->d);
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            const __m512 dd = _mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))));
+            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum[c])));
+        }
+    }
+    UNROLL
+    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+}
+LANES_FROM_BODY(iq3_xxs_packed_avx512, iq3_xxs_packed_body, 8)
+#define iq3_xxs_LANES (.lanes_pack = iq3_xxs_lanes_pack, .lanes_packed = iq3_xxs_packed_avx512, \
+                       .lanes_packed_sb_bytes = sizeof(iq3_s_lanes) / 16, .lanes_act_type = TS_Q8_K)
 #endif
 
-PREPARED_SUB_KERNELS(iq3_xxs, block_iq3_xxs)
+PREPARED_SUB_KERNELS_LANES(iq3_xxs, block_iq3_xxs, iq3_xxs_LANES)
 PREPARED_SUB_KERNELS_LANES(iq3_s, block_iq3_s, iq3_s_LANES)
 
 #if defined(TS_X86)
 /* the VBMI tables: activations in planes (the rows in lanes: Q8_K) */
-VBMI_ISUM_DOT(iq3_xxs, block_iq3_xxs, iq3_xxs_planes_isum, ACT_Q8_K_PLANES, ())
+VBMI_ISUM_DOT(iq3_xxs, block_iq3_xxs, iq3_xxs_planes_isum, ACT_Q8_K_PLANES, iq3_xxs_LANES)
 VBMI_ISUM_DOT(iq3_s, block_iq3_s, iq3_s_planes_isum, ACT_Q8_K_PLANES, iq3_s_LANES)
 #endif
