@@ -6,6 +6,7 @@
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
 #include "kernels/lanes_simd.h"
+#include "kernels/f16.h"
 #include <string.h>
 
 #if defined(TS_X86)
@@ -177,52 +178,38 @@ enum { IQ1_S_GROUPS = 8, IQ1_M_GROUPS = 32 };
 #define iq1_s_LANES_SB_BYTES (IQ1_LANES_BYTES(IQ1_S_GROUPS) / 16)
 #define iq1_m_LANES_SB_BYTES (IQ1_LANES_BYTES(IQ1_M_GROUPS) / 16)
 
-/* The 2-bit values at u[c][4 p + j] bits 2 m (weight 16 c + 4 m + j of row p), the tags at
- * byte 1024 + 64 (h / 8) + 4 p bits 4 (h % 8) (scale field s, sc = 2 s + 1, in bits 0..2, the
- * delta's minus sign in bit 3), the f16 d of the rows (times 1/8: block_unpacked.d) at the end. */
-static void iq1_lanes_put(uint8_t *out, int groups, int p, int e, uint64_t entry, int s, int neg, uint16_t d16) {
-    for (int j = 0; j < 8; j++) {
-        const int w = e + j, c = w / 16, m = w % 16 / 4;
-        out[64 * c + 4 * p + w % 4] |= (uint8_t)(((int8_t)grid_byte(entry, j) + 1) << (2 * m));
-    }
-    const int h = e / (QK_K / groups);
-    uint32_t *tag = (uint32_t *)(out + 1024 + 64 * (h / 8)) + p;
-    *tag |= (uint32_t)(s | neg << 3) << (4 * (h % 8));
-    memcpy(out + IQ1_LANES_BYTES(groups) - 32 + 2 * p, &d16, 2);
-}
-
-static void iq1_s_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
-    const size_t sb = IQ1_LANES_BYTES(IQ1_S_GROUPS);
+/* 16 rows (ws bytes apart) from their portable unpacking (block_unpacked: q = 8 t + s with t the grid's
+ * -1 / 0 / +1 and s the delta's sign, sc = 2 field + 1 per 16, d = the f16 d / 8), as: the 2-bit
+ * values at byte 64 c + 4 p + j bits 2 m (weight 16 c + 4 m + j of row p), the tags at byte
+ * 1024 + 64 (h / 8) + 4 p bits 4 (h % 8) (the scale field in bits 0..2, the minus sign in bit 3),
+ * the rows' f16 d at the end. */
+static void iq1_lanes_pack(unpack_block_fn unpack, size_t block_bytes, int groups, const uint8_t *w, size_t ws,
+                           int64_t k, uint8_t *out) {
+    const size_t sb = IQ1_LANES_BYTES(groups);
     memset(out, 0, (size_t)(k / QK_K) * sb);
     for (int64_t i = 0; i < k / QK_K; i++)
         for (int p = 0; p < 16; p++) {
-            const block_iq1_s *b = (const block_iq1_s *)(w + p * ws) + i;
-            for (int ib = 0; ib < 8; ib++) {
-                const uint16_t qh = load_u16(b->qh + 2 * ib);
-                for (int l = 0; l < 4; l++)
-                    iq1_lanes_put(out + i * sb, IQ1_S_GROUPS, p, 32 * ib + 8 * l, iq_grid1s[b->qs[4 * ib + l] | ((qh >> (3 * l)) & 7) << 8],
-                                  (qh >> 12) & 7, qh >> 15, load_u16(b->d));
-            }
-        }
-}
-
-static void iq1_m_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
-    const size_t sb = IQ1_LANES_BYTES(IQ1_M_GROUPS);
-    memset(out, 0, (size_t)(k / QK_K) * sb);
-    for (int64_t i = 0; i < k / QK_K; i++)
-        for (int p = 0; p < 16; p++) {
-            const block_iq1_m *b = (const block_iq1_m *)(w + p * ws) + i;
-            uint16_t sc[4];
-            for (int j = 0; j < 4; j++) sc[j] = load_u16(b->sc + 2 * j);
-            const uint16_t d16 = (uint16_t)((sc[0] >> 12) | ((sc[1] >> 8) & 0x00f0) | ((sc[2] >> 4) & 0x0f00) | (sc[3] & 0xf000));
-            for (int ib = 0; ib < 8; ib++)
-                for (int l = 0; l < 4; l++) {
-                    const int nib = (b->qh[2 * ib + l / 2] >> (4 * (l % 2))) & 15;
-                    const int s = (sc[ib / 2] >> (6 * (ib % 2) + 3 * (l / 2))) & 7;
-                    iq1_lanes_put(out + i * sb, IQ1_M_GROUPS, p, 32 * ib + 8 * l, iq_grid1s[b->qs[4 * ib + l] | (nib & 7) << 8],
-                                  s, nib >> 3, d16);
+            uint8_t *o = out + (size_t)i * sb;
+            block_unpacked u;
+            unpack(w + p * ws + (size_t)i * block_bytes, &u);
+            for (int e = 0; e < QK_K; e++) {
+                const int q = u.q[e], t = (q + (q > 0 ? 4 : -4)) / 8;   /* -9, -7 -> -1; -1, 1 -> 0; 7, 9 -> 1 */
+                o[64 * (e / 16) + 4 * p + e % 4] |= (uint8_t)((t + 1) << (2 * (e % 16 / 4)));
+                if (e % (QK_K / groups) == 0) {
+                    const int h = e / (QK_K / groups), neg = q - 8 * t < 0;
+                    uint32_t *tag = (uint32_t *)(o + 1024 + 64 * (h / 8)) + p;
+                    *tag |= (uint32_t)((u.sc[e / 16] - 1) / 2 | neg << 3) << (4 * (h % 8));
                 }
+            }
+            const uint16_t d16 = f16_from_f32(u.d * 8.0f);   /* exact: u.d is an f16 / 8 */
+            memcpy(o + sb - 32 + 2 * p, &d16, 2);
         }
+}
+static void iq1_s_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    iq1_lanes_pack(iq1_s_unpack, sizeof(block_iq1_s), IQ1_S_GROUPS, w, ws, k, out);
+}
+static void iq1_m_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    iq1_lanes_pack(iq1_m_unpack, sizeof(block_iq1_m), IQ1_M_GROUPS, w, ws, k, out);
 }
 
 /* 16 packed rows x NC positions, groups of 32 (IQ1_S) or 8 (IQ1_M) weights: per group, its 2-bit
