@@ -5,9 +5,7 @@
  * plus the delta's +-1, shifted to unsigned (below). */
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
-#include "kernels/lanes_simd.h"
-#include "kernels/f16.h"
-#include <string.h>
+#include "kernels/ternary_lanes.h"
 
 #if defined(TS_X86)
 /* The x86 row kernels take the codes shifted to unsigned, u = q + 9 = 8 (grid + 1) + (delta + 1)
@@ -129,6 +127,20 @@ static ALWAYS_INLINE TARGET_AVX512 uint32_t iq1_m_positive(const block_iq1_m *b)
 
 /* AVX-512: two sub-blocks per vector (8 entries by loads: one gather measured slower, IQ1_S 2.3 ->
  * 2.1 GB/s on one thread), their groups' scales by one vpermw, VNNI's dpwssd; the same integers. */
+/* Rows in lanes of their own (ternary_lanes.h) */
+static void iq1_s_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    ternary_lanes_pack(iq1_s_unpack, sizeof(block_iq1_s), IQ1_S_GROUPS, true, w, ws, k, out);
+}
+static void iq1_m_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    ternary_lanes_pack(iq1_m_unpack, sizeof(block_iq1_m), IQ1_M_GROUPS, true, w, ws, k, out);
+}
+#define IQ1_S_PACKED_BODY(u, a, as, k, y, ys, NC) ternary_packed_body(u, a, as, k, y, ys, NC, IQ1_S_GROUPS, true)
+#define IQ1_M_PACKED_BODY(u, a, as, k, y, ys, NC) ternary_packed_body(u, a, as, k, y, ys, NC, IQ1_M_GROUPS, true)
+LANES_FROM_BODY(iq1_s_packed_avx512, IQ1_S_PACKED_BODY, 8)
+LANES_FROM_BODY(iq1_m_packed_avx512, IQ1_M_PACKED_BODY, 8)
+#define iq1_s_LANES_SB_BYTES (TERNARY_LANES_BYTES(IQ1_S_GROUPS) / 16)
+#define iq1_m_LANES_SB_BYTES (TERNARY_LANES_BYTES(IQ1_M_GROUPS) / 16)
+
 #define IQ1_AVX512_DOT(T, block)                                                                            \
     static TARGET_AVX512 float T##_dot_avx512(const void *w, const void *act, int64_t k) {                                \
         const block *x = w;                                                                                 \
@@ -163,130 +175,6 @@ static ALWAYS_INLINE TARGET_AVX512 uint32_t iq1_m_positive(const block_iq1_m *b)
     const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx512, .unpack = T##_unpack_avx2, \
         .lanes_pack = T##_lanes_pack, .lanes_packed = T##_packed_avx512, .lanes_packed_sb_bytes = T##_LANES_SB_BYTES };
 
-/* ---- Rows in lanes kept in a form of their own (type_kernels.lanes_packed_sb_bytes) ----
- * A grid entry costs a load and an index put together from two fields (most of the row kernel's
- * time); at load, the copy writes each weight's grid value instead, as t + 1 in 2 bits (0, 1, 2),
- * with the group's scale and delta sign as a 4-bit tag, 16 rows in lanes as the Q4_K rows are. The
- * integer sums stay the row kernel's: with u = t + 1, a group h of weights (32 in IQ1_S, 8 in IQ1_M)
- * with scale sc and delta sign s gives
- *   sc sum_h (8 t + s) a = 8 sc . sum_h u a  +  sc (s - 8) . sum_h a,
- * one dpwssd of the int16 pair (sum u a, sum a) with the tag's pair (8 sc, sc (s - 8)). The rows
- * take 70 (IQ1_S) and 82 (IQ1_M) bytes a super-block instead of 50 and 56: the kernel is then bound
- * by memory, not by the lookups. */
-#define IQ1_LANES_BYTES(groups) (16 * 64 + 64 * ((groups) / 8 > 0 ? (groups) / 8 : 1) + 32)
-enum { IQ1_S_GROUPS = 8, IQ1_M_GROUPS = 32 };
-#define iq1_s_LANES_SB_BYTES (IQ1_LANES_BYTES(IQ1_S_GROUPS) / 16)
-#define iq1_m_LANES_SB_BYTES (IQ1_LANES_BYTES(IQ1_M_GROUPS) / 16)
-
-/* 16 rows (ws bytes apart) from their portable unpacking (block_unpacked: q = 8 t + s with t the grid's
- * -1 / 0 / +1 and s the delta's sign, sc = 2 field + 1 per 16, d = the f16 d / 8), as: the 2-bit
- * values at byte 64 c + 4 p + j bits 2 m (weight 16 c + 4 m + j of row p), the tags at byte
- * 1024 + 64 (h / 8) + 4 p bits 4 (h % 8) (the scale field in bits 0..2, the minus sign in bit 3),
- * the rows' f16 d at the end. */
-static void iq1_lanes_pack(unpack_block_fn unpack, size_t block_bytes, int groups, const uint8_t *w, size_t ws,
-                           int64_t k, uint8_t *out) {
-    const size_t sb = IQ1_LANES_BYTES(groups);
-    memset(out, 0, (size_t)(k / QK_K) * sb);
-    for (int64_t i = 0; i < k / QK_K; i++)
-        for (int p = 0; p < 16; p++) {
-            uint8_t *o = out + (size_t)i * sb;
-            block_unpacked u;
-            unpack(w + p * ws + (size_t)i * block_bytes, &u);
-            for (int e = 0; e < QK_K; e++) {
-                const int q = u.q[e], t = (q + (q > 0 ? 4 : -4)) / 8;   /* -9, -7 -> -1; -1, 1 -> 0; 7, 9 -> 1 */
-                o[64 * (e / 16) + 4 * p + e % 4] |= (uint8_t)((t + 1) << (2 * (e % 16 / 4)));
-                if (e % (QK_K / groups) == 0) {
-                    const int h = e / (QK_K / groups), neg = q - 8 * t < 0;
-                    uint32_t *tag = (uint32_t *)(o + 1024 + 64 * (h / 8)) + p;
-                    *tag |= (uint32_t)((u.sc[e / 16] - 1) / 2 | neg << 3) << (4 * (h % 8));
-                }
-            }
-            const uint16_t d16 = f16_from_f32(u.d * 8.0f);   /* exact: u.d is an f16 / 8 */
-            memcpy(o + sb - 32 + 2 * p, &d16, 2);
-        }
-}
-static void iq1_s_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
-    iq1_lanes_pack(iq1_s_unpack, sizeof(block_iq1_s), IQ1_S_GROUPS, w, ws, k, out);
-}
-static void iq1_m_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
-    iq1_lanes_pack(iq1_m_unpack, sizeof(block_iq1_m), IQ1_M_GROUPS, w, ws, k, out);
-}
-
-/* 16 packed rows x NC positions, groups of 32 (IQ1_S) or 8 (IQ1_M) weights: per group, its 2-bit
- * values against the activations (dpbusd per 4), the sum's low half joined to the group's
- * activation sum (held << 16), and one dpwssd with the tag's pair; then the portable kernel's
- * float operations lane by lane. */
-static ALWAYS_INLINE TARGET_AVX512 void iq1_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                        float *y, long ys, const int NC, const int GROUPS) {
-    const int per_group = QK_K / GROUPS / 4;   /* quads of weights */
-    const size_t sb = IQ1_LANES_BYTES(GROUPS);
-    int32_t pair_lut[16];
-    for (int t = 0; t < 16; t++) {
-        const int sc = 2 * (t & 7) + 1, s = t & 8 ? -1 : 1;
-        pair_lut[t] = (int32_t)((uint32_t)(uint16_t)(8 * sc) | (uint32_t)(uint16_t)(sc * (s - 8)) << 16);
-    }
-    const __m512i lut = _mm512_loadu_si512((const void *)pair_lut), three = _mm512_set1_epi8(3);
-    __m512 sum[8];
-    UNROLL
-    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const uint8_t *u = ub + (size_t)i * sb;
-        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
-        for (size_t l = 0; l < sb; l += 64) _mm_prefetch((const char *)(u + (size_t)(k / QK_K) * sb) + l, _MM_HINT_T1);
-        const block_q8_K *ab[8];
-        __m512i isum[8];
-        int32_t gsum[8][32] __attribute__((aligned(64)));   /* position c's activation sum of group h, << 16 */
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = _mm512_setzero_si512();
-            if (GROUPS == 8) {   /* pairs of the 16-code block sums */
-                const __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
-                _mm256_store_si256((__m256i *)gsum[c], _mm256_slli_epi32(_mm256_madd_epi16(bs, _mm256_set1_epi16(1)), 16));
-            } else {             /* sums of 8 from sums of absolute differences with -128 */
-                UNROLL
-                for (int q = 0; q < 4; q++) {
-                    const __m512i v = _mm512_xor_si512(_mm512_loadu_si512((const void *)(ab[c]->qs + 64 * q)), _mm512_set1_epi8((char)0x80));
-                    const __m512i s8 = _mm512_sub_epi64(_mm512_sad_epu8(v, _mm512_setzero_si512()), _mm512_set1_epi64(1024));
-                    _mm256_store_si256((__m256i *)(gsum[c] + 8 * q), _mm256_slli_epi32(_mm512_cvtepi64_epi32(s8), 16));
-                }
-            }
-        }
-        __m512i tags[4];
-        UNROLL
-        for (int t = 0; t < (GROUPS + 7) / 8; t++) tags[t] = _mm512_loadu_si512((const void *)(u + 1024 + 64 * t));
-        UNROLL
-        for (int h = 0; h < GROUPS; h++) {
-            const __m512i pair = _mm512_permutexvar_epi32(_mm512_srli_epi32(tags[h / 8], 4 * (h % 8)), lut);
-            __m512i acc[8];
-            UNROLL
-            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
-            UNROLL
-            for (int q = 0; q < per_group; q++) {
-                const int t = per_group * h + q, m = t % 4;
-                const __m512i x = _mm512_loadu_si512((const void *)(u + 64 * (t / 4)));
-                const __m512i v = _mm512_and_si512(m ? _mm512_srli_epi16(x, 2 * m) : x, three);
-                UNROLL
-                for (int c = 0; c < NC; c++)
-                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
-            }
-            UNROLL
-            for (int c = 0; c < NC; c++) isum[c] = lanes_group_pair(isum[c], acc[c], gsum[c][h], pair);
-        }
-        const __m512 d = _mm512_mul_ps(_mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(u + sb - 32))), _mm512_set1_ps(0.125f));
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const __m512 dd = _mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))));
-            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum[c])));
-        }
-    }
-    UNROLL
-    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
-}
-#define IQ1_S_PACKED_BODY(u, a, as, k, y, ys, NC) iq1_packed_body(u, a, as, k, y, ys, NC, IQ1_S_GROUPS)
-#define IQ1_M_PACKED_BODY(u, a, as, k, y, ys, NC) iq1_packed_body(u, a, as, k, y, ys, NC, IQ1_M_GROUPS)
-LANES_FROM_BODY(iq1_s_packed_avx512, IQ1_S_PACKED_BODY, 8)
-LANES_FROM_BODY(iq1_m_packed_avx512, IQ1_M_PACKED_BODY, 8)
 
 UNPACKING_KERNELS_GENERIC(iq1_s, block_iq1_s)
 UNPACKING_KERNELS_GENERIC(iq1_m, block_iq1_m)

@@ -2,5 +2,16 @@
  * integers, the same bits in every set: UNPACKING_KERNELS (unpacked_dot.h) defines each type's
  * tables T_kernels_generic, T_kernels_avx2, T_kernels_avx512 and T_kernels_neon_dotprod. */
 #include "kernels/unpacked_dot.h"
+#include "kernels/ternary_lanes.h"
 
-UNPACKING_KERNELS(tq1_0, block_tq1_0)
+#if defined(TS_X86)
+/* Rows in lanes of their own (ternary_lanes.h): the base-3 bytes divided once, at load */
+static void tq1_0_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    ternary_lanes_pack(tq1_0_unpack, sizeof(block_tq1_0), TQ1_0_GROUPS, false, w, ws, k, out);
+}
+#define TQ1_0_PACKED_BODY(u, a, as, k, y, ys, NC) ternary_packed_body(u, a, as, k, y, ys, NC, TQ1_0_GROUPS, false)
+LANES_FROM_BODY(tq1_0_packed_avx512, TQ1_0_PACKED_BODY, 8)
+#endif
+
+UNPACKING_KERNELS_LANES(tq1_0, block_tq1_0, (.lanes_pack = tq1_0_lanes_pack, .lanes_packed = tq1_0_packed_avx512,
+                                             .lanes_packed_sb_bytes = TERNARY_LANES_BYTES(TQ1_0_GROUPS) / 16))

@@ -341,21 +341,26 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t planes_isum(const __m512i codes[
     }                                                                                                       \
     const type_kernels T##_kernels_generic = { .act_type = TS_Q8_K, .dot = T##_dot_generic, .unpack = T##_unpack };
 #if defined(TS_X86)
-#define UNPACKING_KERNELS_SIMD(T, block)                                                                   \
+#define UNPACKING_KERNELS_SIMD_LANES(T, block, extra)                                                      \
     static TARGET_AVX2 float T##_dot_avx2(const void *w, const void *a, int64_t k) {                       \
         return dot_unpacking_avx2(T##_unpack, sizeof(block), w, a, k);                                     \
     }                                                                                                      \
     const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack }; \
-    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack };
+    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack, UNPAREN extra };
+#define UNPACKING_KERNELS_SIMD(T, block) UNPACKING_KERNELS_SIMD_LANES(T, block, ())
 #elif defined(__aarch64__)
 #define UNPACKING_KERNELS_SIMD(T, block)                                                                   \
     static TARGET_DOTPROD float T##_dot_dotprod(const void *w, const void *a, int64_t k) {                 \
         return dot_unpacking_dotprod(T##_unpack, sizeof(block), w, a, k);                                  \
     }                                                                                                      \
     const type_kernels T##_kernels_neon_dotprod = { .act_type = TS_Q8_K, .dot = T##_dot_dotprod, .unpack = T##_unpack };
+#define UNPACKING_KERNELS_SIMD_LANES(T, block, extra) UNPACKING_KERNELS_SIMD(T, block)
 #else
 #define UNPACKING_KERNELS_SIMD(T, block)
+#define UNPACKING_KERNELS_SIMD_LANES(T, block, extra)
 #endif
 #define UNPACKING_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) UNPACKING_KERNELS_SIMD(T, block)
+/* the same with more fields in the AVX-512 table (its rows in lanes), in parentheses */
+#define UNPACKING_KERNELS_LANES(T, block, extra) UNPACKING_KERNELS_GENERIC(T, block) UNPACKING_KERNELS_SIMD_LANES(T, block, extra)
 
 #endif

@@ -203,17 +203,17 @@ static int write_tied_copy(const char *src, const char *dst) {
 }
 
 /* Rows in lanes (weight.lanes): a copy rearranges the Q4_K and Q6_K matrices where the kernel set
- * has kernels for them (AVX-512), and IQ1_S, IQ1_M, IQ3_XXS and IQ3_S ones into a form of their own, and the logits
+ * has kernels for them (AVX-512), and IQ1_S, IQ1_M, IQ3_XXS, IQ3_S and TQ1_0 ones into a form of their own, and the logits
  * equal those of the rows read in place, bit for bit; the tied head (qwen2-tiny) still reads as
  * tied; a tied IQ1_S head, whose token rows the packed form cannot give back, stays as it is. */
 static void test_rows_in_lanes(void) {
     const char *files[] = { "llama-tiny/model-q4_k_m.gguf", "llama-tiny/model-q6_k.gguf", "qwen2-tiny/model-q4_k_m.gguf",
                             "iq-grid-tiny/model-iq1_s.gguf", "iq-grid-tiny/model-iq1_m.gguf", "tied",
-                            "iq-grid-tiny/model-iq3_s.gguf", "iq-grid-tiny/model-iq3_xxs.gguf" };
+                            "iq-grid-tiny/model-iq3_s.gguf", "iq-grid-tiny/model-iq3_xxs.gguf", "iq-grid-tiny/model-tq1_0.gguf" };
     const bool avx512 = ts_simd_available("avx512");
     char dir[] = "/tmp/ts_lanes_XXXXXX", tied[64] = "";
     if (!mkdtemp(dir)) { CHECK(0, "mkdtemp: %s", strerror(errno)); return; }
-    for (int i = 0; i < 8; i++) {
+    for (int i = 0; i < 9; i++) {
         char path[1024], notes[2048];
         snprintf(path, sizeof path, "%s/%s", fixtures_dir(), files[i == 5 ? 3 : i]);
         if (i == 5) {   /* model-iq1_s with a tied head */
