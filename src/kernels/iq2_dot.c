@@ -7,6 +7,7 @@
  * super-block's 32 grid entries are looked up in vectors instead (at the end). */
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
+#include <string.h>
 
 #if defined(TS_X86)
 static inline float iq2_xxs_d(const block_iq2_xxs *b) { return load_f16(b->d) * 0.125f; }
@@ -198,7 +199,118 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_s_isum_vbmi(const block_iq2_
     return iq2_codes_isum(code[0], code[1], iq2_s_code_pick, neg, _mm512_zextsi256_si512(scales16_of_nibbles(b->scales)), iq2_group_scale_pick, a);
 }
 
-VBMI_ISUM_DOT(iq2_xxs, block_iq2_xxs, iq2_xxs_isum_vbmi, TS_Q8_K, ())
-VBMI_ISUM_DOT(iq2_xs, block_iq2_xs, iq2_xs_isum_vbmi, TS_Q8_K, ())
-VBMI_ISUM_DOT(iq2_s, block_iq2_s, iq2_s_isum_vbmi, TS_Q8_K, ())
+
+/* ---- Rows in lanes kept in a form of their own (type_kernels.lanes_packed_sb_bytes; with VBMI) ----
+ * The copy writes each weight's value q = +-8, 25 or 43 instead of its grid index: the magnitude's
+ * rank in 2 bits (IQ1's layout, ternary_lanes.h) and its sign in a plane of bits, 16 rows in lanes,
+ * with each group of 16's scale field as a nibble tag. Per 4 codes: the rank and the sign moved to
+ * bits 0-1 and 2 of each byte, one vpermb to u = q + 43 (0..86), one dpbusd; a group's int32 sum less
+ * 43 times its block sum, times the scale: the row kernel's integers, without its grid lookups, in
+ * 108 bytes a row and super-block instead of 66 (IQ2_XXS), 74 (IQ2_XS) and 82 (IQ2_S). */
+typedef struct {
+    uint8_t rank[16][64];   /* chunk c, lane p byte j bits 2 m: weight 16 c + 4 m + j of row p, rank of |q| */
+    uint8_t sign[8][64];    /* chunk c, lane p byte j bit b: weight 32 c + 4 b + j of row p negative */
+    uint32_t tag[2][16];    /* lane p: group g's scale field (sc = 2 s + 1) at word g / 8, bits 4 (g % 8) */
+    float d[16];            /* block_unpacked.d */
+} iq2_lanes;
+
+static void iq2_lanes_pack(unpack_block_fn unpack, size_t block_bytes, const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        iq2_lanes l;
+        memset(&l, 0, sizeof l);
+        for (int p = 0; p < 16; p++) {
+            block_unpacked u;
+            unpack(w + p * ws + (size_t)i * block_bytes, &u);
+            for (int e = 0; e < QK_K; e++) {
+                const int q = u.q[e], mag = q < 0 ? -q : q, rank = mag == 8 ? 0 : mag == 25 ? 1 : 2;
+                l.rank[e / 16][4 * p + e % 4] |= (uint8_t)(rank << (2 * (e % 16 / 4)));
+                l.sign[e / 32][4 * p + e % 4] |= (uint8_t)((q < 0) << (e % 32 / 4));
+            }
+            for (int g = 0; g < 16; g++) l.tag[g / 8][p] |= (uint32_t)((u.sc[g] - 1) / 2) << (4 * (g % 8));
+            l.d[p] = u.d;
+        }
+        memcpy(out + (size_t)i * sizeof l, &l, sizeof l);
+    }
+}
+
+static ALWAYS_INLINE TARGET_AVX512_VBMI void iq2_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                             float *y, long ys, const int NC) {
+    int32_t sc_lut[16];
+    uint8_t value[64];   /* index: rank in bits 0-1, sign in bit 2 (bits 3-5 anything) -> q + 43 */
+    for (int s = 0; s < 16; s++) sc_lut[s] = 2 * s + 1;
+    for (int i = 0; i < 64; i++) {
+        const int mag = (int[]){ 8, 25, 43, 0 }[i & 3];
+        value[i] = (uint8_t)((i & 4 ? -mag : mag) + 43);
+    }
+    const __m512i scales = _mm512_loadu_si512((const void *)sc_lut), values = _mm512_loadu_si512((const void *)value);
+    const __m512i low2 = _mm512_set1_epi8(3);
+    __m512 sum[8];
+    UNROLL
+    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const iq2_lanes *u = (const iq2_lanes *)ub + i;
+        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
+        const block_q8_K *ab[8];
+        __m512i isum[8];
+        int32_t shift[8][16] __attribute__((aligned(64)));   /* position c's block sum of group g, times 43 */
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            isum[c] = _mm512_setzero_si512();
+            _mm512_store_si512((void *)shift[c], _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)ab[c]->bsums)), _mm512_set1_epi32(43)));
+        }
+        UNROLL
+        for (int g = 0; g < 16; g++) {
+            const __m512i sc = _mm512_permutexvar_epi32(_mm512_srli_epi32(_mm512_loadu_si512((const void *)u->tag[g / 8]), 4 * (g % 8)), scales);
+            __m512i acc[8];
+            UNROLL
+            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
+            UNROLL
+            for (int q = 0; q < 4; q++) {
+                const int t = 4 * g + q, b = t % 8;
+                const __m512i r = _mm512_loadu_si512((const void *)u->rank[g]), sg = _mm512_loadu_si512((const void *)u->sign[t / 8]);
+                /* within each byte (16-bit shifts by at most 6 move no bit across bytes into bits 0..2) */
+                const __m512i rs = q ? _mm512_srli_epi16(r, 2 * q) : r;
+                const __m512i ss = b > 2 ? _mm512_srli_epi16(sg, b - 2) : b < 2 ? _mm512_slli_epi16(sg, 2 - b) : sg;
+                const __m512i idx = _mm512_ternarylogic_epi32(rs, ss, low2, 0xe4);   /* C ? A : B, bitwise */
+                const __m512i v = _mm512_permutexvar_epi8(idx, values);
+                UNROLL
+                for (int c = 0; c < NC; c++)
+                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
+            }
+            UNROLL
+            for (int c = 0; c < NC; c++)
+                isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(_mm512_sub_epi32(acc[c], _mm512_set1_epi32(shift[c][g])), sc));
+        }
+        const __m512 d = _mm512_loadu_ps(u->d);
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            const __m512 dd = _mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))));
+            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum[c])));
+        }
+    }
+    UNROLL
+    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+}
+#define LANES_FROM_BODY_VBMI(name, body)                                                                           \
+    static TARGET_AVX512_VBMI void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
+        switch (nc) {                                                                                              \
+        case 1: body(u, a, as, k, y, ys, 1); break;                                                                \
+        case 2: body(u, a, as, k, y, ys, 2); break;                                                                \
+        case 3: body(u, a, as, k, y, ys, 3); break;                                                                \
+        case 4: body(u, a, as, k, y, ys, 4); break;                                                                \
+        case 5: body(u, a, as, k, y, ys, 5); break;                                                                \
+        default: body(u, a, as, k, y, ys, 8); break;                                                               \
+        }                                                                                                          \
+    }
+LANES_FROM_BODY_VBMI(iq2_packed_avx512_vbmi, iq2_packed_body)
+#define IQ2_LANES(T) (.lanes_pack = T##_lanes_pack, .lanes_packed = iq2_packed_avx512_vbmi, \
+                      .lanes_packed_sb_bytes = sizeof(iq2_lanes) / 16)
+static void iq2_xxs_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) { iq2_lanes_pack(iq2_xxs_unpack, sizeof(block_iq2_xxs), w, ws, k, out); }
+static void iq2_xs_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) { iq2_lanes_pack(iq2_xs_unpack, sizeof(block_iq2_xs), w, ws, k, out); }
+static void iq2_s_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) { iq2_lanes_pack(iq2_s_unpack, sizeof(block_iq2_s), w, ws, k, out); }
+
+VBMI_ISUM_DOT(iq2_xxs, block_iq2_xxs, iq2_xxs_isum_vbmi, TS_Q8_K, IQ2_LANES(iq2_xxs))
+VBMI_ISUM_DOT(iq2_xs, block_iq2_xs, iq2_xs_isum_vbmi, TS_Q8_K, IQ2_LANES(iq2_xs))
+VBMI_ISUM_DOT(iq2_s, block_iq2_s, iq2_s_isum_vbmi, TS_Q8_K, IQ2_LANES(iq2_s))
 #endif

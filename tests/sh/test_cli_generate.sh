@@ -51,14 +51,15 @@ check "--info: qwen3 is not un-permuted" grep -q "used as stored (qwen3 GGUF is 
 # for bit, for each way a matrix reaches the copy (file pages; the loader's un-permuted Q/K rows; a
 # tied head shared with the embedding; --quant's re-encoded matrices, also split from a fused QKV;
 # q4nx tiles repacked at load; routers beside experts that stay in place; per-layer embedding
-# projections; IQ1_S, IQ1_M, IQ3_XXS, IQ3_S and TQ1_0 rows in lanes in a form of their own, from
+# projections; the IQ1, IQ2 and IQ3 types' and TQ1_0's rows in lanes in a form of their own, from
 # which a tied head's token rows cannot be read: such a head stays as it is). The copy runs sanitized.
 ids="1,5,9,2,7,3,11,4"
 for case in "llama-tiny/model-q4_k_m.gguf" "llama-tiny-tied-odd/model-f32.gguf" "llama-tiny/hf --quant q8_0" \
             "phi3-tiny/hf --quant q8_0" "q4nx-gemma3-quarter" "mixtral-tiny/model-q8_0.gguf" \
             "gemma4-ple-tiny/model-f32.gguf" "qwen3-tiny/hf" "iq-grid-tiny/model-iq1_s.gguf" \
             "iq-grid-tiny/model-iq1_m.gguf" "iq-grid-tiny/model-iq3_s.gguf" \
-            "iq-grid-tiny/model-iq3_xxs.gguf" "iq-grid-tiny/model-tq1_0.gguf" "iq-grid-tiny/model-ud-mix.gguf"; do
+            "iq-grid-tiny/model-iq3_xxs.gguf" "iq-grid-tiny/model-tq1_0.gguf" "iq-grid-tiny/model-iq2_xxs.gguf" \
+            "iq-grid-tiny/model-iq2_xs.gguf" "iq-grid-tiny/model-iq2_s.gguf" "iq-grid-tiny/model-ud-mix.gguf"; do
     set -- $case
     model=$1; shift
     "$RUN_SAN" "$FIX/$model" "$@" --no-mmap --tokens "$ids" -n 3 --dump-logits "$TMP/copy.f32" --quiet >/dev/null 2>"$TMP/copy.err"
