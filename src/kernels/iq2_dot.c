@@ -7,6 +7,7 @@
  * super-block's 32 grid entries are looked up in vectors instead (at the end). */
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
+#include "kernels/lanes_simd.h"
 #include <string.h>
 
 #if defined(TS_X86)
@@ -252,13 +253,8 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI void iq2_packed_body(const uint8_t *ub, 
         for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
         const block_q8_K *ab[8];
         __m512i isum[8];
-        int32_t shift[8][16] __attribute__((aligned(64)));   /* position c's block sum of group g, times 43 */
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = _mm512_setzero_si512();
-            _mm512_store_si512((void *)shift[c], _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)ab[c]->bsums)), _mm512_set1_epi32(43)));
-        }
+        int32_t offset_sums[8][16] __attribute__((aligned(64)));
+        lanes_offset_start(a, as, i, NC, 43, ab, isum, offset_sums);
         UNROLL
         for (int g = 0; g < 16; g++) {
             const __m512i sc = _mm512_permutexvar_epi32(_mm512_srli_epi32(_mm512_loadu_si512((const void *)u->tag[g / 8]), 4 * (g % 8)), scales);
@@ -279,31 +275,16 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI void iq2_packed_body(const uint8_t *ub, 
                     acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
             }
             UNROLL
-            for (int c = 0; c < NC; c++)
-                isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(_mm512_sub_epi32(acc[c], _mm512_set1_epi32(shift[c][g])), sc));
+            for (int c = 0; c < NC; c++) isum[c] = lanes_scaled_group(isum[c], acc[c], offset_sums[c][g], sc);
         }
         const __m512 d = _mm512_loadu_ps(u->d);
         UNROLL
-        for (int c = 0; c < NC; c++) {
-            const __m512 dd = _mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))));
-            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum[c])));
-        }
+        for (int c = 0; c < NC; c++) sum[c] = lanes_d_term(sum[c], d, ab[c], isum[c]);
     }
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
 }
-#define LANES_FROM_BODY_VBMI(name, body)                                                                           \
-    static TARGET_AVX512_VBMI void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
-        switch (nc) {                                                                                              \
-        case 1: body(u, a, as, k, y, ys, 1); break;                                                                \
-        case 2: body(u, a, as, k, y, ys, 2); break;                                                                \
-        case 3: body(u, a, as, k, y, ys, 3); break;                                                                \
-        case 4: body(u, a, as, k, y, ys, 4); break;                                                                \
-        case 5: body(u, a, as, k, y, ys, 5); break;                                                                \
-        default: body(u, a, as, k, y, ys, 8); break;                                                               \
-        }                                                                                                          \
-    }
-LANES_FROM_BODY_VBMI(iq2_packed_avx512_vbmi, iq2_packed_body)
+LANES_FROM_BODY_TARGET(TARGET_AVX512_VBMI, iq2_packed_avx512_vbmi, iq2_packed_body, 8)
 #define IQ2_LANES(T) (.lanes_pack = T##_lanes_pack, .lanes_packed = iq2_packed_avx512_vbmi, \
                       .lanes_packed_sb_bytes = sizeof(iq2_lanes) / 16)
 static void iq2_xxs_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) { iq2_lanes_pack(iq2_xxs_unpack, sizeof(block_iq2_xxs), w, ws, k, out); }

@@ -100,109 +100,32 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq3_s_planes_isum(const block_iq
 #endif
 
 #if defined(TS_X86)
-/* ---- IQ3_S rows in lanes kept in a form of their own (type_kernels.lanes_packed_sb_bytes) ----
- * The copy writes each weight's value q (odd, -15..15) as the nibble n = (q + 15) / 2, 16 rows in
- * lanes, and each sub-block's scale field as a 4-bit tag: a group g of 16 with scale sc gives
- *   sc sum_g q a = 2 sc . sum_g n a  -  15 sc . sum_g a,
- * one dpwssd of the int16 pair (sum n a, the activations' block sum) with the tag's pair (2 sc,
- * -15 sc): the row kernel's integer sums without its grid lookups, in 136 bytes a row and super-block
- * instead of 110. */
+/* ---- Rows in lanes kept in a form of their own (type_kernels.lanes_packed_sb_bytes) ----
+ * The copy writes each weight's value q as a nibble, its rank among the type's 16 values (IQ3_S: the
+ * odd -15..15; IQ3_XXS: +-4, 12, ..., 52, 62), 16 rows in lanes, and each sub-block's scale field as
+ * a 4-bit tag. Per 4 codes, one byte shuffle gives u = q + offset (unsigned for dpbusd); a group g of
+ * 16 with scale sc then gives sc sum_g q a = sc (sum_g u a - offset sum_g a), the row kernel's
+ * integers without its grid lookups, in 136 bytes a row and super-block instead of 110 and 98. */
 typedef struct {
     uint8_t codes[32][64];   /* chunk c, lane p byte j: weight 8 c + j (low nibble), 8 c + 4 + j (high) of row p */
-    uint32_t tag[16];        /* lane p: sub-block ib's scale field at bits 4 ib */
+    uint32_t tag[16];        /* lane p: sub-block ib's scale field (sc = 2 s + 1) at bits 4 ib */
     float d[16];             /* block_unpacked.d */
-} iq3_s_lanes;
+} iq3_lanes;
 
-static void iq3_s_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        iq3_s_lanes l;
-        memset(&l, 0, sizeof l);
-        for (int p = 0; p < 16; p++) {
-            block_unpacked u;
-            iq3_s_unpack(w + p * ws + (size_t)i * sizeof(block_iq3_s), &u);
-            for (int e = 0; e < QK_K; e++) l.codes[e / 8][4 * p + e % 4] |= (uint8_t)((u.q[e] + 15) / 2 << (4 * (e % 8 / 4)));
-            for (int ib = 0; ib < 8; ib++) l.tag[p] |= (uint32_t)((u.sc[2 * ib] - 1) / 2) << (4 * ib);
-            l.d[p] = u.d;
-        }
-        memcpy(out + (size_t)i * sizeof l, &l, sizeof l);
-    }
-}
-
-/* 16 packed rows x NC positions (Q8_K): per group of 16, its nibbles against the activations
- * (dpbusd per 4), joined to the group's block sum, one dpwssd with the tag's pair; then the portable
- * kernel's float operations lane by lane. */
-static ALWAYS_INLINE TARGET_AVX512 void iq3_s_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                          float *y, long ys, const int NC) {
-    int32_t pair_lut[16];
-    for (int s = 0; s < 16; s++) pair_lut[s] = (int32_t)((uint32_t)(uint16_t)(2 * (2 * s + 1)) | (uint32_t)(uint16_t)(-15 * (2 * s + 1)) << 16);
-    const __m512i lut = _mm512_loadu_si512((const void *)pair_lut), low4 = _mm512_set1_epi8(0x0f);
-    __m512 sum[8];
-    UNROLL
-    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const iq3_s_lanes *u = (const iq3_s_lanes *)ub + i;
-        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
-        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
-        const block_q8_K *ab[8];
-        __m512i isum[8];
-        int32_t gsum[8][16] __attribute__((aligned(64)));   /* position c's block sum of group g, << 16 */
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = _mm512_setzero_si512();
-            _mm512_store_si512((void *)gsum[c], _mm512_slli_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)ab[c]->bsums)), 16));
-        }
-        const __m512i tag = _mm512_loadu_si512((const void *)u->tag);
-        UNROLL
-        for (int g = 0; g < 16; g++) {
-            const __m512i pair = _mm512_permutexvar_epi32(_mm512_srli_epi32(tag, 4 * (g / 2)), lut);
-            __m512i acc[8];
-            UNROLL
-            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
-            UNROLL
-            for (int q = 0; q < 4; q++) {
-                const int t = 4 * g + q;
-                const __m512i x = _mm512_loadu_si512((const void *)u->codes[t / 2]);
-                const __m512i v = _mm512_and_si512(t % 2 ? _mm512_srli_epi16(x, 4) : x, low4);
-                UNROLL
-                for (int c = 0; c < NC; c++)
-                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
-            }
-            UNROLL
-            for (int c = 0; c < NC; c++) isum[c] = lanes_group_pair(isum[c], acc[c], gsum[c][g], pair);
-        }
-        const __m512 d = _mm512_loadu_ps(u->d);
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            const __m512 dd = _mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))));
-            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum[c])));
-        }
-    }
-    UNROLL
-    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
-}
-LANES_FROM_BODY(iq3_s_packed_avx512, iq3_s_packed_body, 8)
-#define iq3_s_LANES (.lanes_pack = iq3_s_lanes_pack, .lanes_packed = iq3_s_packed_avx512, \
-                     .lanes_packed_sb_bytes = sizeof(iq3_s_lanes) / 16, .lanes_act_type = TS_Q8_K)
-
-/* ---- IQ3_XXS rows in lanes kept in a form of their own ----
- * The 16 values q = +-4, 12, ..., 52, 62 as nibble codes (their rank), 16 rows in lanes as IQ3_S's,
- * looked up by a byte shuffle as u = q + 62 (0..124, unsigned for dpbusd): a group g of 16 gives
- *   sc sum_g q a = sc (sum_g u a - 62 sum_g a),
- * too large for int16 pairs, so its int32 sum times the scale. 136 bytes a row and super-block
- * instead of 98. */
+static const int8_t iq3_s_values[16] = { -15, -13, -11, -9, -7, -5, -3, -1, 1, 3, 5, 7, 9, 11, 13, 15 };
 static const int8_t iq3_xxs_values[16] = { -62, -52, -44, -36, -28, -20, -12, -4, 4, 12, 20, 28, 36, 44, 52, 62 };
 
-static void iq3_xxs_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+static void iq3_lanes_pack(unpack_block_fn unpack, size_t block_bytes, const int8_t values[16], const uint8_t *w, size_t ws,
+                           int64_t k, uint8_t *out) {
     for (int64_t i = 0; i < k / QK_K; i++) {
-        iq3_s_lanes l;   /* the same layout: codes, a scale field per sub-block, d */
+        iq3_lanes l;
         memset(&l, 0, sizeof l);
         for (int p = 0; p < 16; p++) {
             block_unpacked u;
-            iq3_xxs_unpack(w + p * ws + (size_t)i * sizeof(block_iq3_xxs), &u);
+            unpack(w + p * ws + (size_t)i * block_bytes, &u);
             for (int e = 0; e < QK_K; e++) {
                 int n = 0;
-                while (n < 15 && iq3_xxs_values[n] != u.q[e]) n++;
+                while (n < 15 && values[n] != u.q[e]) n++;
                 l.codes[e / 8][4 * p + e % 4] |= (uint8_t)(n << (4 * (e % 8 / 4)));
             }
             for (int ib = 0; ib < 8; ib++) l.tag[p] |= (uint32_t)((u.sc[2 * ib] - 1) / 2) << (4 * ib);
@@ -211,28 +134,32 @@ static void iq3_xxs_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *
         memcpy(out + (size_t)i * sizeof l, &l, sizeof l);
     }
 }
+static void iq3_s_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    iq3_lanes_pack(iq3_s_unpack, sizeof(block_iq3_s), iq3_s_values, w, ws, k, out);
+}
+static void iq3_xxs_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    iq3_lanes_pack(iq3_xxs_unpack, sizeof(block_iq3_xxs), iq3_xxs_values, w, ws, k, out);
+}
 
-static ALWAYS_INLINE TARGET_AVX512 void iq3_xxs_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                            float *y, long ys, const int NC) {
+/* 16 packed rows x NC positions (Q8_K): per group of 16, its values against the activations (dpbusd
+ * per 4), less the offset's block sum, times the scale; then the portable kernel's float operations. */
+static ALWAYS_INLINE TARGET_AVX512 void iq3_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                        float *y, long ys, const int NC, const int8_t values[16], const int offset) {
     int32_t sc_lut[16];
     for (int s = 0; s < 16; s++) sc_lut[s] = 2 * s + 1;
     const __m512i scales = _mm512_loadu_si512((const void *)sc_lut), low4 = _mm512_set1_epi8(0x0f);
-    const __m512i lut = _mm512_broadcast_i32x4(_mm_add_epi8(_mm_loadu_si128((const __m128i *)iq3_xxs_values), _mm_set1_epi8(62)));
+    const __m512i lut = _mm512_broadcast_i32x4(_mm_add_epi8(_mm_loadu_si128((const __m128i *)values), _mm_set1_epi8((char)offset)));
     __m512 sum[8];
     UNROLL
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
     for (int64_t i = 0; i < k / QK_K; i++) {
-        const iq3_s_lanes *u = (const iq3_s_lanes *)ub + i;
+        const iq3_lanes *u = (const iq3_lanes *)ub + i;
+        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
         for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
         const block_q8_K *ab[8];
         __m512i isum[8];
-        int32_t shift[8][16] __attribute__((aligned(64)));   /* position c's block sum of group g, times 62 */
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = _mm512_setzero_si512();
-            _mm512_store_si512((void *)shift[c], _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)ab[c]->bsums)), _mm512_set1_epi32(62)));
-        }
+        int32_t offset_sums[8][16] __attribute__((aligned(64)));
+        lanes_offset_start(a, as, i, NC, offset, ab, isum, offset_sums);
         const __m512i tag = _mm512_loadu_si512((const void *)u->tag);
         UNROLL
         for (int g = 0; g < 16; g++) {
@@ -250,29 +177,29 @@ static ALWAYS_INLINE TARGET_AVX512 void iq3_xxs_packed_body(const uint8_t *ub, c
                     acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
             }
             UNROLL
-            for (int c = 0; c < NC; c++)
-                isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(_mm512_sub_epi32(acc[c], _mm512_set1_epi32(shift[c][g])), sc));
+            for (int c = 0; c < NC; c++) isum[c] = lanes_scaled_group(isum[c], acc[c], offset_sums[c][g], sc);
         }
         const __m512 d = _mm512_loadu_ps(u->d);
         UNROLL
-        for (int c = 0; c < NC; c++) {
-            const __m512 dd = _mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))));
-            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum[c])));
-        }
+        for (int c = 0; c < NC; c++) sum[c] = lanes_d_term(sum[c], d, ab[c], isum[c]);
     }
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
 }
-LANES_FROM_BODY(iq3_xxs_packed_avx512, iq3_xxs_packed_body, 8)
-#define iq3_xxs_LANES (.lanes_pack = iq3_xxs_lanes_pack, .lanes_packed = iq3_xxs_packed_avx512, \
-                       .lanes_packed_sb_bytes = sizeof(iq3_s_lanes) / 16, .lanes_act_type = TS_Q8_K)
+#define IQ3_S_PACKED_BODY(u, a, as, k, y, ys, NC) iq3_packed_body(u, a, as, k, y, ys, NC, iq3_s_values, 15)
+#define IQ3_XXS_PACKED_BODY(u, a, as, k, y, ys, NC) iq3_packed_body(u, a, as, k, y, ys, NC, iq3_xxs_values, 62)
+LANES_FROM_BODY(iq3_s_packed_avx512, IQ3_S_PACKED_BODY, 8)
+LANES_FROM_BODY(iq3_xxs_packed_avx512, IQ3_XXS_PACKED_BODY, 8)
+/* the tables' fields (the VBMI tables' activations are in planes, the packed rows' Q8_K) */
+#define IQ3_LANES(T) (.lanes_pack = T##_lanes_pack, .lanes_packed = T##_packed_avx512, \
+                      .lanes_packed_sb_bytes = sizeof(iq3_lanes) / 16, .lanes_act_type = TS_Q8_K)
 #endif
 
-PREPARED_SUB_KERNELS_LANES(iq3_xxs, block_iq3_xxs, iq3_xxs_LANES)
-PREPARED_SUB_KERNELS_LANES(iq3_s, block_iq3_s, iq3_s_LANES)
+PREPARED_SUB_KERNELS_LANES(iq3_xxs, block_iq3_xxs, IQ3_LANES(iq3_xxs))
+PREPARED_SUB_KERNELS_LANES(iq3_s, block_iq3_s, IQ3_LANES(iq3_s))
 
 #if defined(TS_X86)
 /* the VBMI tables: activations in planes (the rows in lanes: Q8_K) */
-VBMI_ISUM_DOT(iq3_xxs, block_iq3_xxs, iq3_xxs_planes_isum, ACT_Q8_K_PLANES, iq3_xxs_LANES)
-VBMI_ISUM_DOT(iq3_s, block_iq3_s, iq3_s_planes_isum, ACT_Q8_K_PLANES, iq3_s_LANES)
+VBMI_ISUM_DOT(iq3_xxs, block_iq3_xxs, iq3_xxs_planes_isum, ACT_Q8_K_PLANES, IQ3_LANES(iq3_xxs))
+VBMI_ISUM_DOT(iq3_s, block_iq3_s, iq3_s_planes_isum, ACT_Q8_K_PLANES, IQ3_LANES(iq3_s))
 #endif

@@ -113,12 +113,38 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i lanes_group_pair(__m512i isum, __m512
     return _mm512_dpwssd_epi32(isum, joined, pair);
 }
 
+/* Rows in lanes of a form of their own whose groups of 16 codes u = q + offset multiply as unsigned
+ * bytes (IQ2, IQ3), at super-block i of NC positions' activations (as bytes apart): each position's
+ * activation block ab[c], its sum isum[c] zeroed, and its block sums times offset (out[c][g], 16
+ * groups), to take back. */
+static ALWAYS_INLINE TARGET_AVX512 void lanes_offset_start(const uint8_t *a, size_t as, int64_t i, const int NC, int offset,
+                                                          const block_q8_K *ab[8], __m512i isum[8], int32_t (*out)[16]) {
+    UNROLL
+    for (int c = 0; c < NC; c++) {
+        ab[c] = (const block_q8_K *)(a + c * as) + i;
+        isum[c] = _mm512_setzero_si512();
+        _mm512_store_si512((void *)out[c], _mm512_mullo_epi32(_mm512_cvtepi16_epi32(_mm256_loadu_si256((const __m256i *)ab[c]->bsums)),
+                                                              _mm512_set1_epi32(offset)));
+    }
+}
+/* isum + (acc - the group's offset sum) * sc: a group's sum of q a, times its scale (exact integers) */
+static ALWAYS_INLINE TARGET_AVX512 __m512i lanes_scaled_group(__m512i isum, __m512i acc, int32_t offset_sum, __m512i sc) {
+    return _mm512_add_epi32(isum, _mm512_mullo_epi32(_mm512_sub_epi32(acc, _mm512_set1_epi32(offset_sum)), sc));
+}
+/* sum + (d * the activation block's d) * isum: the portable kernels' float operations per super-block,
+ * lane by lane */
+static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, const block_q8_K *ab, __m512i isum) {
+    return _mm512_add_ps(sum, _mm512_mul_ps(_mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab->d)))), _mm512_cvtepi32_ps(isum)));
+}
+
 /* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 8: 1 to 5 or 8 positions) from a body
  * taking NC as a constant. The packed rows take 5 positions at once where a batch would otherwise
  * end with one alone (a pass over the 16 rows for one position costs nearly what one for four
  * does), and 8 where the batch has them (the codes split once for twice the positions). */
-#define LANES_FROM_BODY(name, body, widest)                                                                       \
-    static TARGET_AVX512 void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
+#define LANES_FROM_BODY(name, body, widest) LANES_FROM_BODY_TARGET(TARGET_AVX512, name, body, widest)
+/* the same for the kernels of an extension (TARGET_AVX512_VBMI) */
+#define LANES_FROM_BODY_TARGET(target, name, body, widest)                                                        \
+    static target void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
         switch (nc) {                                                                                             \
         case 1: body(u, a, as, k, y, ys, 1); break;                                                               \
         case 2: body(u, a, as, k, y, ys, 2); break;                                                               \

@@ -114,10 +114,7 @@ static ALWAYS_INLINE TARGET_AVX512 void ternary_packed_body(const uint8_t *ub, c
         const __m512 d16 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(u + sb - 32)));
         const __m512 d = IQ1 ? _mm512_mul_ps(d16, _mm512_set1_ps(0.125f)) : d16;
         UNROLL
-        for (int c = 0; c < NC; c++) {
-            const __m512 dd = _mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))));
-            sum[c] = _mm512_add_ps(sum[c], _mm512_mul_ps(dd, _mm512_cvtepi32_ps(isum[c])));
-        }
+        for (int c = 0; c < NC; c++) sum[c] = lanes_d_term(sum[c], d, ab[c], isum[c]);
     }
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);

@@ -93,18 +93,19 @@ static double file_pmd_share(const char *path) {
     return rss > 0 ? (double)pmd / (double)rss : -1;
 }
 
-/* The fixture rewritten with its tensors 1 MB apart (general.alignment), so that whole 2 MB windows
- * of the file hold matrices and the head and tail weigh little; NULL-free on success. */
-static int write_spread_copy(const char *src, const char *dst) {
+/* The fixture rewritten: with its tensors `alignment` bytes apart (general.alignment; 0: as it was),
+ * without the tensor named drop (NULL: none). 0 on success. */
+static int write_copy(const char *src, const char *dst, uint32_t alignment, const char *drop) {
     ts_error err = {{0}};
     gguf_file *g = NULL;
     if (gguf_open(src, &g, &err) != 0) { CHECK(0, "open %s: %s", src, err.msg); return -1; }
     gguf_writer *w = gguf_writer_new();
-    copy_metadata_except(g, w, (const char *const[]){ "general.alignment", NULL });
-    gguf_writer_set_alignment(w, 1u << 20);
+    copy_metadata_except(g, w, alignment ? (const char *const[]){ "general.alignment", NULL } : NULL);
+    if (alignment) gguf_writer_set_alignment(w, alignment);
     const tensor_dir *d = gguf_tensors(g);
     for (int i = 0; i < d->n; i++)
-        gguf_writer_add_tensor(w, d->t[i].name, d->t[i].type, d->t[i].n_dims, d->t[i].ne, d->t[i].data, d->t[i].nbytes);
+        if (!drop || strcmp(d->t[i].name, drop))
+            gguf_writer_add_tensor(w, d->t[i].name, d->t[i].type, d->t[i].n_dims, d->t[i].ne, d->t[i].data, d->t[i].nbytes);
     int rc = gguf_writer_write(w, dst, &err);
     if (rc) CHECK(0, "write %s: %s", dst, err.msg);
     gguf_writer_free(w);
@@ -142,7 +143,7 @@ static void test_default_placement(void) {
     snprintf(src, sizeof src, "%s/qa-llama/qa-llama-q8_0.gguf", fixtures_dir());
     if (!mkdtemp(dir)) { CHECK(0, "mkdtemp: %s", strerror(errno)); return; }
     snprintf(path, sizeof path, "%s/spread.gguf", dir);
-    if (write_spread_copy(src, path) == 0) {
+    if (write_copy(src, path, 1u << 20, NULL) == 0) {   /* whole 2 MB windows of matrices */
         ts_model *m;
         ts_error err;
         if (ts_model_load(path, NULL, &m, &err)) { CHECK(0, "%s: %s", path, err.msg); goto out; }
@@ -185,28 +186,11 @@ out:
     rmdir(dir);
 }
 
-/* The fixture rewritten without its output.weight: the head tied to the embedding. */
-static int write_tied_copy(const char *src, const char *dst) {
-    ts_error err = {{0}};
-    gguf_file *g = NULL;
-    if (gguf_open(src, &g, &err) != 0) { CHECK(0, "open %s: %s", src, err.msg); return -1; }
-    gguf_writer *w = gguf_writer_new();
-    copy_metadata(g, w);
-    const tensor_dir *d = gguf_tensors(g);
-    for (int i = 0; i < d->n; i++)
-        if (strcmp(d->t[i].name, "output.weight"))
-            gguf_writer_add_tensor(w, d->t[i].name, d->t[i].type, d->t[i].n_dims, d->t[i].ne, d->t[i].data, d->t[i].nbytes);
-    int rc = gguf_writer_write(w, dst, &err);
-    if (rc) CHECK(0, "write %s: %s", dst, err.msg);
-    gguf_writer_free(w);
-    gguf_close(g);
-    return rc;
-}
-
 /* Rows in lanes (weight.lanes): a copy rearranges the Q4_K and Q6_K matrices where the kernel set
- * has kernels for them (AVX-512), and the IQ1, IQ2 (with VBMI) and IQ3 types' and TQ1_0's into a form of their own, and the logits
- * equal those of the rows read in place, bit for bit; the tied head (qwen2-tiny) still reads as
- * tied; a tied IQ1_S head, whose token rows the packed form cannot give back, stays as it is. */
+ * has kernels for them (AVX-512), and the IQ1, IQ2 (with VBMI) and IQ3 types' and TQ1_0's into a
+ * form of their own, and the logits equal those of the rows read in place, bit for bit; the tied
+ * head (qwen2-tiny) still reads as tied; a tied IQ1_S head, whose token rows the packed form cannot
+ * give back, stays as it is. */
 static void test_rows_in_lanes(void) {
     const char *files[] = { "llama-tiny/model-q4_k_m.gguf", "llama-tiny/model-q6_k.gguf", "qwen2-tiny/model-q4_k_m.gguf",
                             "iq-grid-tiny/model-iq1_s.gguf", "iq-grid-tiny/model-iq1_m.gguf", "tied",
@@ -220,7 +204,7 @@ static void test_rows_in_lanes(void) {
         snprintf(path, sizeof path, "%s/%s", fixtures_dir(), files[i == 5 ? 3 : i]);
         if (i == 5) {   /* model-iq1_s with a tied head */
             snprintf(tied, sizeof tied, "%s/iq1_s-tied.gguf", dir);
-            if (write_tied_copy(path, tied) != 0) break;
+            if (write_copy(path, tied, 0, "output.weight") != 0) break;   /* the head tied to the embedding */
             snprintf(path, sizeof path, "%s", tied);
         }
         ts_load_options lo = { .weights = TS_WEIGHTS_IN_PLACE };
