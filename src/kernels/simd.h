@@ -136,8 +136,9 @@ typedef struct type_kernels {
     size_t lanes_sb_bytes;
     int lanes_min_cols;
     /* Rows in lanes kept in memory (AVX-512 Q4_K, Q6_K; weight.lanes): lanes_pack rearranges 16 rows
-     * (ws bytes apart, k columns) once, at load, into the same 16 ws bytes at out (every position of
-     * a batch then multiplies them without rearranging them first), and lanes_packed multiplies 16
+     * (ws bytes apart, k columns) once, at load, into the same 16 ws bytes at out, or into a form of
+     * their own (lanes_packed_sb_bytes; every position of a batch then multiplies them without
+     * rearranging them first), and lanes_packed multiplies 16
      * such rows with nc (1..5 or 8) positions (y[c * ys + r]), with dot's integer sums and float
      * operations, so its bits. NULL: none. */
     void (*lanes_pack)(const uint8_t *w, size_t ws, int64_t k, uint8_t *out);
@@ -146,8 +147,8 @@ typedef struct type_kernels {
      * NULL: the packed rows cannot give it back (lanes_packed_sb_bytes) */
     void (*lanes_row)(const uint8_t *u, size_t ws, int64_t k, int p, uint8_t *row);
     /* 0: the packed rows keep their own bytes; else they take this many per row and super-block
-     * (IQ1_S, IQ1_M: their grid values instead of indices), written by lanes_pack at out for 16
-     * rows of lanes_packed_row_bytes each */
+     * (the IQ grid types and TQ1_0: their values instead of grid indices or base-3 bytes), written
+     * by lanes_pack at out for 16 rows of lanes_packed_row_bytes each */
     size_t lanes_packed_sb_bytes;
     int lanes_act_type;   /* lanes_packed's activation format where it is not act_type's (0: act_type's) */
 } type_kernels;

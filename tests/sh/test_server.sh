@@ -116,14 +116,20 @@ check "/metrics: Prometheus text (requests, tokens, queue, tokens/s)" bash -c "g
 check "one log line per request on stderr (method, path, status, tokens, ms), no prompt text" \
     bash -c "grep -Eq '^127.0.0.1 POST /v1/chat/completions 200 prompt [0-9]+ \\(cached [0-9]+\\) generated [0-9]+ [0-9]+ ms$' '$TMP/main.err' && ! grep -q 'Sorrel' '$TMP/main.err'"
 
-# SIGTERM: a running request finishes, then the process exits 0
-python3 - "$B" >"$TMP/term.txt" 2>&1 <<'EOF' &
-import json, sys, urllib.request
-rq = urllib.request.Request(sys.argv[1] + "/v1/completions", json.dumps({"prompt": "Once", "max_tokens": 120, "ignore_eos": True, "temperature": 0}).encode())
-r = json.load(urllib.request.urlopen(rq))
+# SIGTERM: a running request finishes, then the process exits 0. The signal goes once the client
+# has sent its request (it says so in a file: a Python that starts slowly, such as pyenv's shims,
+# could otherwise connect after the signal), and a moment after.
+python3 - "$B" "$TMP/term.sent" >"$TMP/term.txt" 2>&1 <<'EOF' &
+import http.client, json, sys, urllib.parse
+u = urllib.parse.urlparse(sys.argv[1])
+c = http.client.HTTPConnection(u.hostname, u.port)
+c.request("POST", "/v1/completions", json.dumps({"prompt": "Once", "max_tokens": 120, "ignore_eos": True, "temperature": 0}))
+open(sys.argv[2], "w").close()
+r = json.loads(c.getresponse().read())
 print(r["choices"][0]["finish_reason"], r["usage"]["completion_tokens"])
 EOF
 CLIENT=$!
+for _ in $(seq 100); do [ -e "$TMP/term.sent" ] && break; sleep 0.1; done
 sleep 0.3
 kill -TERM "$SERVER_PID"
 wait "$CLIENT"
