@@ -42,9 +42,11 @@ typedef struct matmul_job {
     int n;
 } matmul_job;
 
-/* Whether a batch of n positions on a type's rows goes through its unpacked rows (below). */
-static bool unpacked_batch(const kernel_set *ks, const type_kernels *tk, int n) {
-    return tk && tk->unpack && ks->unpacked && ks->unpacked->tile && n >= ks->unpacked->tile_cols;
+/* Whether a batch of n positions on w goes through its type's unpacked rows (below): not where its
+ * rows are kept in lanes (those take every batch themselves). */
+static bool unpacked_batch(const kernel_set *ks, const weight *w, int n) {
+    const type_kernels *tk = ks->types[w->type];
+    return !w->lanes && tk && tk->unpack && ks->unpacked && ks->unpacked->tile && n >= ks->unpacked->tile_cols;
 }
 
 /* A batch on a grid or ternary type (type_kernels.unpack): rows [lo, hi) unpacked once into
@@ -150,7 +152,7 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
         return;
     }
     if (w->lanes) { product_rows_packed(j, wi, lo, hi); return; }
-    if (unpacked_batch(j->ks, tk, n) && product_rows_unpacked(j, wi, lo, hi)) return;
+    if (unpacked_batch(j->ks, w, n) && product_rows_unpacked(j, wi, lo, hi)) return;
     if (lanes_batch(tk, n) && (lo = product_rows_lanes(j, wi, lo, hi)) == hi) return;
     const uint8_t *act = in->act[tk->act_type];
     const size_t as = in->act_stride[tk->act_type], wsz = w->row_bytes;
@@ -213,7 +215,7 @@ static long chunk_rows_of(const kernel_set *ks, const weight *w, int n) {
         long rows = (long)(MATVEC_CHUNK_BYTES / w->row_bytes) / 16 * 16;
         return rows < 16 ? 16 : rows;
     }
-    if (unpacked_batch(ks, tk, n) && !w->lanes) {
+    if (unpacked_batch(ks, w, n)) {
         /* a cache block of the unpacked rows */
         long block = (long)(TILE_BLOCK_BYTES / ((size_t)(w->cols / QK_K) * sizeof(block_unpacked))) / 4 * 4;
         return block < 4 ? 4 : block;
@@ -274,7 +276,7 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
          * batch goes through them (the row kernels stay the fallback there, should unpacking find no
          * memory) */
         const int formats[2] = { ws[i]->lanes ? lanes_act_type(tk) : tk->act_type,
-                                 unpacked_batch(ks, tk, n) && !ws[i]->lanes ? ks->unpacked->act_type : TS_F32 };
+                                 unpacked_batch(ks, ws[i], n) ? ks->unpacked->act_type : TS_F32 };
         for (int f = 0; f < 2; f++) {
             const int at = formats[f];
             if (at == TS_F32 || in->act[at]) continue;
