@@ -10,7 +10,8 @@
  * file's pages from a slow kernel (BENCH_MATVEC_MMAP, when set, wins). BENCH_MATVEC_N=8 multiplies
  * by 8 positions at once (a decode step of 8 sequences, a speculation's verification; default 1):
  * the weight bytes per second then count each byte once per product. BENCH_MATVEC_LANES=1 keeps
- * the rows in lanes first where the kernel set can (AVX-512 Q4_K, Q6_K; weight.lanes).
+ * the rows in lanes first where the kernel set can (AVX-512 Q4_K, Q6_K, the grid types, TQ1_0;
+ * weight.lanes; the GB/s still count the file's bytes). The rows are a multiple of 16.
  *
  *   bench_matvec TYPE [COLS] [MB] [THREADS] [PASSES] [SIMD]
  *   TYPE: Q8_0, Q4_K, Q6_K, Q5_K, IQ4_XS, ... (quantized from random floats), or a type the engine
@@ -95,7 +96,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: COLS %lld is not a whole number of %s blocks (%d weights)\n", (long long)cols, type_name(type), type_block_size(type));
         return 1;
     }
-    int64_t rows = (int64_t)mb * 1048576 / (int64_t)rb / 4 * 4;
+    int64_t rows = (int64_t)mb * 1048576 / (int64_t)rb / 16 * 16;   /* a multiple of 16: rows in lanes come 16 at a time */
     uint8_t *data;
     if (getenv("BENCH_MATVEC_HUGE")) {   /* anonymous memory in 2 MB pages (transparent huge pages) */
         size_t sz = (rb * (size_t)rows + (2u << 20) - 1) / (2u << 20) * (2u << 20);

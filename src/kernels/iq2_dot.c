@@ -203,14 +203,15 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t iq2_s_isum_vbmi(const block_iq2_
 
 /* ---- Rows in lanes kept in a form of their own (type_kernels.lanes_packed_sb_bytes; with VBMI) ----
  * The copy writes each weight's value q = +-8, 25 or 43 instead of its grid index: the magnitude's
- * rank in 2 bits (IQ1's layout, ternary_lanes.h) and its sign in a plane of bits, 16 rows in lanes,
- * with each group of 16's scale field as a nibble tag. Per 4 codes: the rank and the sign moved to
- * bits 0-1 and 2 of each byte, one vpermb to u = q + 43 (0..86), one dpbusd; a group's int32 sum less
- * 43 times its block sum, times the scale: the row kernel's integers, without its grid lookups, in
- * 108 bytes a row and super-block instead of 66 (IQ2_XXS), 74 (IQ2_XS) and 82 (IQ2_S). */
+ * rank in 2 bits (IQ1's layout, ternary_lanes.h) and its sign as a bit of a 64-bit mask per 4 codes,
+ * 16 rows in lanes, with each group of 16's scale field as a nibble tag. Per 4 codes: one vpermb to
+ * |q| + 43 (its table reads the rank where it lies in the byte, so only every fourth needs a shift),
+ * one masked subtract to u = q + 43 (0..86) and one dpbusd; a group's int32 sum less 43 times its
+ * block sum, times the scale: the row kernel's integers, without its grid lookups, in 108 bytes a row
+ * and super-block instead of 66 (IQ2_XXS), 74 (IQ2_XS) and 82 (IQ2_S). */
 typedef struct {
     uint8_t rank[16][64];   /* chunk c, lane p byte j bits 2 m: weight 16 c + 4 m + j of row p, rank of |q| */
-    uint8_t sign[8][64];    /* chunk c, lane p byte j bit b: weight 32 c + 4 b + j of row p negative */
+    uint64_t sign[64];      /* 4 codes t, bit 4 p + j: weight 4 t + j of row p negative */
     uint32_t tag[2][16];    /* lane p: group g's scale field (sc = 2 s + 1) at word g / 8, bits 4 (g % 8) */
     float d[16];            /* block_unpacked.d */
 } iq2_lanes;
@@ -225,7 +226,7 @@ static void iq2_lanes_pack(unpack_block_fn unpack, size_t block_bytes, const uin
             for (int e = 0; e < QK_K; e++) {
                 const int q = u.q[e], mag = q < 0 ? -q : q, rank = mag == 8 ? 0 : mag == 25 ? 1 : 2;
                 l.rank[e / 16][4 * p + e % 4] |= (uint8_t)(rank << (2 * (e % 16 / 4)));
-                l.sign[e / 32][4 * p + e % 4] |= (uint8_t)((q < 0) << (e % 32 / 4));
+                l.sign[e / 4] |= (uint64_t)(q < 0) << (4 * p + e % 4);
             }
             for (int g = 0; g < 16; g++) l.tag[g / 8][p] |= (uint32_t)((u.sc[g] - 1) / 2) << (4 * (g % 8));
             l.d[p] = u.d;
@@ -237,14 +238,13 @@ static void iq2_lanes_pack(unpack_block_fn unpack, size_t block_bytes, const uin
 static ALWAYS_INLINE TARGET_AVX512_VBMI void iq2_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                              float *y, long ys, const int NC) {
     int32_t sc_lut[16];
-    uint8_t value[64];   /* index: rank in bits 0-1, sign in bit 2 (bits 3-5 anything) -> q + 43 */
+    uint8_t value[3][64];   /* |q| + 43 of the rank at bits 0-1, 2-3 or 4-5 of the index (vpermb reads 0-5) */
     for (int s = 0; s < 16; s++) sc_lut[s] = 2 * s + 1;
-    for (int i = 0; i < 64; i++) {
-        const int mag = (int[]){ 8, 25, 43, 0 }[i & 3];
-        value[i] = (uint8_t)((i & 4 ? -mag : mag) + 43);
-    }
-    const __m512i scales = _mm512_loadu_si512((const void *)sc_lut), values = _mm512_loadu_si512((const void *)value);
-    const __m512i low2 = _mm512_set1_epi8(3);
+    for (int m = 0; m < 3; m++)
+        for (int i = 0; i < 64; i++) value[m][i] = (uint8_t)((int[]){ 8, 25, 43, 0 }[(i >> 2 * m) & 3] + 43);
+    const __m512i scales = _mm512_loadu_si512((const void *)sc_lut), twice_offset = _mm512_set1_epi8(86);
+    const __m512i values[3] = { _mm512_loadu_si512((const void *)value[0]), _mm512_loadu_si512((const void *)value[1]),
+                                _mm512_loadu_si512((const void *)value[2]) };
     __m512 sum[8];
     UNROLL
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
@@ -261,15 +261,13 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI void iq2_packed_body(const uint8_t *ub, 
             __m512i acc[8];
             UNROLL
             for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
+            const __m512i r = _mm512_loadu_si512((const void *)u->rank[g]);
             UNROLL
             for (int q = 0; q < 4; q++) {
-                const int t = 4 * g + q, b = t % 8;
-                const __m512i r = _mm512_loadu_si512((const void *)u->rank[g]), sg = _mm512_loadu_si512((const void *)u->sign[t / 8]);
-                /* within each byte (16-bit shifts by at most 6 move no bit across bytes into bits 0..2) */
-                const __m512i rs = q ? _mm512_srli_epi16(r, 2 * q) : r;
-                const __m512i ss = b > 2 ? _mm512_srli_epi16(sg, b - 2) : b < 2 ? _mm512_slli_epi16(sg, 2 - b) : sg;
-                const __m512i idx = _mm512_ternarylogic_epi32(rs, ss, low2, 0xe4);   /* C ? A : B, bitwise */
-                const __m512i v = _mm512_permutexvar_epi8(idx, values);
+                const int t = 4 * g + q;
+                /* codes 0-2 read in place; code 3's bits 6-7 moved to 2-3 (a 16-bit shift: within each byte there) */
+                const __m512i mag = _mm512_permutexvar_epi8(q == 3 ? _mm512_srli_epi16(r, 4) : r, values[q == 3 ? 1 : q]);
+                const __m512i v = _mm512_mask_sub_epi8(mag, _cvtu64_mask64(u->sign[t]), twice_offset, mag);   /* 43 - |q| */
                 UNROLL
                 for (int c = 0; c < NC; c++)
                     acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
