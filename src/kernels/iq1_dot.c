@@ -136,10 +136,14 @@ static void iq1_m_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *ou
 }
 #define IQ1_S_PACKED_BODY(u, a, as, k, y, ys, NC) ternary_packed_body(u, a, as, k, y, ys, NC, IQ1_S_GROUPS, true)
 #define IQ1_M_PACKED_BODY(u, a, as, k, y, ys, NC) ternary_packed_body(u, a, as, k, y, ys, NC, IQ1_M_GROUPS, true)
+#define IQ1_S_PACKED_BODY_VBMI(u, a, as, k, y, ys, NC) ternary_packed_body_vbmi(u, a, as, k, y, ys, NC, IQ1_S_GROUPS, true)
+#define IQ1_M_PACKED_BODY_VBMI(u, a, as, k, y, ys, NC) ternary_packed_body_vbmi(u, a, as, k, y, ys, NC, IQ1_M_GROUPS, true)
 LANES_FROM_BODY(iq1_s_packed_avx512, IQ1_S_PACKED_BODY, 8)
 LANES_FROM_BODY(iq1_m_packed_avx512, IQ1_M_PACKED_BODY, 8)
-#define iq1_s_LANES_SB_BYTES (TERNARY_LANES_BYTES(IQ1_S_GROUPS) / 16)
-#define iq1_m_LANES_SB_BYTES (TERNARY_LANES_BYTES(IQ1_M_GROUPS) / 16)
+LANES_FROM_BODY_TARGET(TARGET_AVX512_VBMI, iq1_s_packed_avx512_vbmi, IQ1_S_PACKED_BODY_VBMI, 8)
+LANES_FROM_BODY_TARGET(TARGET_AVX512_VBMI, iq1_m_packed_avx512_vbmi, IQ1_M_PACKED_BODY_VBMI, 8)
+#define iq1_s_GROUPS IQ1_S_GROUPS
+#define iq1_m_GROUPS IQ1_M_GROUPS
 
 #define IQ1_AVX512_DOT(T, block)                                                                            \
     static TARGET_AVX512 float T##_dot_avx512(const void *w, const void *act, int64_t k) {                                \
@@ -173,7 +177,9 @@ LANES_FROM_BODY(iq1_m_packed_avx512, IQ1_M_PACKED_BODY, 8)
         return sum;                                                                                         \
     }                                                                                                       \
     const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx512, .unpack = T##_unpack_avx2, \
-        .lanes_pack = T##_lanes_pack, .lanes_packed = T##_packed_avx512, .lanes_packed_sb_bytes = T##_LANES_SB_BYTES };
+        TERNARY_LANES_FIELDS(T, T##_packed_avx512, T##_GROUPS) };                                           \
+    const type_kernels T##_kernels_avx512_vbmi = { .act_type = TS_Q8_K, .dot = T##_dot_avx512, .unpack = T##_unpack_avx2, \
+        TERNARY_LANES_FIELDS(T, T##_packed_avx512_vbmi, T##_GROUPS) };
 
 
 UNPACKING_KERNELS_GENERIC(iq1_s, block_iq1_s)

@@ -4,7 +4,7 @@
 #include "kernels/simd.h"
 
 /* The low-bit types of README-iq-grid, with the set's kernels of their unpacked rows. */
-#define LOWBIT_TYPES(ISA) PLANE_GRID_TYPES(ISA), OTHER_LOWBIT_TYPES(ISA)
+#define LOWBIT_TYPES(ISA) PLANE_GRID_TYPES(ISA), TERNARY_TYPES(ISA), OTHER_LOWBIT_TYPES(ISA)
 /* the grid types with VBMI kernels: IQ3's 4-value entries in byte planes, IQ2's 8-value entries as
  * 2-bit codes in two byte planes (as halves in 2x the planes they measured slower than their loads:
  * IQ2_XXS 4.5 -> 3.9, IQ2_XS 5.0 -> 3.0 GB/s). IQ1's 2048 entries stay on loads (their codes by a
@@ -12,9 +12,10 @@
 #define PLANE_GRID_TYPES(ISA) [TS_IQ3_XXS] = &iq3_xxs_kernels_##ISA, [TS_IQ3_S] = &iq3_s_kernels_##ISA, \
                               [TS_IQ2_XXS] = &iq2_xxs_kernels_##ISA, [TS_IQ2_XS] = &iq2_xs_kernels_##ISA, \
                               [TS_IQ2_S] = &iq2_s_kernels_##ISA
+/* the ternary types (their rows in lanes with VBMI: ternary_lanes.h) */
+#define TERNARY_TYPES(ISA) [TS_IQ1_S] = &iq1_s_kernels_##ISA, [TS_IQ1_M] = &iq1_m_kernels_##ISA, \
+                           [TS_TQ1_0] = &tq1_0_kernels_##ISA
 #define OTHER_LOWBIT_TYPES(ISA)                                                                        \
-    [TS_IQ1_S] = &iq1_s_kernels_##ISA,                                                                \
-    [TS_IQ1_M] = &iq1_m_kernels_##ISA, [TS_TQ1_0] = &tq1_0_kernels_##ISA,                             \
     [TS_TQ2_0] = &tq2_0_kernels_##ISA, [TS_NVFP4] = &nvfp4_kernels_##ISA,                             \
     [TS_Q1_0] = &q1_0_kernels_##ISA, [TS_Q2_0] = &q2_0_kernels_##ISA
 
@@ -81,11 +82,12 @@ static const kernel_set avx512_set = {
     .types = { AVX512_TYPES, LOWBIT_TYPES(avx512) },
     .unpacked = &unpacked_kernels_avx512 };
 /* With VBMI and BITALG: the IQ2 and IQ3 grid types look up a super-block's grid entries in vectors
- * (IQ3 against activations in their planes, ACT_Q8_K_PLANES); still the portable kernels' bits. */
+ * (IQ3 against activations in their planes, ACT_Q8_K_PLANES), and the ternary rows in lanes take
+ * their fields by vpermb; still the portable kernels' bits. */
 static const kernel_set avx512_vbmi_set = {
     .level = SIMD_AVX512,
     AVX512_QUANTIZERS, .quantize_q8_k_planes = act_quantize_q8_k_planes_avx2,
-    .types = { AVX512_TYPES, PLANE_GRID_TYPES(avx512_vbmi), OTHER_LOWBIT_TYPES(avx512) },
+    .types = { AVX512_TYPES, PLANE_GRID_TYPES(avx512_vbmi), TERNARY_TYPES(avx512_vbmi), OTHER_LOWBIT_TYPES(avx512) },
     .unpacked = &unpacked_kernels_avx512 };
 #endif
 

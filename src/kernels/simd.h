@@ -205,9 +205,11 @@ LOWBIT_KERNELS(generic)
 #if defined(TS_X86)
 LOWBIT_KERNELS(avx2)
 LOWBIT_KERNELS(avx512)
-/* the avx512 set's kernels of the 4-byte grids where the CPU has VBMI and BITALG (ACT_Q8_K_PLANES) */
+/* the avx512 set's kernels of the 4-byte grids where the CPU has VBMI and BITALG (ACT_Q8_K_PLANES),
+ * and of the ternary types (their rows in lanes by vpermb) */
 extern const type_kernels iq3_xxs_kernels_avx512_vbmi, iq3_s_kernels_avx512_vbmi, iq2_xxs_kernels_avx512_vbmi,
-    iq2_xs_kernels_avx512_vbmi, iq2_s_kernels_avx512_vbmi;
+    iq2_xs_kernels_avx512_vbmi, iq2_s_kernels_avx512_vbmi, iq1_s_kernels_avx512_vbmi, iq1_m_kernels_avx512_vbmi,
+    tq1_0_kernels_avx512_vbmi;
 #endif
 #if defined(__aarch64__)
 LOWBIT_KERNELS(neon_dotprod)

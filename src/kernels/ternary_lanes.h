@@ -50,74 +50,20 @@ static inline void ternary_lanes_pack(unpack_block_fn unpack, size_t block_bytes
             memcpy(o + sb - 32 + 2 * p, &d16, 2);
         }
 }
-/* 16 packed rows x NC positions, GROUPS groups of weights: per group, its 2-bit values against the
- * activations (dpbusd per 4), the sum's low half joined to the group's activation sum (held << 16),
- * and one dpwssd with the tag's pair; then the portable kernel's float operations lane by lane. */
-static ALWAYS_INLINE TARGET_AVX512 void ternary_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                            float *y, long ys, const int NC, const int GROUPS, const bool IQ1) {
-    const int per_group = QK_K / GROUPS / 4;   /* quads of weights */
-    const size_t sb = TERNARY_LANES_BYTES(GROUPS);
-    int32_t pair_lut[16];
-    for (int t = 0; t < 16; t++) {
-        const int sc = 2 * (t & 7) + 1, s = t & 8 ? -1 : 1;
-        pair_lut[t] = IQ1 ? (int32_t)((uint32_t)(uint16_t)(8 * sc) | (uint32_t)(uint16_t)(sc * (s - 8)) << 16)
-                          : (int32_t)(1u | (uint32_t)(uint16_t)-1 << 16);
-    }
-    const __m512i lut = _mm512_loadu_si512((const void *)pair_lut), three = _mm512_set1_epi8(3);
-    __m512 sum[8];
-    UNROLL
-    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const uint8_t *u = ub + (size_t)i * sb;
-        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
-        for (size_t l = 0; l < sb; l += 64) _mm_prefetch((const char *)(u + (size_t)(k / QK_K) * sb) + l, _MM_HINT_T1);
-        const block_q8_K *ab[8];
-        __m512i isum[8];
-        int32_t gsum[8][32] __attribute__((aligned(64)));   /* position c's activation sum of group h, << 16 */
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = _mm512_setzero_si512();
-            if (GROUPS == 8) {   /* pairs of the 16-code block sums */
-                const __m256i bs = _mm256_loadu_si256((const __m256i *)ab[c]->bsums);
-                _mm256_store_si256((__m256i *)gsum[c], _mm256_slli_epi32(_mm256_madd_epi16(bs, _mm256_set1_epi16(1)), 16));
-            } else {             /* sums of 8 from sums of absolute differences with -128 */
-                UNROLL
-                for (int q = 0; q < 4; q++) {
-                    const __m512i v = _mm512_xor_si512(_mm512_loadu_si512((const void *)(ab[c]->qs + 64 * q)), _mm512_set1_epi8((char)0x80));
-                    const __m512i s8 = _mm512_sub_epi64(_mm512_sad_epu8(v, _mm512_setzero_si512()), _mm512_set1_epi64(1024));
-                    _mm256_store_si256((__m256i *)(gsum[c] + 8 * q), _mm256_slli_epi32(_mm512_cvtepi64_epi32(s8), 16));
-                }
-            }
-        }
-        __m512i tags[4];
-        UNROLL
-        for (int t = 0; t < (GROUPS + 7) / 8; t++) tags[t] = _mm512_loadu_si512((const void *)(u + 1024 + 64 * t));
-        UNROLL
-        for (int h = 0; h < GROUPS; h++) {
-            const __m512i pair = _mm512_permutexvar_epi32(_mm512_srli_epi32(tags[h / 8], 4 * (h % 8)), lut);
-            __m512i acc[8];
-            UNROLL
-            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
-            UNROLL
-            for (int q = 0; q < per_group; q++) {
-                const int t = per_group * h + q, m = t % 4;
-                const __m512i x = _mm512_loadu_si512((const void *)(u + 64 * (t / 4)));
-                const __m512i v = _mm512_and_si512(m ? _mm512_srli_epi16(x, 2 * m) : x, three);
-                UNROLL
-                for (int c = 0; c < NC; c++)
-                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
-            }
-            UNROLL
-            for (int c = 0; c < NC; c++) isum[c] = lanes_group_pair(isum[c], acc[c], gsum[c][h], pair);
-        }
-        const __m512 d16 = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)(u + sb - 32)));
-        const __m512 d = IQ1 ? _mm512_mul_ps(d16, _mm512_set1_ps(0.125f)) : d16;
-        UNROLL
-        for (int c = 0; c < NC; c++) sum[c] = lanes_d_term(sum[c], d, ab[c], isum[c]);
-    }
-    UNROLL
-    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
-}
+/* 16 packed rows x NC positions (ternary_lanes_body.h), once per kernel set: ternary_packed_body
+ * takes each 2-bit field by a shift and a mask, ternary_packed_body_vbmi by one vpermb whose table
+ * reads the field where it lies in the byte (IQ1_S 40 -> 45, TQ1_0 41 -> 52 GB/s of file bytes in
+ * cache, 2 threads). */
+#define TERNARY_BODY ternary_packed_body
+#define TERNARY_TARGET TARGET_AVX512
+#define TERNARY_VBMI 0
+#include "kernels/ternary_lanes_body.h"
+#define TERNARY_BODY ternary_packed_body_vbmi
+#define TERNARY_TARGET TARGET_AVX512_VBMI
+#define TERNARY_VBMI 1
+#include "kernels/ternary_lanes_body.h"
+/* a table's fields for these rows: packed, the body's function (LANES_FROM_BODY_TARGET) */
+#define TERNARY_LANES_FIELDS(T, packed, groups) \
+    .lanes_pack = T##_lanes_pack, .lanes_packed = packed, .lanes_packed_sb_bytes = TERNARY_LANES_BYTES(groups) / 16
 #endif
 #endif

@@ -10,8 +10,13 @@ static void tq1_0_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *ou
     ternary_lanes_pack(tq1_0_unpack, sizeof(block_tq1_0), TQ1_0_GROUPS, false, w, ws, k, out);
 }
 #define TQ1_0_PACKED_BODY(u, a, as, k, y, ys, NC) ternary_packed_body(u, a, as, k, y, ys, NC, TQ1_0_GROUPS, false)
+#define TQ1_0_PACKED_BODY_VBMI(u, a, as, k, y, ys, NC) ternary_packed_body_vbmi(u, a, as, k, y, ys, NC, TQ1_0_GROUPS, false)
 LANES_FROM_BODY(tq1_0_packed_avx512, TQ1_0_PACKED_BODY, 8)
+LANES_FROM_BODY_TARGET(TARGET_AVX512_VBMI, tq1_0_packed_avx512_vbmi, TQ1_0_PACKED_BODY_VBMI, 8)
 #endif
 
-UNPACKING_KERNELS_LANES(tq1_0, block_tq1_0, (.lanes_pack = tq1_0_lanes_pack, .lanes_packed = tq1_0_packed_avx512,
-                                             .lanes_packed_sb_bytes = TERNARY_LANES_BYTES(TQ1_0_GROUPS) / 16))
+UNPACKING_KERNELS_LANES(tq1_0, block_tq1_0, (TERNARY_LANES_FIELDS(tq1_0, tq1_0_packed_avx512, TQ1_0_GROUPS)))
+#if defined(TS_X86)
+const type_kernels tq1_0_kernels_avx512_vbmi = { .act_type = TS_Q8_K, .dot = tq1_0_dot_avx2, .unpack = tq1_0_unpack,
+                                                 TERNARY_LANES_FIELDS(tq1_0, tq1_0_packed_avx512_vbmi, TQ1_0_GROUPS) };
+#endif

@@ -335,8 +335,9 @@ static void check_type(const kernel_set *ks, int type, rng *r) {
  * position counts take a batch kernel's every width (rows in lanes: 4 at a time, then 1 to 3).
  * lanes: the rows kept in lanes (weight.lanes, type_kernels.lanes_pack; rows a multiple of 16),
  * against the plain rows one at a time, and each row put together again equals its bytes. */
-static void check_matmul(int level, int type, int rows, int n, bool lanes, rng *r) {
-    const type_kernels *tk = matmul_kernels(level)->types[type];
+static void check_matmul(const kernel_set *ks, int type, int rows, int n, bool lanes, rng *r) {
+    const int level = ks->level;
+    const type_kernels *tk = ks->types[type];
     if (lanes && (!tk || !tk->lanes_pack)) return;
     const int64_t k = test_k(type);
     size_t rb;
@@ -367,7 +368,7 @@ static void check_matmul(int level, int type, int rows, int n, bool lanes, rng *
     float *y3v = calloc((size_t)n * rows, sizeof(float));
     size_t sb = matmul_scratch_bytes(n, k);
     thread_pool *p1 = thread_pool_new(1), *p3 = thread_pool_new(3);
-    matmul_ctx m1 = { p1, matmul_kernels(level), malloc(sb), sb }, m3 = { p3, matmul_kernels(level), malloc(sb), sb };
+    matmul_ctx m1 = { p1, ks, malloc(sb), sb }, m3 = { p3, ks, malloc(sb), sb };
     for (int t = 0; t < n; t++) matmul(&m1, &w, x + t * k, k, 1, y1 + t * rows, rows);
     for (int t = 0; t < n; t++) matmul(&m3, &wl, x + t * k, k, 1, y3v + t * rows, rows);
     matmul(&m3, &wl, x, k, n, y3, rows);
@@ -633,17 +634,21 @@ int main(void) {
             /* the level's kernels for CPUs without this one's extensions (AVX-512 without VBMI) */
             if (base != ks) {
                 printf("# %s without this CPU's extensions:\n", ISA_NAMES[level]);
-                for (int i = 0; i < N_TYPES; i++) check_type(base, TYPES[i], &r);
+                for (int i = 0; i < N_TYPES; i++) {
+                    check_type(base, TYPES[i], &r);
+                    check_matmul(base, TYPES[i], 48, 5, true, &r);   /* its rows in lanes too */
+                    check_matmul(base, TYPES[i], 608, 8, true, &r);
+                }
             }
         }
         for (int i = 0; i < N_TYPES; i++) { 
-            check_matmul(level, TYPES[i], 23, 6, false, &r);
-            check_matmul(level, TYPES[i], 600, 11, false, &r);
-            check_matmul(level, TYPES[i], 48, 5, false, &r);
-            for (int n = 1; n <= 9; n += 2) check_matmul(level, TYPES[i], 48, n, true, &r);
-            check_matmul(level, TYPES[i], 48, 8, true, &r);    /* 8 at once */
-            check_matmul(level, TYPES[i], 48, 17, true, &r);   /* 8, then 5 + 4 */
-            check_matmul(level, TYPES[i], 608, 6, true, &r);
+            check_matmul(ks, TYPES[i], 23, 6, false, &r);
+            check_matmul(ks, TYPES[i], 600, 11, false, &r);
+            check_matmul(ks, TYPES[i], 48, 5, false, &r);
+            for (int n = 1; n <= 9; n += 2) check_matmul(ks, TYPES[i], 48, n, true, &r);
+            check_matmul(ks, TYPES[i], 48, 8, true, &r);    /* 8 at once */
+            check_matmul(ks, TYPES[i], 48, 17, true, &r);   /* 8, then 5 + 4 */
+            check_matmul(ks, TYPES[i], 608, 6, true, &r);
         }
         check_attention(level, &r);
         check_delta_rule(level, &r);
