@@ -135,80 +135,9 @@ static TARGET_AVX512 void q4_k_lanes_unpack_avx512(const uint8_t *w, size_t ws, 
 }
 LANES_FROM_BODY(q4_k_lanes_tile_avx512, k4_lanes_body, 4)
 
-/* Rows in lanes kept (type_kernels.lanes_pack): super-block i of 16 rows as one k4_packed, lane p
- * of every vector row p, in the 16 rows' own bytes. Nothing is rearranged per product: the codes
- * are split from their nibbles and the 6-bit scales and mins put together in registers, once per
- * super-block and 4 positions. */
-typedef struct {
-    uint8_t qs[32][64];         /* v = 16 half + j: lane p's qs bytes 64 half + 4j .. + 3 */
-    uint8_t sm_lo[8][16];       /* group g, lane p: its scale's low 4 bits, its min's above them */
-    uint32_t sm_hi[16];         /* lane p: group g's scale >> 4 at bits 4g, its min >> 4 at bits 4g + 2 */
-    uint16_t d[16], dmin[16];   /* f16 */
-} k4_packed;
-_Static_assert(sizeof(k4_packed) == 16 * sizeof(block_q4_K), "the 16 rows' own bytes");
-
-static TARGET_AVX512 void q4_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        k4_packed u;
-        memset(&u, 0, sizeof u);
-        UNROLL
-        for (int half = 0; half < 2; half++) {   /* the codes: a 16 x 16 dword transpose per half */
-            __m512i r[16];
-            UNROLL
-            for (int p = 0; p < 16; p++) r[p] = _mm512_loadu_si512((const void *)(((const block_q4_K *)(w + p * ws) + i)->qs + 64 * half));
-            transpose_16x16_epi32(r);
-            UNROLL
-            for (int j = 0; j < 16; j++) _mm512_storeu_si512((void *)u.qs[16 * half + j], r[j]);
-        }
-        uint8_t smb[4][64];   /* row 4q + L's 8 scales and 8 mins (k4_scales_mins) at smb[q][16 L] */
-        UNROLL
-        for (int q = 0; q < 4; q++) {
-            const uint8_t *packed[4];
-            for (int l = 0; l < 4; l++) packed[l] = ((const block_q4_K *)(w + (4 * q + l) * ws) + i)->scales;
-            _mm512_storeu_si512((void *)smb[q], k4_scales_mins_x4(packed));
-        }
-        for (int p = 0; p < 16; p++) {
-            const block_q4_K *b = (const block_q4_K *)(w + p * ws) + i;
-            const uint8_t *sm = &smb[p / 4][16 * (p % 4)];
-            for (int g = 0; g < 8; g++) {
-                const int sc = sm[g], m = sm[8 + g];
-                u.sm_lo[g][p] = (uint8_t)((sc & 15) | (m & 15) << 4);
-                u.sm_hi[p] |= (uint32_t)(sc >> 4) << (4 * g) | (uint32_t)(m >> 4) << (4 * g + 2);
-            }
-            u.d[p] = load_u16(b->d);
-            u.dmin[p] = load_u16(b->dmin);
-        }
-        memcpy(out + (size_t)i * sizeof u, &u, sizeof u);
-    }
-}
-
-static void q4_k_lanes_row(const uint8_t *ub, size_t ws, int64_t k, int p, uint8_t *row) {
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const k4_packed *u = (const k4_packed *)ub + i;
-        block_q4_K *b = (block_q4_K *)row + i;
-        for (int v = 0; v < 32; v++) memcpy(b->qs + 4 * v, &u->qs[v][4 * p], 4);
-        int sc[8], m[8];
-        for (int g = 0; g < 8; g++) {
-            sc[g] = (u->sm_lo[g][p] & 15) | (int)((u->sm_hi[p] >> (4 * g)) & 3) << 4;
-            m[g] = (u->sm_lo[g][p] >> 4) | (int)((u->sm_hi[p] >> (4 * g + 2)) & 3) << 4;
-        }
-        for (int j = 0; j < 4; j++) {   /* the 12-byte packing kq_get_scale_min reads */
-            b->scales[j] = (uint8_t)(sc[j] | (sc[j + 4] >> 4) << 6);
-            b->scales[j + 4] = (uint8_t)(m[j] | (m[j + 4] >> 4) << 6);
-            b->scales[j + 8] = (uint8_t)((sc[j + 4] & 15) | (m[j + 4] & 15) << 4);
-        }
-        b->d[0] = (uint8_t)u->d[p]; b->d[1] = (uint8_t)(u->d[p] >> 8);
-        b->dmin[0] = (uint8_t)u->dmin[p]; b->dmin[1] = (uint8_t)(u->dmin[p] >> 8);
-    }
-}
-
-/* Group g's 6-bit scale (field 0) or min (field 1) in the 16 lanes */
-static ALWAYS_INLINE TARGET_AVX512 __m512i k4_packed_field(const k4_packed *u, __m512i hi, int g, int field) {
-    const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->sm_lo[g]));
-    const __m512i low = field ? _mm512_srli_epi32(lo, 4) : _mm512_and_si512(lo, _mm512_set1_epi32(15));
-    const __m512i top = _mm512_and_si512(_mm512_srli_epi32(hi, 4 * g + 2 * field), _mm512_set1_epi32(3));
-    return _mm512_or_si512(low, _mm512_slli_epi32(top, 4));
-}
+/* Rows in lanes kept (type_kernels.lanes_pack): k4_packed (q4_k_simd.h) */
+static TARGET_AVX512 void q4_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) { k4_packed_pack(w, ws, k, out, 0); }
+static void q4_k_lanes_row(const uint8_t *ub, size_t ws, int64_t k, int p, uint8_t *row) { k4_packed_row(ub, k, p, row, 0); }
 
 /* 16 packed rows x NC positions (ACT_Q8_K_NIBBLES: slot s holds group q8_k_nibble_slot(s), its quad
  * q the nibbles of qs dword 8 (s % 2) + q of half s / 4, low for s % 4 < 2): two slots per load of
@@ -280,14 +209,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, cons
                     isum[c] = _mm512_add_epi32(_mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[0][c], sc_lo)),
                                                _mm512_mullo_epi32(acc[1][c], sc_hi));
             }
-        UNROLL
-        for (int g = 0; g < 8; g++) {   /* the min in both int16 halves, against bsums 2g, 2g + 1 */
-            const __m512i m = k4_packed_field(u, hi, g, 1);
-            const __m512i mm = _mm512_or_si512(m, _mm512_slli_epi32(m, 16));
-            UNROLL
-            for (int c = 0; c < NC; c++)
-                msum[c] = _mm512_dpwssd_epi32(msum[c], mm, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * g)));
-        }
+        k4_packed_mins(u, hi, ab, NC, msum);
         const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
         const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->dmin));
         UNROLL

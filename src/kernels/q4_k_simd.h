@@ -346,6 +346,115 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_lanes_body(const uint8_t *ub, const u
 #undef DMIN_AT
 #undef SCALES_AT
 #undef QH_AT
+
+/* Rows in lanes kept (type_kernels.lanes_pack): super-block i of 16 rows as one k4_packed (Q4_K) or
+ * k5_packed (Q5_K: the same and the fifth bits as masks), lane p of every vector row p, in the 16
+ * rows' own bytes. Nothing is rearranged per product: the codes are split from their nibbles and
+ * the 6-bit scales and mins put together in registers, once per super-block and 4 positions. */
+typedef struct {
+    uint8_t qs[32][64];         /* v = 16 half + j: lane p's qs bytes 64 half + 4j .. + 3 */
+    uint8_t sm_lo[8][16];       /* group g, lane p: its scale's low 4 bits, its min's above them */
+    uint32_t sm_hi[16];         /* lane p: group g's scale >> 4 at bits 4g, its min >> 4 at bits 4g + 2 */
+    uint16_t d[16], dmin[16];   /* f16 */
+} k4_packed;
+_Static_assert(sizeof(k4_packed) == 16 * sizeof(block_q4_K), "the 16 rows' own bytes");
+typedef struct {
+    k4_packed k4;
+    uint64_t high[32][2];       /* qs dword v, nibble h (0 low, 1 high): bit 4p + b, lane p's byte b's fifth bit */
+} k5_packed;
+_Static_assert(sizeof(k5_packed) == 16 * sizeof(block_q5_K), "the 16 rows' own bytes");
+
+/* Q4_K and Q5_K blocks begin alike: d, dmin, the 12 scale bytes (Q5_K's qh come before its qs) */
+static ALWAYS_INLINE TARGET_AVX512 void k4_packed_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out, const int five) {
+    const size_t bsize = five ? sizeof(block_q5_K) : sizeof(block_q4_K), psize = five ? sizeof(k5_packed) : sizeof(k4_packed);
+    const size_t qs_at = five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        k5_packed u;
+        memset(&u, 0, sizeof u);
+        UNROLL
+        for (int half = 0; half < 2; half++) {   /* the codes: a 16 x 16 dword transpose per half */
+            __m512i r[16];
+            UNROLL
+            for (int p = 0; p < 16; p++) r[p] = _mm512_loadu_si512((const void *)(w + p * ws + (size_t)i * bsize + qs_at + 64 * half));
+            transpose_16x16_epi32(r);
+            UNROLL
+            for (int j = 0; j < 16; j++) _mm512_storeu_si512((void *)u.k4.qs[16 * half + j], r[j]);
+        }
+        uint8_t smb[4][64];   /* row 4q + L's 8 scales and 8 mins (k4_scales_mins) at smb[q][16 L] */
+        UNROLL
+        for (int q = 0; q < 4; q++) {
+            const uint8_t *scales[4];
+            for (int l = 0; l < 4; l++) scales[l] = w + (4 * q + l) * ws + (size_t)i * bsize + 4;
+            _mm512_storeu_si512((void *)smb[q], k4_scales_mins_x4(scales));
+        }
+        for (int p = 0; p < 16; p++) {
+            const uint8_t *b = w + p * ws + (size_t)i * bsize;
+            const uint8_t *sm = &smb[p / 4][16 * (p % 4)];
+            for (int g = 0; g < 8; g++) {
+                const int sc = sm[g], m = sm[8 + g];
+                u.k4.sm_lo[g][p] = (uint8_t)((sc & 15) | (m & 15) << 4);
+                u.k4.sm_hi[p] |= (uint32_t)(sc >> 4) << (4 * g) | (uint32_t)(m >> 4) << (4 * g + 2);
+            }
+            u.k4.d[p] = load_u16(b);
+            u.k4.dmin[p] = load_u16(b + 2);
+            if (five)   /* qs byte n = 4v + b's nibble h: qh byte n % 32, bit 2 (n / 32) + h */
+                for (int n = 0; n < 128; n++)
+                    for (int h = 0; h < 2; h++)
+                        u.high[n / 4][h] |= (uint64_t)((((const block_q5_K *)b)->qh[n % 32] >> (2 * (n / 32) + h)) & 1) << (4 * p + n % 4);
+        }
+        memcpy(out + (size_t)i * psize, &u, psize);
+    }
+}
+
+/* Row p of 16 packed rows put together again (type_kernels.lanes_row: a tied head's token rows) */
+static inline void k4_packed_row(const uint8_t *ub, int64_t k, int p, uint8_t *row, const int five) {
+    const size_t bsize = five ? sizeof(block_q5_K) : sizeof(block_q4_K), psize = five ? sizeof(k5_packed) : sizeof(k4_packed);
+    uint8_t *qs_out = row + (five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs));
+    for (int64_t i = 0; i < k / QK_K; i++, row += bsize, qs_out += bsize) {
+        const k5_packed *u = (const k5_packed *)(ub + (size_t)i * psize);
+        for (int v = 0; v < 32; v++) memcpy(qs_out + 4 * v, &u->k4.qs[v][4 * p], 4);
+        int sc[8], m[8];
+        for (int g = 0; g < 8; g++) {
+            sc[g] = (u->k4.sm_lo[g][p] & 15) | (int)((u->k4.sm_hi[p] >> (4 * g)) & 3) << 4;
+            m[g] = (u->k4.sm_lo[g][p] >> 4) | (int)((u->k4.sm_hi[p] >> (4 * g + 2)) & 3) << 4;
+        }
+        uint8_t *scales = row + 4;
+        for (int j = 0; j < 4; j++) {   /* the 12-byte packing kq_get_scale_min reads */
+            scales[j] = (uint8_t)(sc[j] | (sc[j + 4] >> 4) << 6);
+            scales[j + 4] = (uint8_t)(m[j] | (m[j + 4] >> 4) << 6);
+            scales[j + 8] = (uint8_t)((sc[j + 4] & 15) | (m[j + 4] & 15) << 4);
+        }
+        row[0] = (uint8_t)u->k4.d[p]; row[1] = (uint8_t)(u->k4.d[p] >> 8);
+        row[2] = (uint8_t)u->k4.dmin[p]; row[3] = (uint8_t)(u->k4.dmin[p] >> 8);
+        if (five) {
+            uint8_t *qh = ((block_q5_K *)row)->qh;
+            memset(qh, 0, 32);
+            for (int n = 0; n < 128; n++)
+                for (int h = 0; h < 2; h++)
+                    qh[n % 32] |= (uint8_t)(((u->high[n / 4][h] >> (4 * p + n % 4)) & 1) << (2 * (n / 32) + h));
+        }
+    }
+}
+
+/* Group g's 6-bit scale (field 0) or min (field 1) in the 16 lanes */
+static ALWAYS_INLINE TARGET_AVX512 __m512i k4_packed_field(const k4_packed *u, __m512i hi, int g, int field) {
+    const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->sm_lo[g]));
+    const __m512i low = field ? _mm512_srli_epi32(lo, 4) : _mm512_and_si512(lo, _mm512_set1_epi32(15));
+    const __m512i top = _mm512_and_si512(_mm512_srli_epi32(hi, 4 * g + 2 * field), _mm512_set1_epi32(3));
+    return _mm512_or_si512(low, _mm512_slli_epi32(top, 4));
+}
+/* the mins against the bsums pairs (group g: bsums 2g, 2g + 1, the min in both int16 halves) */
+static ALWAYS_INLINE TARGET_AVX512 void k4_packed_mins(const k4_packed *u, __m512i hi, const block_q8_K *const *ab, const int NC,
+                                                       __m512i *msum) {
+    UNROLL
+    for (int g = 0; g < 8; g++) {
+        const __m512i m = k4_packed_field(u, hi, g, 1);
+        const __m512i mm = _mm512_or_si512(m, _mm512_slli_epi32(m, 16));
+        UNROLL
+        for (int c = 0; c < NC; c++)
+            msum[c] = _mm512_dpwssd_epi32(msum[c], mm, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * g)));
+    }
+}
 #endif
 
 #if defined(__aarch64__)

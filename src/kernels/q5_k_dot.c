@@ -54,11 +54,74 @@ static TARGET_AVX512 void q5_k_lanes_unpack_avx512(const uint8_t *w, size_t ws, 
     k4_lanes_unpack(w, ws, k, out, 1);
 }
 LANES_FROM_BODY(q5_k_lanes_tile_avx512, k4_lanes_body, 4)
+
+/* Rows in lanes kept (type_kernels.lanes_pack): k5_packed (q4_k_simd.h) */
+static TARGET_AVX512 void q5_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) { k4_packed_pack(w, ws, k, out, 1); }
+static void q5_k_lanes_row(const uint8_t *ub, size_t ws, int64_t k, int p, uint8_t *row) { k4_packed_row(ub, k, p, row, 1); }
+
+/* 16 packed rows x NC positions (Q8_K): per 64 weights of a lane's 256, each of its qs dwords split
+ * into nibbles, the fifth bits added under their masks (one masked add each), one dpbusd per nibble
+ * and position; group 2c (the low nibbles of qs bytes 32c ..) and 2c + 1 (the high ones) times their
+ * scales, the mins against the bsums pairs, then the portable kernel's float operations lane by lane. */
+static ALWAYS_INLINE TARGET_AVX512 void q5_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                         float *y, long ys, const int NC) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f), sixteen = _mm512_set1_epi8(16);
+    __m512 sum[8];
+    UNROLL
+    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const k5_packed *u = (const k5_packed *)ub + i;
+        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
+        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
+        const block_q8_K *ab[8];
+        __m512i isum[8], msum[8];
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            isum[c] = msum[c] = _mm512_setzero_si512();
+        }
+        const __m512i hi = _mm512_loadu_si512((const void *)u->k4.sm_hi);
+        for (int ch = 0; ch < 4; ch++) {
+            __m512i acc[2][8];
+            UNROLL
+            for (int c = 0; c < NC; c++) acc[0][c] = acc[1][c] = _mm512_setzero_si512();
+            UNROLL
+            for (int q = 0; q < 8; q++) {
+                const int v = 8 * ch + q;
+                const __m512i r = _mm512_loadu_si512((const void *)u->k4.qs[v]);
+                const __m512i lo = _mm512_and_si512(r, low4), hn = _mm512_and_si512(_mm512_srli_epi16(r, 4), low4);
+                const __m512i lo5 = _mm512_mask_add_epi8(lo, _cvtu64_mask64(u->high[v][0]), lo, sixteen);
+                const __m512i hn5 = _mm512_mask_add_epi8(hn, _cvtu64_mask64(u->high[v][1]), hn, sixteen);
+                UNROLL
+                for (int c = 0; c < NC; c++) {
+                    acc[0][c] = _mm512_dpbusd_epi32(acc[0][c], lo5, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 64 * ch + 4 * q)));
+                    acc[1][c] = _mm512_dpbusd_epi32(acc[1][c], hn5, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 64 * ch + 32 + 4 * q)));
+                }
+            }
+            const __m512i sc_lo = k4_packed_field(&u->k4, hi, 2 * ch, 0), sc_hi = k4_packed_field(&u->k4, hi, 2 * ch + 1, 0);
+            UNROLL
+            for (int c = 0; c < NC; c++)
+                isum[c] = _mm512_add_epi32(_mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[0][c], sc_lo)),
+                                           _mm512_mullo_epi32(acc[1][c], sc_hi));
+        }
+        k4_packed_mins(&u->k4, hi, ab, NC, msum);
+        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->k4.d));
+        const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->k4.dmin));
+        UNROLL
+        for (int c = 0; c < NC; c++)
+            sum[c] = k4_term_16(sum[c], _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))), d, dmin, isum[c], msum[c]);
+    }
+    UNROLL
+    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+}
+LANES_FROM_BODY(q5_k_packed_avx512, q5_k_packed_body, 8)
+
 const type_kernels q5_k_kernels_avx512 = {
     .act_type = TS_Q8_K, .dot = q5_k_dot_avx512, .rows4 = q5_k_rows4_avx512,
     .tile = q5_k_tile_avx512, .tile_rows = 4, .tile_cols = 4,
     .lanes_unpack = q5_k_lanes_unpack_avx512, .lanes_tile = q5_k_lanes_tile_avx512,
-    .lanes_sb_bytes = sizeof(k4_lanes), .lanes_min_cols = 5 };
+    .lanes_sb_bytes = sizeof(k4_lanes), .lanes_min_cols = 5,
+    .lanes_pack = q5_k_lanes_pack, .lanes_packed = q5_k_packed_avx512, .lanes_row = q5_k_lanes_row };
 #endif
 
 #if defined(__aarch64__)
