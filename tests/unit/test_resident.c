@@ -186,14 +186,16 @@ out:
     rmdir(dir);
 }
 
-/* Rows in lanes (weight.lanes): a copy rearranges the Q4_K and Q6_K matrices where the kernel set
- * has kernels for them (AVX-512), and the IQ1, IQ2 (with VBMI) and IQ3 types' and TQ1_0's into a
+/* Rows in lanes (weight.lanes): a copy rearranges the Q4_K, Q5_K and Q6_K matrices where the kernel
+ * set has kernels for them (AVX-512), and the IQ1, IQ2 (with VBMI) and IQ3 types' and TQ1_0's into a
  * form of their own, and the logits equal those of the rows read in place, bit for bit; the tied
- * head (qwen2-tiny) still reads as tied; a tied IQ1_S head, whose token rows the packed form cannot
- * give back, stays as it is. */
+ * head (qwen2-tiny) still reads as tied; a tied Q5_K head is kept in lanes too (its token rows put
+ * together again); a tied IQ1_S head, whose token rows the packed form cannot give back, stays as it
+ * is. "tied:" names a file rewritten with its output matrix left out (the head tied to the embedding). */
 static void test_rows_in_lanes(void) {
     const char *files[] = { "llama-tiny/model-q4_k_m.gguf", "llama-tiny/model-q6_k.gguf", "qwen2-tiny/model-q4_k_m.gguf",
-                            "iq-grid-tiny/model-iq1_s.gguf", "iq-grid-tiny/model-iq1_m.gguf", "tied",
+                            "iq-grid-tiny/model-iq1_s.gguf", "iq-grid-tiny/model-iq1_m.gguf", "tied:iq-grid-tiny/model-iq1_s.gguf",
+                            "llama-tiny/model-q5_k_m.gguf", "tied:llama-tiny/model-q5_k_m.gguf",
                             "iq-grid-tiny/model-iq3_s.gguf", "iq-grid-tiny/model-iq3_xxs.gguf", "iq-grid-tiny/model-tq1_0.gguf",
                             "iq-grid-tiny/model-iq2_xxs.gguf", "iq-grid-tiny/model-iq2_xs.gguf", "iq-grid-tiny/model-iq2_s.gguf" };
     const bool avx512 = ts_simd_available("avx512");
@@ -201,9 +203,10 @@ static void test_rows_in_lanes(void) {
     if (!mkdtemp(dir)) { CHECK(0, "mkdtemp: %s", strerror(errno)); return; }
     for (int i = 0; i < (int)(sizeof files / sizeof *files); i++) {
         char path[1024], notes[2048];
-        snprintf(path, sizeof path, "%s/%s", fixtures_dir(), files[i == 5 ? 3 : i]);
-        if (i == 5) {   /* model-iq1_s with a tied head */
-            snprintf(tied, sizeof tied, "%s/iq1_s-tied.gguf", dir);
+        const bool tie = strncmp(files[i], "tied:", 5) == 0;
+        snprintf(path, sizeof path, "%s/%s", fixtures_dir(), files[i] + (tie ? 5 : 0));
+        if (tie) {
+            snprintf(tied, sizeof tied, "%s/tied.gguf", dir);
             if (write_copy(path, tied, 0, "output.weight") != 0) break;   /* the head tied to the embedding */
             snprintf(path, sizeof path, "%s", tied);
         }
@@ -221,9 +224,15 @@ static void test_rows_in_lanes(void) {
                 CHECK(strstr(notes, "MB with rows in lanes") != NULL, "%s copied: its matrices in lanes (%s)", files[i], notes);
             CHECK(!memcmp(want, got, 2 * (size_t)n_vocab * sizeof *got),
                   "%s: the logits of 1 and of 7 positions with the rows in lanes equal those read in place, bit for bit", files[i]);
+            if (avx512 && tie && strstr(files[i], "q5_k")) {   /* every matrix in lanes, the tied head too */
+                const char *c = strstr(notes, "matrices: "), *l = strstr(notes, "in 2 MB pages, ");
+                CHECK(c && l && atof(c + 10) == atof(l + 15) && atof(c + 10) > 0,
+                      "%s copied: the MB with rows in lanes are all the MB copied, the head's too (%s)", files[i], notes);
+            }
         }
         free(want);
         free(got);
+        if (tie) unlink(tied);
         if (i == 2) {   /* --info of the copy still names the head tied */
             char *info = NULL;
             size_t len = 0;
@@ -238,7 +247,6 @@ static void test_rows_in_lanes(void) {
             free(info);
         }
     }
-    if (tied[0]) unlink(tied);
     rmdir(dir);
 }
 
