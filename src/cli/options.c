@@ -52,7 +52,7 @@ void options_usage(FILE *f) {
         "  --no-mmap               copy the matrices once into 2 MB pages. Default: in place when the\n"
         "                          kernel maps the file 2 MB at a time (--info says), else copied;\n"
         "                          chat, --batch, --check and serve copy when the copy keeps rows in\n"
-        "                          lanes (AVX-512 Q4_K, Q6_K), which decodes faster\n"
+        "                          lanes (AVX-512 K-quants and grid types), which decodes faster\n"
         "  -ctk, --cache-type-k T  KV cache type of the keys: f16 (default), f32 or q8_0\n"
         "  -ctv, --cache-type-v T  KV cache type of the values: f16 (default), f32 or q8_0\n"
         "  -sys, --system TEXT     a system turn before the prompt (chat models)\n"

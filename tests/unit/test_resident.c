@@ -7,7 +7,7 @@
  * The default placement: a file the kernel maps 2 MB at a time (read back into 2 MB folios after its
  * pages were dropped; told by this test's own look at smaps) is read in place, a file just written
  * (in small folios) is copied, and the logits of both equal --no-mmap's bit for bit. A copy keeps
- * the Q4_K and Q6_K rows in lanes (AVX-512), with the logits of the rows in place. */
+ * the Q4_K, Q5_K and Q6_K rows in lanes (AVX-512), with the logits of the rows in place. */
 #include "check.h"
 #include "gguf_copy.h"
 #include "kernels/cpu.h"
