@@ -1,8 +1,9 @@
 /* Q2_K weights . Q8_K activations: per super-block
  *   d_a * (d * sum_g sc[g] sum(q a) - dmin * sum_g m[g] bsum[g])
- * over the 16 groups of 16, integer inside. */
+ * over the 16 groups of 16, integer inside; on AVX-512 a copy keeps the rows in lanes (below). */
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
+#include "kernels/q4_k_simd.h"
 
 static ALWAYS_INLINE float dot_q2_k_q8_k(const void *w, const void *act, int64_t k) {
     const block_q2_K *x = w;
@@ -71,5 +72,97 @@ static TARGET_AVX2 float q2_k_dot_avx2(const void *w, const void *act, int64_t k
 }
 
 const type_kernels q2_k_kernels_avx2 = { .act_type = TS_Q8_K, .dot = q2_k_dot_avx2 };
-const type_kernels q2_k_kernels_avx512 = { .act_type = TS_Q8_K, .dot = q2_k_dot_avx2 };
+
+/* Rows in lanes kept (type_kernels.lanes_pack): super-block i of 16 rows in the 16 rows' own bytes,
+ * the codes by weight (IQ2's rank layout, iq2_dot.c: a shift and a mask per 4 codes), each group's
+ * scales byte and d, dmin lane by lane. Per 4 codes one dpbusd for 16 rows; per group its sum times
+ * its scale, its min times its block sum: the row kernel's integers and float operations. */
+typedef struct {
+    uint8_t qs[16][64];       /* group g, lane p byte j bits 2 m: code of weight 16 g + 4 m + j of row p */
+    uint8_t scales[16][16];   /* group g, lane p: scales[g] of row p (sc low nibble, m high) */
+    uint16_t d[16], dmin[16];
+} q2_k_packed;
+_Static_assert(sizeof(q2_k_packed) == 16 * sizeof(block_q2_K), "the 16 rows' own bytes");
+
+/* weight e = 128 n + 32 j + l of a block: bits 2 j of qs[32 n + l] */
+static inline int q2_k_code(const block_q2_K *b, int e) { return (b->qs[32 * (e / 128) + e % 32] >> (2 * (e % 128 / 32))) & 3; }
+
+static void q2_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        q2_k_packed u;
+        memset(&u, 0, sizeof u);
+        for (int p = 0; p < 16; p++) {
+            const block_q2_K *b = (const block_q2_K *)(w + p * ws) + i;
+            for (int e = 0; e < QK_K; e++) u.qs[e / 16][4 * p + e % 4] |= (uint8_t)(q2_k_code(b, e) << (2 * (e % 16 / 4)));
+            for (int g = 0; g < 16; g++) u.scales[g][p] = b->scales[g];
+            u.d[p] = load_u16(b->d);
+            u.dmin[p] = load_u16(b->dmin);
+        }
+        memcpy(out + (size_t)i * sizeof u, &u, sizeof u);
+    }
+}
+
+static void q2_k_lanes_row(const uint8_t *ub, size_t ws, int64_t k, int p, uint8_t *row) {
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const q2_k_packed *u = (const q2_k_packed *)ub + i;
+        block_q2_K *b = (block_q2_K *)row + i;
+        memset(b->qs, 0, sizeof b->qs);
+        for (int e = 0; e < QK_K; e++)
+            b->qs[32 * (e / 128) + e % 32] |= (uint8_t)(((u->qs[e / 16][4 * p + e % 4] >> (2 * (e % 16 / 4))) & 3) << (2 * (e % 128 / 32)));
+        for (int g = 0; g < 16; g++) b->scales[g] = u->scales[g][p];
+        b->d[0] = (uint8_t)u->d[p]; b->d[1] = (uint8_t)(u->d[p] >> 8);
+        b->dmin[0] = (uint8_t)u->dmin[p]; b->dmin[1] = (uint8_t)(u->dmin[p] >> 8);
+    }
+}
+
+static ALWAYS_INLINE TARGET_AVX512 void q2_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                         float *y, long ys, const int NC) {
+    const __m512i three = _mm512_set1_epi8(3), low4 = _mm512_set1_epi32(15);
+    __m512 sum[8];
+    UNROLL
+    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const q2_k_packed *u = (const q2_k_packed *)ub + i;
+        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
+        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
+        const block_q8_K *ab[8];
+        __m512i isum[8], msum[8];
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            isum[c] = msum[c] = _mm512_setzero_si512();
+        }
+        UNROLL
+        for (int g = 0; g < 16; g++) {
+            const __m512i sm = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->scales[g]));
+            const __m512i sc = _mm512_and_si512(sm, low4), m = _mm512_srli_epi32(sm, 4);
+            const __m512i r = _mm512_loadu_si512((const void *)u->qs[g]);
+            __m512i acc[8];
+            UNROLL
+            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
+            UNROLL
+            for (int q = 0; q < 4; q++) {
+                const __m512i x = _mm512_and_si512(q ? _mm512_srli_epi16(r, 2 * q) : r, three);
+                UNROLL
+                for (int c = 0; c < NC; c++)
+                    acc[c] = _mm512_dpbusd_epi32(acc[c], x, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 16 * g + 4 * q)));
+            }
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[c], sc));
+                msum[c] = _mm512_add_epi32(msum[c], _mm512_mullo_epi32(m, _mm512_set1_epi32(q8k_bsum(ab[c]->bsums, g))));
+            }
+        }
+        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
+        const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->dmin));
+        UNROLL
+        for (int c = 0; c < NC; c++)
+            sum[c] = k4_term_16(sum[c], _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))), d, dmin, isum[c], msum[c]);
+    }
+    UNROLL
+    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+}
+LANES_FROM_BODY(q2_k_packed_avx512, q2_k_packed_body, 8)
+const type_kernels q2_k_kernels_avx512 = { .act_type = TS_Q8_K, .dot = q2_k_dot_avx2,
+    .lanes_pack = q2_k_lanes_pack, .lanes_packed = q2_k_packed_avx512, .lanes_row = q2_k_lanes_row };
 #endif

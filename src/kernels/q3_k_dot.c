@@ -2,8 +2,10 @@
  * signed 3-bit q, integer inside. That is the integer form of block_unpacked (q3_k.c unpacks into
  * it), with the same float operations ((d * d_a) * isum), so Q3_K takes the low-bit types' kernels
  * (unpacked_dot.h): SUB_KERNELS defines q3_k_kernels_generic, q3_k_kernels_avx2, q3_k_kernels_avx512
- * and q3_k_kernels_neon_dotprod, and a batch multiplies its rows unpacked once, in tiles. */
+ * and q3_k_kernels_neon_dotprod, and a batch multiplies its rows unpacked once, in tiles. A copy
+ * keeps the rows in lanes in a form of their own (AVX-512, below). */
 #include "kernels/unpacked_dot.h"
+#include "kernels/lanes_simd.h"
 
 #if defined(TS_X86)
 static inline float q3_k_d(const block_q3_K *b) { return load_f16(b->d); }
@@ -20,6 +22,84 @@ static ALWAYS_INLINE TARGET_AVX2 void q3_k_sub_avx2(const block_q3_K *b, int ib,
     *sc = _mm256_setr_m128i(_mm_set1_epi16((short)(q3_k_scale6(b->scales, 2 * ib) - 32)),
                           _mm_set1_epi16((short)(q3_k_scale6(b->scales, 2 * ib + 1) - 32)));
 }
+
+/* ---- Rows in lanes kept in a form of their own (type_kernels.lanes_packed_sb_bytes) ----
+ * The copy writes each weight's u = q + 4 (0..7) as its 2 low bits (IQ2's rank layout, iq2_dot.c)
+ * and its bit 2 as a bit of a 64-bit mask per 4 codes, 16 rows in lanes, each group of 16's scale
+ * s - 32 as a byte and d as a float. Per 4 codes: a shift and a mask to the low bits, one masked add
+ * of 4, one dpbusd; a group's int32 sum less 4 times its block sum, times the scale: the row
+ * kernel's integers (block_unpacked's), without its unpacking, in 116 bytes a row and super-block
+ * instead of 110. */
+typedef struct {
+    uint8_t low[16][64];   /* group g, lane p byte j bits 2 m: weight 16 g + 4 m + j of row p, u & 3 */
+    uint64_t high[64];     /* 4 codes t, bit 4 p + j: weight 4 t + j of row p has u >= 4 */
+    int8_t sc[16][16];     /* group g, lane p: block_unpacked.sc */
+    float d[16];           /* block_unpacked.d */
+} q3_k_lanes;
+_Static_assert(sizeof(q3_k_lanes) == 16 * 116, "116 bytes a row and super-block");
+
+static void q3_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        q3_k_lanes l;
+        memset(&l, 0, sizeof l);
+        for (int p = 0; p < 16; p++) {
+            block_unpacked u;
+            q3_k_unpack(w + p * ws + (size_t)i * sizeof(block_q3_K), &u);
+            for (int e = 0; e < QK_K; e++) {
+                const int v = u.q[e] + 4;
+                l.low[e / 16][4 * p + e % 4] |= (uint8_t)((v & 3) << (2 * (e % 16 / 4)));
+                l.high[e / 4] |= (uint64_t)(v >> 2) << (4 * p + e % 4);
+            }
+            for (int g = 0; g < 16; g++) l.sc[g][p] = (int8_t)u.sc[g];
+            l.d[p] = u.d;
+        }
+        memcpy(out + (size_t)i * sizeof l, &l, sizeof l);
+    }
+}
+
+static ALWAYS_INLINE TARGET_AVX512 void q3_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                         float *y, long ys, const int NC) {
+    const __m512i three = _mm512_set1_epi8(3), four = _mm512_set1_epi8(4);
+    __m512 sum[8];
+    UNROLL
+    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const q3_k_lanes *u = (const q3_k_lanes *)ub + i;
+        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
+        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
+        const block_q8_K *ab[8];
+        __m512i isum[8];
+        int32_t offset_sums[8][16] __attribute__((aligned(64)));
+        lanes_offset_start(a, as, i, NC, 4, ab, isum, offset_sums);
+        UNROLL
+        for (int g = 0; g < 16; g++) {
+            const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[g]));
+            const __m512i r = _mm512_loadu_si512((const void *)u->low[g]);
+            __m512i acc[8];
+            UNROLL
+            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
+            UNROLL
+            for (int q = 0; q < 4; q++) {
+                const int t = 4 * g + q;
+                const __m512i low = _mm512_and_si512(q ? _mm512_srli_epi16(r, 2 * q) : r, three);
+                const __m512i v = _mm512_mask_add_epi8(low, _cvtu64_mask64(u->high[t]), low, four);
+                UNROLL
+                for (int c = 0; c < NC; c++)
+                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
+            }
+            UNROLL
+            for (int c = 0; c < NC; c++) isum[c] = lanes_scaled_group(isum[c], acc[c], offset_sums[c][g], sc);
+        }
+        const __m512 d = _mm512_loadu_ps(u->d);
+        UNROLL
+        for (int c = 0; c < NC; c++) sum[c] = lanes_d_term(sum[c], d, ab[c], isum[c]);
+    }
+    UNROLL
+    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+}
+LANES_FROM_BODY(q3_k_packed_avx512, q3_k_packed_body, 8)
+#define Q3_K_LANES (.lanes_pack = q3_k_lanes_pack, .lanes_packed = q3_k_packed_avx512, \
+                    .lanes_packed_sb_bytes = sizeof(q3_k_lanes) / 16)
 #endif
 
-SUB_KERNELS(q3_k, block_q3_K)
+SUB_KERNELS_LANES(q3_k, block_q3_K, Q3_K_LANES)

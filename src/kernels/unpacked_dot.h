@@ -228,8 +228,9 @@ static ALWAYS_INLINE TARGET_AVX2 __m256i ksign_fields(__m256i w) {
         }                                                                                                   \
     }                                                                                                       \
     const type_kernels T##_kernels_avx2 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 };
-#define SUB_AVX2_DOT(T, block) SUB_AVX2_DOT_BODY(T, block, , (&x[i], ib, &mag, &sgn, &sc)) \
-    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2 };
+#define SUB_AVX2_DOT_LANES(T, block, extra) SUB_AVX2_DOT_BODY(T, block, , (&x[i], ib, &mag, &sgn, &sc)) \
+    const type_kernels T##_kernels_avx512 = { .act_type = TS_Q8_K, .dot = T##_dot_avx2, .unpack = T##_unpack_avx2, UNPAREN extra };
+#define SUB_AVX2_DOT(T, block) SUB_AVX2_DOT_LANES(T, block, ())
 /* The same with a step per super-block first, for what is cheaper formed for all its sub-blocks at
  * once in vectors (indices, signs):
  *   static ALWAYS_INLINE TARGET_AVX2 void T_prepare_avx2(const block *b, T_prepared *p)
@@ -324,11 +325,14 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI int32_t planes_isum(const __m512i codes[
     const type_kernels T##_kernels_avx512_vbmi = { .act_type = act, .dot = T##_dot_avx512_vbmi, .unpack = T##_unpack_avx2, UNPAREN extra };
 
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) SUB_AVX2_DOT(T, block)
+/* the same with more fields in the AVX-512 table (its rows in lanes), in parentheses */
+#define SUB_KERNELS_LANES(T, block, extra) UNPACKING_KERNELS_GENERIC(T, block) SUB_AVX2_DOT_LANES(T, block, extra)
 #define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block) PREPARED_SUB_AVX512_DOT(T, block, ())
 /* the same with more fields in the AVX-512 table (its rows in lanes), in parentheses */
 #define PREPARED_SUB_KERNELS_LANES(T, block, extra) UNPACKING_KERNELS_GENERIC(T, block) PREPARED_SUB_AVX2_DOT(T, block) PREPARED_SUB_AVX512_DOT(T, block, extra)
 #else
 #define SUB_KERNELS(T, block) UNPACKING_KERNELS(T, block)
+#define SUB_KERNELS_LANES(T, block, extra) UNPACKING_KERNELS(T, block)
 #define PREPARED_SUB_KERNELS(T, block) UNPACKING_KERNELS(T, block)
 #define PREPARED_SUB_KERNELS_LANES(T, block, extra) UNPACKING_KERNELS(T, block)
 #endif

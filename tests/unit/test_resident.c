@@ -186,16 +186,18 @@ out:
     rmdir(dir);
 }
 
-/* Rows in lanes (weight.lanes): a copy rearranges the Q4_K, Q5_K and Q6_K matrices where the kernel
- * set has kernels for them (AVX-512), and the IQ1, IQ2 (with VBMI) and IQ3 types' and TQ1_0's into a
- * form of their own, and the logits equal those of the rows read in place, bit for bit; the tied
- * head (qwen2-tiny) still reads as tied; a tied Q5_K head is kept in lanes too (its token rows put
- * together again); a tied IQ1_S head, whose token rows the packed form cannot give back, stays as it
- * is. "tied:" names a file rewritten with its output matrix left out (the head tied to the embedding). */
+/* Rows in lanes (weight.lanes): a copy rearranges the Q2_K, Q4_K, Q5_K and Q6_K matrices where the
+ * kernel set has kernels for them (AVX-512), and the Q3_K, IQ1, IQ2 (with VBMI) and IQ3 types' and
+ * TQ1_0's into a form of their own, and the logits equal those of the rows read in place, bit for
+ * bit; the tied head (qwen2-tiny) still reads as tied; a tied Q5_K or Q2_K head is kept in lanes too
+ * (its token rows put together again); a tied IQ1_S or Q3_K head, whose token rows the packed form
+ * cannot give back, stays as it is. "tied:" names a file rewritten with its output matrix left out (the head tied to the embedding). */
 static void test_rows_in_lanes(void) {
     const char *files[] = { "llama-tiny/model-q4_k_m.gguf", "llama-tiny/model-q6_k.gguf", "qwen2-tiny/model-q4_k_m.gguf",
                             "iq-grid-tiny/model-iq1_s.gguf", "iq-grid-tiny/model-iq1_m.gguf", "tied:iq-grid-tiny/model-iq1_s.gguf",
                             "llama-tiny/model-q5_k_m.gguf", "tied:llama-tiny/model-q5_k_m.gguf",
+                            "llama-tiny/model-q2_k.gguf", "tied:llama-tiny/model-q2_k.gguf",
+                            "llama-tiny/model-q3_k_m.gguf", "tied:llama-tiny/model-q3_k_m.gguf",
                             "iq-grid-tiny/model-iq3_s.gguf", "iq-grid-tiny/model-iq3_xxs.gguf", "iq-grid-tiny/model-tq1_0.gguf",
                             "iq-grid-tiny/model-iq2_xxs.gguf", "iq-grid-tiny/model-iq2_xs.gguf", "iq-grid-tiny/model-iq2_s.gguf" };
     const bool avx512 = ts_simd_available("avx512");
@@ -224,7 +226,7 @@ static void test_rows_in_lanes(void) {
                 CHECK(strstr(notes, "MB with rows in lanes") != NULL, "%s copied: its matrices in lanes (%s)", files[i], notes);
             CHECK(!memcmp(want, got, 2 * (size_t)n_vocab * sizeof *got),
                   "%s: the logits of 1 and of 7 positions with the rows in lanes equal those read in place, bit for bit", files[i]);
-            if (avx512 && tie && strstr(files[i], "q5_k")) {   /* every matrix in lanes, the tied head too */
+            if (avx512 && tie && (strstr(files[i], "q5_k") || strstr(files[i], "q2_k"))) {   /* every matrix in lanes, the tied head too */
                 const char *c = strstr(notes, "matrices: "), *l = strstr(notes, "in 2 MB pages, ");
                 CHECK(c && l && atof(c + 10) == atof(l + 15) && atof(c + 10) > 0,
                       "%s copied: the MB with rows in lanes are all the MB copied, the head's too (%s)", files[i], notes);
