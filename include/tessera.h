@@ -39,7 +39,7 @@ typedef struct ts_load_options {
 } ts_load_options;
 
 /* Where a model's matrices are read from. Decode reads 2 MB pages faster than 4 KB ones, and rows
- * the copy rearranges into lanes (AVX-512 Q4_K, Q5_K, Q6_K, the grid types) faster than the file's. AUTO (the default):
+ * the copy rearranges into lanes (AVX-512 K-quants, the grid types) faster than the file's. AUTO (the default):
  * in place from the file when the kernel maps its pages 2 MB at a time (its page cache in 2 MB
  * folios), else copied once into 2 MB pages; IN_PLACE (--mmap): the file's pages as they are, the
  * fastest load; COPY (--no-mmap): always copied. DECODE (chat, batch answering, the server: runs

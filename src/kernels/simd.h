@@ -135,7 +135,7 @@ typedef struct type_kernels {
     void (*lanes_tile)(const uint8_t *u, const uint8_t *act, size_t as, int64_t k, int nc, float *y, long ys);
     size_t lanes_sb_bytes;
     int lanes_min_cols;
-    /* Rows in lanes kept in memory (AVX-512 Q4_K, Q5_K, Q6_K, the grid types, TQ1_0; weight.lanes): lanes_pack rearranges 16 rows
+    /* Rows in lanes kept in memory (AVX-512 K-quants, the grid types, TQ1_0; weight.lanes): lanes_pack rearranges 16 rows
      * (ws bytes apart, k columns) once, at load, into the same 16 ws bytes at out, or into a form of
      * their own (lanes_packed_sb_bytes; every position of a batch then multiplies them without
      * rearranging them first), and lanes_packed multiplies 16

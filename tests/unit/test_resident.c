@@ -191,7 +191,8 @@ out:
  * TQ1_0's into a form of their own, and the logits equal those of the rows read in place, bit for
  * bit; the tied head (qwen2-tiny) still reads as tied; a tied Q5_K or Q2_K head is kept in lanes too
  * (its token rows put together again); a tied IQ1_S or Q3_K head, whose token rows the packed form
- * cannot give back, stays as it is. "tied:" names a file rewritten with its output matrix left out (the head tied to the embedding). */
+ * cannot give back, stays as it is. "tied:" names a file rewritten with its output matrix left out
+ * (the head tied to the embedding). */
 static void test_rows_in_lanes(void) {
     const char *files[] = { "llama-tiny/model-q4_k_m.gguf", "llama-tiny/model-q6_k.gguf", "qwen2-tiny/model-q4_k_m.gguf",
                             "iq-grid-tiny/model-iq1_s.gguf", "iq-grid-tiny/model-iq1_m.gguf", "tied:iq-grid-tiny/model-iq1_s.gguf",
