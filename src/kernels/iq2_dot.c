@@ -245,42 +245,17 @@ static ALWAYS_INLINE TARGET_AVX512_VBMI void iq2_packed_body(const uint8_t *ub, 
     const __m512i scales = _mm512_loadu_si512((const void *)sc_lut), twice_offset = _mm512_set1_epi8(86);
     const __m512i values[3] = { _mm512_loadu_si512((const void *)value[0]), _mm512_loadu_si512((const void *)value[1]),
                                 _mm512_loadu_si512((const void *)value[2]) };
-    __m512 sum[8];
-    UNROLL
-    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const iq2_lanes *u = (const iq2_lanes *)ub + i;
-        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
-        const block_q8_K *ab[8];
-        __m512i isum[8];
-        int32_t offset_sums[8][16] __attribute__((aligned(64)));
-        lanes_offset_start(a, as, i, NC, 43, ab, isum, offset_sums);
-        UNROLL
-        for (int g = 0; g < 16; g++) {
-            const __m512i sc = _mm512_permutexvar_epi32(_mm512_srli_epi32(_mm512_loadu_si512((const void *)u->tag[g / 8]), 4 * (g % 8)), scales);
-            __m512i acc[8];
-            UNROLL
-            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
-            const __m512i r = _mm512_loadu_si512((const void *)u->rank[g]);
-            UNROLL
-            for (int q = 0; q < 4; q++) {
-                const int t = 4 * g + q;
-                /* codes 0-2 read in place; code 3's bits 6-7 moved to 2-3 (a 16-bit shift: within each byte there) */
-                const __m512i mag = _mm512_permutexvar_epi8(q == 3 ? _mm512_srli_epi16(r, 4) : r, values[q == 3 ? 1 : q]);
-                const __m512i v = _mm512_mask_sub_epi8(mag, _cvtu64_mask64(u->sign[t]), twice_offset, mag);   /* 43 - |q| */
-                UNROLL
-                for (int c = 0; c < NC; c++)
-                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
-            }
-            UNROLL
-            for (int c = 0; c < NC; c++) isum[c] = lanes_scaled_group(isum[c], acc[c], offset_sums[c][g], sc);
-        }
-        const __m512 d = _mm512_loadu_ps(u->d);
-        UNROLL
-        for (int c = 0; c < NC; c++) sum[c] = lanes_d_term(sum[c], d, ab[c], isum[c]);
-    }
-    UNROLL
-    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+    /* codes 0-2 read in place; code 3's bits 6-7 moved to 2-3 (a 16-bit shift: within each byte
+     * there); then 43 - |q| where the sign mask says so */
+#define IQ2_SCALE(u, g) _mm512_permutexvar_epi32(_mm512_srli_epi32(_mm512_loadu_si512((const void *)(u)->tag[(g) / 8]), 4 * ((g) % 8)), scales)
+#define IQ2_MAGNITUDE(u, g, q) _mm512_permutexvar_epi8((q) == 3 ? _mm512_srli_epi16(_mm512_loadu_si512((const void *)(u)->rank[g]), 4) \
+                                                             : _mm512_loadu_si512((const void *)(u)->rank[g]), values[(q) == 3 ? 1 : (q)])
+#define IQ2_CODES(u, g, q) _mm512_mask_sub_epi8(IQ2_MAGNITUDE(u, g, q), _cvtu64_mask64((u)->sign[4 * (g) + (q)]), twice_offset, \
+                                                IQ2_MAGNITUDE(u, g, q))
+    LANES_OFFSET_BODY(iq2_lanes, ub, a, as, k, y, ys, NC, 43, IQ2_SCALE, IQ2_CODES);
+#undef IQ2_SCALE
+#undef IQ2_MAGNITUDE
+#undef IQ2_CODES
 }
 LANES_FROM_BODY_TARGET(TARGET_AVX512_VBMI, iq2_packed_avx512_vbmi, iq2_packed_body, 8)
 #define IQ2_LANES(T) (.lanes_pack = T##_lanes_pack, .lanes_packed = iq2_packed_avx512_vbmi, \

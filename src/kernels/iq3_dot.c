@@ -149,42 +149,14 @@ static ALWAYS_INLINE TARGET_AVX512 void iq3_packed_body(const uint8_t *ub, const
     for (int s = 0; s < 16; s++) sc_lut[s] = 2 * s + 1;
     const __m512i scales = _mm512_loadu_si512((const void *)sc_lut), low4 = _mm512_set1_epi8(0x0f);
     const __m512i lut = _mm512_broadcast_i32x4(_mm_add_epi8(_mm_loadu_si128((const __m128i *)values), _mm_set1_epi8((char)offset)));
-    __m512 sum[8];
-    UNROLL
-    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const iq3_lanes *u = (const iq3_lanes *)ub + i;
-        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
-        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
-        const block_q8_K *ab[8];
-        __m512i isum[8];
-        int32_t offset_sums[8][16] __attribute__((aligned(64)));
-        lanes_offset_start(a, as, i, NC, offset, ab, isum, offset_sums);
-        const __m512i tag = _mm512_loadu_si512((const void *)u->tag);
-        UNROLL
-        for (int g = 0; g < 16; g++) {
-            const __m512i sc = _mm512_permutexvar_epi32(_mm512_srli_epi32(tag, 4 * (g / 2)), scales);
-            __m512i acc[8];
-            UNROLL
-            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
-            UNROLL
-            for (int q = 0; q < 4; q++) {
-                const int t = 4 * g + q;
-                const __m512i x = _mm512_loadu_si512((const void *)u->codes[t / 2]);
-                const __m512i v = _mm512_shuffle_epi8(lut, _mm512_and_si512(t % 2 ? _mm512_srli_epi16(x, 4) : x, low4));
-                UNROLL
-                for (int c = 0; c < NC; c++)
-                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
-            }
-            UNROLL
-            for (int c = 0; c < NC; c++) isum[c] = lanes_scaled_group(isum[c], acc[c], offset_sums[c][g], sc);
-        }
-        const __m512 d = _mm512_loadu_ps(u->d);
-        UNROLL
-        for (int c = 0; c < NC; c++) sum[c] = lanes_d_term(sum[c], d, ab[c], isum[c]);
-    }
-    UNROLL
-    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+    /* codes t = 4 g + q: the low nibbles of codes[t / 2] for even t, the high ones for odd */
+#define IQ3_SCALE(u, g) _mm512_permutexvar_epi32(_mm512_srli_epi32(_mm512_loadu_si512((const void *)(u)->tag), 4 * ((g) / 2)), scales)
+#define IQ3_NIBBLES(x, odd) _mm512_and_si512((odd) ? _mm512_srli_epi16(x, 4) : (x), low4)
+#define IQ3_CODES(u, g, q) _mm512_shuffle_epi8(lut, IQ3_NIBBLES(_mm512_loadu_si512((const void *)(u)->codes[(4 * (g) + (q)) / 2]), (q) % 2))
+    LANES_OFFSET_BODY(iq3_lanes, ub, a, as, k, y, ys, NC, offset, IQ3_SCALE, IQ3_CODES);
+#undef IQ3_SCALE
+#undef IQ3_NIBBLES
+#undef IQ3_CODES
 }
 #define IQ3_S_PACKED_BODY(u, a, as, k, y, ys, NC) iq3_packed_body(u, a, as, k, y, ys, NC, iq3_s_values, 15)
 #define IQ3_XXS_PACKED_BODY(u, a, as, k, y, ys, NC) iq3_packed_body(u, a, as, k, y, ys, NC, iq3_xxs_values, 62)

@@ -137,6 +137,50 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, con
     return _mm512_add_ps(sum, _mm512_mul_ps(_mm512_mul_ps(d, _mm512_set1_ps(f32_from_bits(load_u32(ab->d)))), _mm512_cvtepi32_ps(isum)));
 }
 
+/* The body of rows in lanes of a form of their own whose groups of 16 codes u = q + OFFSET multiply
+ * as unsigned bytes (IQ2, IQ3, Q3_K), 16 groups and a float d per lane in each super-block of type
+ * LANES (a struct with a member d[16]): per group, SCALE(u, g) its scales in the 16 lanes and
+ * CODES(u, g, q) the 64 bytes of codes q of its 4 in the 16 lanes (u: the super-block), one dpbusd
+ * per 4 codes and position, the sum less OFFSET times the activations' block sum, times the scale;
+ * then the portable kernels' float operations lane by lane (lanes_d_term). A macro, so the codes and
+ * scales are the types' own expressions, compiled into each body with its constants. */
+#define LANES_OFFSET_BODY(LANES, ub, a, as, k, y, ys, NC, OFFSET, SCALE, CODES)                                   \
+    do {                                                                                                        \
+        __m512 sum_[8];                                                                                         \
+        UNROLL                                                                                                  \
+        for (int c = 0; c < (NC); c++) sum_[c] = _mm512_setzero_ps();                                          \
+        for (int64_t i = 0; i < (k) / QK_K; i++) {                                                              \
+            const LANES *u = (const LANES *)(ub) + i;                                                           \
+            /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */ \
+            for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + (k) / QK_K) + l, _MM_HINT_T1); \
+            const block_q8_K *ab[8];                                                                            \
+            __m512i isum[8];                                                                                    \
+            int32_t offset_sums[8][16] __attribute__((aligned(64)));                                            \
+            lanes_offset_start(a, as, i, NC, OFFSET, ab, isum, offset_sums);                                    \
+            UNROLL                                                                                              \
+            for (int g = 0; g < 16; g++) {                                                                      \
+                const __m512i sc = SCALE(u, g);                                                                 \
+                __m512i acc[8];                                                                                 \
+                UNROLL                                                                                          \
+                for (int c = 0; c < (NC); c++) acc[c] = _mm512_setzero_si512();                                 \
+                UNROLL                                                                                          \
+                for (int q = 0; q < 4; q++) {                                                                   \
+                    const __m512i v = CODES(u, g, q);                                                           \
+                    UNROLL                                                                                      \
+                    for (int c = 0; c < (NC); c++)                                                              \
+                        acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 16 * g + 4 * q))); \
+                }                                                                                               \
+                UNROLL                                                                                          \
+                for (int c = 0; c < (NC); c++) isum[c] = lanes_scaled_group(isum[c], acc[c], offset_sums[c][g], sc); \
+            }                                                                                                   \
+            const __m512 d = _mm512_loadu_ps(u->d);                                                             \
+            UNROLL                                                                                              \
+            for (int c = 0; c < (NC); c++) sum_[c] = lanes_d_term(sum_[c], d, ab[c], isum[c]);                  \
+        }                                                                                                       \
+        UNROLL                                                                                                  \
+        for (int c = 0; c < (NC); c++) _mm512_storeu_ps((y) + c * (ys), sum_[c]);                               \
+    } while (0)
+
 /* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 8: 1 to 5 or 8 positions) from a body
  * taking NC as a constant. The packed rows take 5 positions at once where a batch would otherwise
  * end with one alone (a pass over the 16 rows for one position costs nearly what one for four

@@ -60,42 +60,15 @@ static void q3_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out
 static ALWAYS_INLINE TARGET_AVX512 void q3_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                          float *y, long ys, const int NC) {
     const __m512i three = _mm512_set1_epi8(3), four = _mm512_set1_epi8(4);
-    __m512 sum[8];
-    UNROLL
-    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const q3_k_lanes *u = (const q3_k_lanes *)ub + i;
-        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
-        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
-        const block_q8_K *ab[8];
-        __m512i isum[8];
-        int32_t offset_sums[8][16] __attribute__((aligned(64)));
-        lanes_offset_start(a, as, i, NC, 4, ab, isum, offset_sums);
-        UNROLL
-        for (int g = 0; g < 16; g++) {
-            const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[g]));
-            const __m512i r = _mm512_loadu_si512((const void *)u->low[g]);
-            __m512i acc[8];
-            UNROLL
-            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
-            UNROLL
-            for (int q = 0; q < 4; q++) {
-                const int t = 4 * g + q;
-                const __m512i low = _mm512_and_si512(q ? _mm512_srli_epi16(r, 2 * q) : r, three);
-                const __m512i v = _mm512_mask_add_epi8(low, _cvtu64_mask64(u->high[t]), low, four);
-                UNROLL
-                for (int c = 0; c < NC; c++)
-                    acc[c] = _mm512_dpbusd_epi32(acc[c], v, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
-            }
-            UNROLL
-            for (int c = 0; c < NC; c++) isum[c] = lanes_scaled_group(isum[c], acc[c], offset_sums[c][g], sc);
-        }
-        const __m512 d = _mm512_loadu_ps(u->d);
-        UNROLL
-        for (int c = 0; c < NC; c++) sum[c] = lanes_d_term(sum[c], d, ab[c], isum[c]);
-    }
-    UNROLL
-    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+    /* the 2 low bits of codes q, then 4 added where the mask says so */
+#define Q3_K_SCALE(u, g) _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)(u)->sc[g]))
+#define Q3_K_LOW(u, g, q) _mm512_and_si512((q) ? _mm512_srli_epi16(_mm512_loadu_si512((const void *)(u)->low[g]), 2 * (q)) \
+                                               : _mm512_loadu_si512((const void *)(u)->low[g]), three)
+#define Q3_K_CODES(u, g, q) _mm512_mask_add_epi8(Q3_K_LOW(u, g, q), _cvtu64_mask64((u)->high[4 * (g) + (q)]), Q3_K_LOW(u, g, q), four)
+    LANES_OFFSET_BODY(q3_k_lanes, ub, a, as, k, y, ys, NC, 4, Q3_K_SCALE, Q3_K_CODES);
+#undef Q3_K_SCALE
+#undef Q3_K_LOW
+#undef Q3_K_CODES
 }
 LANES_FROM_BODY(q3_k_packed_avx512, q3_k_packed_body, 8)
 #define Q3_K_LANES (.lanes_pack = q3_k_lanes_pack, .lanes_packed = q3_k_packed_avx512, \
