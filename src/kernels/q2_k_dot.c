@@ -123,15 +123,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q2_k_packed_body(const uint8_t *ub, cons
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
     for (int64_t i = 0; i < k / QK_K; i++) {
         const q2_k_packed *u = (const q2_k_packed *)ub + i;
-        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
-        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
         const block_q8_K *ab[8];
         __m512i isum[8], msum[8];
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = msum[c] = _mm512_setzero_si512();
-        }
+        k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, msum);
         UNROLL
         for (int g = 0; g < 16; g++) {
             const __m512i sm = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->scales[g]));
@@ -153,11 +147,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q2_k_packed_body(const uint8_t *ub, cons
                 msum[c] = _mm512_add_epi32(msum[c], _mm512_mullo_epi32(m, _mm512_set1_epi32(q8k_bsum(ab[c]->bsums, g))));
             }
         }
-        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
-        const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->dmin));
-        UNROLL
-        for (int c = 0; c < NC; c++)
-            sum[c] = k4_term_16(sum[c], _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))), d, dmin, isum[c], msum[c]);
+        k_packed_terms(sum, u->d, u->dmin, ab, isum, msum, NC);
     }
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);

@@ -151,17 +151,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, cons
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
     for (int64_t i = 0; i < k / QK_K; i++) {
         const k4_packed *u = (const k4_packed *)ub + i;
-        /* the same super-block of the next 16 rows into L2 (the rows are one stream): the
-         * products of a few positions are too slow for the hardware's prefetch to keep ahead, so
-         * the loads would wait for memory (8 positions, 1 thread: 5.3 against 10.5 GB/s in cache) */
-        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
         const block_q8_K *ab[8];
         __m512i isum[8], msum[8];
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = msum[c] = _mm512_setzero_si512();
-        }
+        k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, msum);
         const __m512i hi = _mm512_loadu_si512((const void *)u->sm_hi);
         UNROLL
         for (int half = 0; half < 2; half++)
@@ -210,11 +202,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, cons
                                                _mm512_mullo_epi32(acc[1][c], sc_hi));
             }
         k4_packed_mins(u, hi, ab, NC, msum);
-        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
-        const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->dmin));
-        UNROLL
-        for (int c = 0; c < NC; c++)
-            sum[c] = k4_term_16(sum[c], _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))), d, dmin, isum[c], msum[c]);
+        k_packed_terms(sum, u->d, u->dmin, ab, isum, msum, NC);
     }
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
