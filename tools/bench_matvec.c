@@ -164,7 +164,7 @@ int main(int argc, char **argv) {
             memcpy(packed + (size_t)r0 * prb, u, prb * 16);
         }
         free(u);
-        if (packed != data) {   /* a form of its own (IQ1_S, IQ1_M): GB/s below still count the file's bytes */
+        if (packed != data) {   /* a form of its own (Q3_K, the grid types, TQ1_0): GB/s below still count the file's bytes */
             printf("# rows in lanes: %zu bytes a row instead of %zu\n", prb, rb);
             free(data);
             data = packed;
