@@ -60,6 +60,36 @@ static int by_logit_desc(const void *a, const void *b) {
     return x->id - y->id;   /* lowest id first among equals */
 }
 
+/* The top k of the n logits as candidates in cand[0..k) (in heap order; the caller sorts them): the
+ * same k, by the same order, as sorting all n and keeping the first k. A heap of the k kept, whose
+ * root sorts last among them, so that most logits cost one comparison: sorting a 128K vocabulary
+ * per token took longer than the forward of a 1B model (decode at temperature 0.8: 29 against
+ * 67 tok/s at 0). */
+static void sift_down(struct candidate *h, int k, int i) {
+    for (;;) {
+        int last = i, l = 2 * i + 1, r = l + 1;
+        if (l < k && by_logit_desc(&h[l], &h[last]) > 0) last = l;
+        if (r < k && by_logit_desc(&h[r], &h[last]) > 0) last = r;
+        if (last == i) return;
+        struct candidate t = h[i];
+        h[i] = h[last];
+        h[last] = t;
+        i = last;
+    }
+}
+static int keep_top_k(struct candidate *cand, const float *logits, int n, int k) {
+    for (int i = 0; i < k; i++) cand[i] = (struct candidate){ logits[i], 0.0f, i };
+    for (int i = k / 2 - 1; i >= 0; i--) sift_down(cand, k, i);
+    for (int i = k; i < n; i++) {
+        const struct candidate c = { logits[i], 0.0f, i };
+        if (by_logit_desc(&c, &cand[0]) < 0) {
+            cand[0] = c;
+            sift_down(cand, k, 0);
+        }
+    }
+    return k;
+}
+
 void sampler_penalize(const ts_sampler *s, float *logits, const int32_t *recent, int n_recent) {
     const ts_sampler_params *p = &s->p;
     if (p->repeat_penalty == 1.0f || !recent) return;
@@ -90,9 +120,12 @@ int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_rec
         return best;
     }
     int n = s->n_vocab;
-    for (int i = 0; i < n; i++) s->cand[i] = (struct candidate){ logits[i], 0.0f, i };
+    if (p->top_k > 0 && p->top_k < n) {
+        n = keep_top_k(s->cand, logits, s->n_vocab, p->top_k);
+    } else {
+        for (int i = 0; i < n; i++) s->cand[i] = (struct candidate){ logits[i], 0.0f, i };
+    }
     qsort(s->cand, (size_t)n, sizeof *s->cand, by_logit_desc);
-    if (p->top_k > 0 && p->top_k < n) n = p->top_k;
     float maxl = s->cand[0].logit;
     double sum = 0.0;
     for (int i = 0; i < n; i++) {

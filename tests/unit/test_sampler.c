@@ -19,6 +19,7 @@
 #include "check.h"
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NV 8          /* vocabulary of the hand-made logits */
@@ -180,6 +181,56 @@ static void test_top_k(void) {
     check_frequencies("top_k above the vocabulary (off)", &p, base_logits, 1.0, all);
     p = params(1.0f, -3, 1.0f, 0.0f);
     check_frequencies("top_k < 0 (off)", &p, base_logits, 1.0, all);
+}
+
+/* top_k on a large vocabulary with many equal logits: the sampler keeps the top k without sorting
+ * the whole vocabulary; its draws must be those of the whole-vocabulary path (top_k off) on the
+ * same logits with every token outside the top k set to -inf, the top k chosen here by sorting
+ * (highest logit first, lowest id first among equals), with the same seed. */
+#define NV_BIG 5000
+static int by_logit_then_id(const void *a, const void *b) {
+    const int x = *(const int *)a, y = *(const int *)b;
+    const float lx = (float)(x * 7919 % 13) * 0.25f, ly = (float)(y * 7919 % 13) * 0.25f;
+    if (lx != ly) return lx < ly ? 1 : -1;
+    return x - y;
+}
+static void test_top_k_large(void) {
+    static float logits[NV_BIG], masked[NV_BIG], l[NV_BIG];
+    static int order[NV_BIG];
+    for (int i = 0; i < NV_BIG; i++) {
+        logits[i] = (float)(i * 7919 % 13) * 0.25f;   /* 13 values: hundreds of tokens share each */
+        order[i] = i;
+    }
+    qsort(order, NV_BIG, sizeof *order, by_logit_then_id);
+    const int ks[4] = { 1, 7, 40, 1000 };
+    const float temps[2] = { 0.8f, 1.5f };
+    int mismatched = 0, cases = 0;
+    for (int ki = 0; ki < 4; ki++)
+        for (int ti = 0; ti < 2; ti++) {
+            for (int i = 0; i < NV_BIG; i++) masked[i] = -INFINITY;
+            for (int i = 0; i < ks[ki]; i++) masked[order[i]] = logits[order[i]];
+            ts_sampler_params pk = params(temps[ti], ks[ki], ti ? 1.0f : 0.95f, ti ? 0.0f : 0.05f);
+            ts_sampler_params pf = pk;
+            pf.top_k = 0;
+            ts_sampler *sk, *sf;
+            ts_error err;
+            if (ts_sampler_new(&pk, NV_BIG, &sk, &err) != 0 || ts_sampler_new(&pf, NV_BIG, &sf, &err) != 0) {
+                CHECK(0, "samplers for %d tokens: %s", NV_BIG, err.msg);
+                return;
+            }
+            for (int d = 0; d < 200; d++) {
+                memcpy(l, logits, sizeof l);
+                const int32_t a = ts_sample(sk, l, NULL, 0);
+                memcpy(l, masked, sizeof l);
+                const int32_t b = ts_sample(sf, l, NULL, 0);
+                mismatched += a != b;
+            }
+            cases++;
+            ts_sampler_free(sk);
+            ts_sampler_free(sf);
+        }
+    CHECK(mismatched == 0, "top_k 1, 7, 40, 1000 of %d tokens with ties: %d cases x 200 draws equal those of the whole "
+          "vocabulary with the rest at -inf (%d differ)", NV_BIG, cases, mismatched);
 }
 
 static void test_top_p(void) {
@@ -383,6 +434,7 @@ int main(void) {
     test_greedy();
     test_temperature();
     test_top_k();
+    test_top_k_large();
     test_top_p();
     test_min_p();
     test_repeat_penalty();
