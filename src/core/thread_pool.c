@@ -84,26 +84,34 @@ static inline void cpu_relax(void) {
 #endif
 }
 
-/* The next chunk of a slice, from its front (owner) or its back (a helper); -1 when empty. */
-static long take_chunk(struct chunk_slice *sl, bool from_back) {
+/* The next chunks of a slice: from its front (the owner) an eighth of what is left, at least one;
+ * from its back (a helper) one. Returns how many, the first at *first; 0 when empty. Each take is
+ * a locked compare-exchange, which waits for the thread's stores before it: taken one 64 KB chunk
+ * at a time they were 3% of a decode's time; an eighth at a time, the owner takes a slice of n
+ * chunks in about 8 ln n steps and still one at a time at its end, so threads end a run together. */
+static long take_chunks(struct chunk_slice *sl, bool from_back, long *first) {
     unsigned long long v = atomic_load_explicit(&sl->range, memory_order_relaxed);
     for (;;) {
         unsigned long long front = v >> 32, back = v & 0xffffffffu;
-        if (front >= back) return -1;
-        unsigned long long next = from_back ? front << 32 | (back - 1) : (front + 1) << 32 | back;
-        if (atomic_compare_exchange_weak_explicit(&sl->range, &v, next, memory_order_relaxed, memory_order_relaxed))
-            return (long)(from_back ? back - 1 : front);
+        if (front >= back) return 0;
+        unsigned long long take = from_back ? 1 : (back - front) / 8 > 1 ? (back - front) / 8 : 1;
+        unsigned long long next = from_back ? front << 32 | (back - 1) : (front + take) << 32 | back;
+        if (atomic_compare_exchange_weak_explicit(&sl->range, &v, next, memory_order_relaxed, memory_order_relaxed)) {
+            *first = (long)(from_back ? back - 1 : front);
+            return (long)take;
+        }
     }
 }
 
 /* Thread ith's part of a chunked run: its own slice front to back (one stream through memory),
  * then what is left of the others', from their backs. */
 static void do_chunks(thread_pool *p, int ith) {
-    long i;
-    while ((i = take_chunk(&p->slices[ith], false)) >= 0) p->chunk_fn(p->ctx, i);
+    long first, n;
+    while ((n = take_chunks(&p->slices[ith], false, &first)) > 0)
+        for (long i = first; i < first + n; i++) p->chunk_fn(p->ctx, i);
     for (int k = 1; k < p->n; k++) {
         struct chunk_slice *other = &p->slices[(ith + k) % p->n];
-        while ((i = take_chunk(other, true)) >= 0) p->chunk_fn(p->ctx, i);
+        while (take_chunks(other, true, &first) > 0) p->chunk_fn(p->ctx, first);
     }
 }
 
