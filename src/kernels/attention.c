@@ -346,10 +346,11 @@ size_t attention_value_row_bytes(int type, int width) {
     return (size_t)width * sizeof(float);
 }
 
-void attention_store_key(int type, void *block, int i, const float *k, int hd) {
+void attention_store_key(const attention_kernels *ak, int type, void *block, int i, const float *k, int hd) {
     if (type == KV_F16) {
-        uint16_t *kt = (uint16_t *)block + i;
-        for (int d = 0; d < hd; d++) kt[(size_t)d * KV_KEY_BLOCK] = f16_from_f32(k[d]);
+        uint16_t h[2048], *kt = (uint16_t *)block + i;   /* head sizes up to 2048 (the loader checks) */
+        ak->to_f16(k, h, hd);
+        for (int d = 0; d < hd; d++) kt[(size_t)d * KV_KEY_BLOCK] = h[d];
     } else if (type == KV_Q8_0) {
         block_q8_0 b[2048 / QK];   /* head sizes up to 2048 (the loader checks) */
         q8_0_quantize_row(k, b, hd);
@@ -363,10 +364,9 @@ void attention_store_key(int type, void *block, int i, const float *k, int hd) {
     }
 }
 
-void attention_store_value(int type, void *row, const float *v, int width) {
+void attention_store_value(const attention_kernels *ak, int type, void *row, const float *v, int width) {
     if (type == KV_F16) {
-        uint16_t *h = row;
-        for (int d = 0; d < width; d++) h[d] = f16_from_f32(v[d]);
+        ak->to_f16(v, row, width);
     } else if (type == KV_Q8_0) {
         q8_0_quantize_row(v, row, width);
     } else {
@@ -381,7 +381,8 @@ static const attention_kernels attention_kernels_generic = {
                 [KV_Q8_0] = attention_scores_q8_0_generic },
     .softmax = softmax_generic,
     .values = { [KV_F32] = attention_values_f32_generic, [KV_F16] = attention_values_f16_generic,
-                [KV_Q8_0] = attention_values_q8_0_generic } };
+                [KV_Q8_0] = attention_values_q8_0_generic },
+    .to_f16 = attention_to_f16_generic };
 
 #if defined(TS_X86)
 static const attention_kernels attention_kernels_avx2 = {
@@ -389,14 +390,16 @@ static const attention_kernels attention_kernels_avx2 = {
                 [KV_Q8_0] = attention_scores_q8_0_avx2 },
     .softmax = softmax_avx2,
     .values = { [KV_F32] = values_f32_avx2, [KV_F16] = attention_values_f16_avx2,
-                [KV_Q8_0] = attention_values_q8_0_avx2 } };
+                [KV_Q8_0] = attention_values_q8_0_avx2 },
+    .to_f16 = attention_to_f16_avx2 };
 
 static const attention_kernels attention_kernels_avx512 = {
     .scores = { [KV_F32] = scores_f32_avx512, [KV_F16] = attention_scores_f16_avx512,
                 [KV_Q8_0] = attention_scores_q8_0_avx512 },
     .softmax = softmax_avx512,
     .values = { [KV_F32] = values_f32_avx512, [KV_F16] = attention_values_f16_avx512,
-                [KV_Q8_0] = attention_values_q8_0_avx512 } };
+                [KV_Q8_0] = attention_values_q8_0_avx512 },
+    .to_f16 = attention_to_f16_avx512 };
 #endif
 
 #if defined(__aarch64__)
@@ -406,7 +409,8 @@ static const attention_kernels attention_kernels_neon = {
                 [KV_Q8_0] = attention_scores_q8_0_neon },
     .softmax = softmax_neon,
     .values = { [KV_F32] = attention_values_f32_generic, [KV_F16] = attention_values_f16_neon,
-                [KV_Q8_0] = attention_values_q8_0_neon } };
+                [KV_Q8_0] = attention_values_q8_0_neon },
+    .to_f16 = attention_to_f16_neon };
 #endif
 
 /* Indexed by enum simd_level (the list of sets: cpu.h); a set without attention kernels of its own

@@ -19,6 +19,7 @@
 #ifndef TS_KERNELS_ATTENTION_H
 #define TS_KERNELS_ATTENTION_H
 #include <stddef.h>
+#include <stdint.h>
 #include "kernels/attention_layout.h"
 
 /* The type's name ("f32", "f16", "q8_0"), and the type of a name (-1: none). */
@@ -29,9 +30,6 @@ int attention_kv_type_fits(int type, int hd);
 /* Bytes of one KV head's block of KV_KEY_BLOCK keys, and of one value row of width values. */
 size_t attention_key_block_bytes(int type, int hd);
 size_t attention_value_row_bytes(int type, int width);
-/* Writes key k[0..hd) at slot i (< KV_KEY_BLOCK) of a head's key block; a whole value row. */
-void attention_store_key(int type, void *block, int i, const float *k, int hd);
-void attention_store_value(int type, void *row, const float *v, int width);
 
 /* The query heads that share one KV head are taken together: heads of them, head g's query at
  * q + g * hd, its scores at score + g * score_stride, its weights at a + g * a_stride, its output
@@ -50,15 +48,24 @@ typedef void (*attn_values_fn)(const float *a, size_t a_stride, int heads, int c
 /* x[j] = exp(x[j] - max) / sum over j < n of exp(x[j] - max), in place; returns the sum and sets
  * *max (the merge of softmaxes over runs of keys needs both). */
 typedef float (*attn_softmax_fn)(float *x, int n, float *max);
+/* h[i] = x[i] as IEEE half, rounded to nearest even (f16_from_f32's bits), for i < n: the f16
+ * cache's keys and values as they are stored */
+typedef void (*attn_to_f16_fn)(const float *x, uint16_t *h, int n);
 
 typedef struct attention_kernels {
     attn_scores_fn scores[KV_TYPE_COUNT];
     attn_softmax_fn softmax;
     attn_values_fn values[KV_TYPE_COUNT];
+    attn_to_f16_fn to_f16;
 } attention_kernels;
 
 /* The kernels of a SIMD level (enum simd_level); the portable ones for levels without their own. */
 attention_kernels attention_kernels_for(int simd_level);
+
+/* Writes key k[0..hd) at slot i (< KV_KEY_BLOCK) of a head's key block; a whole value row (the f16
+ * cache's conversion by ak's to_f16). */
+void attention_store_key(const attention_kernels *ak, int type, void *block, int i, const float *k, int hd);
+void attention_store_value(const attention_kernels *ak, int type, void *row, const float *v, int width);
 
 /* The f32 cache's kernels (attention_f16.h and attention_q8_0.h have the other types'). */
 void attention_scores_f32_generic(const float *q, int heads, const void *block, int hd, int i0, int count, float scale, float *score, size_t score_stride);

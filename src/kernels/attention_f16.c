@@ -8,6 +8,7 @@
 #include "kernels/attention_layout.h"
 #include "kernels/simd.h"
 #include "kernels/kernels_internal.h"
+#include "kernels/f16.h"
 
 static void scores_one_generic(const float *q, const void *block, int hd, int i0, int count, float scale, float *score) {
     const uint16_t *kt = (const uint16_t *)block + i0;
@@ -37,7 +38,29 @@ void attention_values_f16_generic(const float *a, size_t a_stride, int heads, in
     for (int g = 0; g < heads; g++) values_one_generic(a + g * a_stride, count, v, row_bytes, slots, s0, hd, out + g * out_stride);
 }
 
+/* ---- Keys and values to halves (attn_to_f16_fn): the conversion instructions round to nearest
+ * even and keep a NaN's sign and top payload bits, quieted, as f16_from_f32 does (test_simd checks
+ * every kernel set on edge cases and random bits). A token's keys and values are converted before
+ * the layer's attention can run, by one thread: scalar, 2% of a 1B decode. ---- */
+void attention_to_f16_generic(const float *x, uint16_t *h, int n) {
+    for (int i = 0; i < n; i++) h[i] = f16_from_f32(x[i]);
+}
+
 #if defined(TS_X86)
+TARGET_AVX512 void attention_to_f16_avx512(const float *x, uint16_t *h, int n) {
+    int i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(h + i), _mm512_cvtps_ph(_mm512_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < n; i++) h[i] = f16_from_f32(x[i]);
+}
+
+TARGET_AVX2 void attention_to_f16_avx2(const float *x, uint16_t *h, int n) {
+    int i = 0;
+    for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    for (; i < n; i++) h[i] = f16_from_f32(x[i]);
+}
+
 /* ---- AVX-512: up to 4 query heads per pass, each widened key or value vector used by all of
  * them. Scores: the vectors of 16 keys that cover [i0, i0 + count), all four loaded whole (a block
  * is always allocated whole) and the wanted lanes kept, one FMA chain per head and vector. Values:
@@ -286,6 +309,12 @@ TARGET_AVX2 void attention_values_f16_avx2(const float *a, size_t a_stride, int 
 #endif
 
 #if defined(__aarch64__)
+void attention_to_f16_neon(const float *x, uint16_t *h, int n) {
+    int i = 0;
+    for (; i + 4 <= n; i += 4) vst1_u16(h + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(x + i))));
+    for (; i < n; i++) h[i] = f16_from_f32(x[i]);
+}
+
 /* NEON: the portable kernels' operations (each product rounded, then added, in the same order),
  * four keys or dimensions per vector and up to four query heads per widened key or value, so the
  * portable kernels' bits. HG (a constant after inlining) is the count of heads taken together. */

@@ -255,9 +255,10 @@ static void rope_and_cache(ts_context *c, const layer_geometry *layer, int il, i
     kv_cache *kv = &c->seq_of[t]->kv;
     const int slot = pos % kv->slots[il];
     /* keys transposed within blocks of KV_KEY_BLOCK slots: [kv head][block][dim][slot in block] */
+    const attention_kernels ak = attention_kernels_for(matmul_kernels_level(c->mm.ks));
     for (int h = 0; h < ly->n_kv_heads; h++) {
-        attention_store_key(kv->type_k, kv_key_block(kv, il, slot, h), slot % KV_KEY_BLOCK, c->k + t * ks + h * hd, hd);
-        attention_store_value(kv->type_v, kv_value_row(kv, il, slot, h), c->v + t * ks + h * hd, hd);
+        attention_store_key(&ak, kv->type_k, kv_key_block(kv, il, slot, h), slot % KV_KEY_BLOCK, c->k + t * ks + h * hd, hd);
+        attention_store_value(&ak, kv->type_v, kv_value_row(kv, il, slot, h), c->v + t * ks + h * hd, hd);
     }
 }
 

@@ -45,8 +45,9 @@ static void latent_and_rope(ts_context *c, const layer_geometry *layer, int il, 
     }
     kv_cache *cache = &c->seq_of[t]->kv;
     const int slot = pos % cache->slots[il];
-    attention_store_key(cache->type_k, kv_key_block(cache, il, slot, 0), slot % KV_KEY_BLOCK, kv, kw);
-    attention_store_value(cache->type_v, kv_value_row(cache, il, slot, 0), kv, r);
+    const attention_kernels ak = attention_kernels_for(matmul_kernels_level(c->mm.ks));
+    attention_store_key(&ak, cache->type_k, kv_key_block(cache, il, slot, 0), slot % KV_KEY_BLOCK, kv, kw);
+    attention_store_value(&ak, cache->type_v, kv_value_row(cache, il, slot, 0), kv, r);
 }
 
 /* y_h = w_h x_h for every head h (w_h: rows [h rows_per_head, ...) of w), heads in groups of one

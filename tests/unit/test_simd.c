@@ -456,8 +456,8 @@ static void check_attention(int level, rng *r) {
             for (int sl = 0; sl < slots; sl++) {
                 for (int i = 0; i < hd; i++) key[(long)sl * hd + i] = rng_gauss(r);
                 for (int i = 0; i < 2 * hd; i++) val[(long)sl * 2 * hd + i] = rng_gauss(r);
-                attention_store_key(kv, kc + (size_t)(sl / KV_KEY_BLOCK) * kb, sl % KV_KEY_BLOCK, key + (long)sl * hd, hd);
-                attention_store_value(kv, vc + (size_t)sl * rb, val + (long)sl * 2 * hd, 2 * hd);
+                attention_store_key(&ak, kv, kc + (size_t)(sl / KV_KEY_BLOCK) * kb, sl % KV_KEY_BLOCK, key + (long)sl * hd, hd);
+                attention_store_value(&ak, kv, vc + (size_t)sl * rb, val + (long)sl * 2 * hd, 2 * hd);
                 kv_dequant(kv, key + (long)sl * hd, kd + (long)sl * hd, hd);
                 kv_dequant(kv, val + (long)sl * 2 * hd, vd + (long)sl * 2 * hd, 2 * hd);
             }
@@ -623,6 +623,36 @@ static void check_unpack(const kernel_set *ks, int type, rng *r) {
     free(w);
 }
 
+/* Keys and values to halves (attn_to_f16_fn): f16_from_f32's bits, on edge cases (halfway cases to
+ * even, the largest half and what rounds past it, subnormals and their halfway cases, zeros,
+ * infinities, NaNs with payloads) and random bit patterns, in lengths with and without a tail. */
+static void check_to_f16(int level, rng *r) {
+    const attention_kernels ak = attention_kernels_for(level);
+    enum { N = 4099 };
+    static float x[N];
+    static uint16_t h[N];
+    const uint32_t edges[] = { 0x00000000u, 0x80000000u, 0x3f800000u, 0x3f801000u, 0x3f803000u, 0x3f802000u, 0x3f800fffu,
+                               0x477fe000u, 0x477fefffu, 0x477ff000u, 0x477fffffu, 0x47800000u, 0x7f7fffffu, 0x7f800000u,
+                               0xff800000u, 0x7fc00000u, 0xffc00001u, 0x7f800001u, 0x7fa00000u, 0x33800000u, 0x33000000u,
+                               0x33000001u, 0x387fc000u, 0x38800000u, 0x387fe000u, 0x38000000u, 0xb8000000u, 0x00000001u,
+                               0x337fffffu, 0x33c00000u };
+    const int n_edges = (int)(sizeof edges / sizeof edges[0]);
+    for (int i = 0; i < N; i++) {
+        const uint32_t b = i < n_edges ? edges[i] : i % 3 ? rng_u32(r) : (rng_u32(r) & 0x8fffffffu) | 0x30000000u;
+        memcpy(&x[i], &b, 4);
+    }
+    int bad = 0, lengths = 0;
+    for (int n = 1; n <= N; n = n < 40 ? n + 1 : 2 * n + 3) {
+        ak.to_f16(x, h, n);
+        for (int i = 0; i < n; i++) bad += h[i] != f16_from_f32(x[i]);
+        lengths++;
+    }
+    ak.to_f16(x, h, N);
+    for (int i = 0; i < N; i++) bad += h[i] != f16_from_f32(x[i]);
+    CHECK(bad == 0, "%s: keys and values to halves: f16_from_f32's bits on %d edge cases and random bits, %d lengths (%d differ)",
+          ISA_NAMES[level], n_edges, lengths + 1, bad);
+}
+
 int main(void) {
     rng r = { 0x9e3779b97f4a7c15ULL };
     for (int level = 0; level < SIMD_COUNT; level++) {
@@ -651,6 +681,7 @@ int main(void) {
             check_matmul(ks, TYPES[i], 608, 6, true, &r);
         }
         check_attention(level, &r);
+        check_to_f16(level, &r);
         check_delta_rule(level, &r);
     }
     for (int i = 0; i < N_TYPES; i++) check_type(&portable, TYPES[i], &r);
