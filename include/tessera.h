@@ -36,6 +36,8 @@ typedef struct ts_load_options {
        they are copied) copied, each pass rising to its total */
     void (*on_progress)(void *user, size_t done, size_t total);
     void *progress_user;
+    int threads;                 /* threads that rearrange the matrices a copy keeps in lanes (0:
+                                    one per CPU) */
 } ts_load_options;
 
 /* Where a model's matrices are read from. Decode reads 2 MB pages faster than 4 KB ones, and rows

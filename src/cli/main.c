@@ -238,7 +238,8 @@ static ts_load_options load_options_of(const cli_options *o) {
     const bool long_run = o->interactive || o->batch_path || o->check_path || o->serve;
     return (ts_load_options){ .tokenizer_path = o->tokenizer, .simd = o->simd, .quant = o->quant,
                               .cache_type_k = o->cache_type_k, .cache_type_v = o->cache_type_v,
-                              .weights = o->weights == TS_WEIGHTS_AUTO && long_run ? TS_WEIGHTS_DECODE : o->weights };
+                              .weights = o->weights == TS_WEIGHTS_AUTO && long_run ? TS_WEIGHTS_DECODE : o->weights,
+                              .threads = o->n_threads };
 }
 
 /* `run serve MODEL`: the options handed to the server, which loads the model itself (answering
