@@ -117,17 +117,16 @@ static const int8_t iq3_xxs_values[16] = { -62, -52, -44, -36, -28, -20, -12, -4
 
 static void iq3_lanes_pack(unpack_block_fn unpack, size_t block_bytes, const int8_t values[16], const uint8_t *w, size_t ws,
                            int64_t k, uint8_t *out) {
+    uint8_t rank[256];   /* a value's rank by its byte (a search of the 16 per weight took 80% of a load) */
+    memset(rank, 15, sizeof rank);
+    for (int n = 15; n >= 0; n--) rank[(uint8_t)values[n]] = (uint8_t)n;
     for (int64_t i = 0; i < k / QK_K; i++) {
         iq3_lanes l;
         memset(&l, 0, sizeof l);
         for (int p = 0; p < 16; p++) {
             block_unpacked u;
             unpack(w + p * ws + (size_t)i * block_bytes, &u);
-            for (int e = 0; e < QK_K; e++) {
-                int n = 0;
-                while (n < 15 && values[n] != u.q[e]) n++;
-                l.codes[e / 8][4 * p + e % 4] |= (uint8_t)(n << (4 * (e % 8 / 4)));
-            }
+            for (int e = 0; e < QK_K; e++) l.codes[e / 8][4 * p + e % 4] |= (uint8_t)(rank[(uint8_t)u.q[e]] << (4 * (e % 8 / 4)));
             for (int ib = 0; ib < 8; ib++) l.tag[p] |= (uint32_t)((u.sc[2 * ib] - 1) / 2) << (4 * ib);
             l.d[p] = u.d;
         }

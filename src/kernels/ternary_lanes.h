@@ -31,6 +31,11 @@ enum { IQ1_S_GROUPS = 8, IQ1_M_GROUPS = 32, TQ1_0_GROUPS = 8 };
 static inline void ternary_lanes_pack(unpack_block_fn unpack, size_t block_bytes, int groups, bool iq1, const uint8_t *w,
                                       size_t ws, int64_t k, uint8_t *out) {
     const size_t sb = TERNARY_LANES_BYTES(groups);
+    uint8_t t_of[256];   /* t by q's byte: a table, not a division and branches per weight */
+    for (int b = 0; b < 256; b++) {
+        const int q = (int8_t)b;
+        t_of[b] = (uint8_t)(iq1 ? (q + (q > 0 ? 4 : -4)) / 8 : q);   /* IQ1: -9, -7 -> -1; -1, 1 -> 0; 7, 9 -> 1 */
+    }
     memset(out, 0, (size_t)(k / QK_K) * sb);
     for (int64_t i = 0; i < k / QK_K; i++)
         for (int p = 0; p < 16; p++) {
@@ -38,7 +43,7 @@ static inline void ternary_lanes_pack(unpack_block_fn unpack, size_t block_bytes
             block_unpacked u;
             unpack(w + p * ws + (size_t)i * block_bytes, &u);
             for (int e = 0; e < QK_K; e++) {
-                const int q = u.q[e], t = iq1 ? (q + (q > 0 ? 4 : -4)) / 8 : q;   /* IQ1: -9, -7 -> -1; -1, 1 -> 0; 7, 9 -> 1 */
+                const int q = u.q[e], t = (int8_t)t_of[(uint8_t)q];
                 o[64 * (e / 16) + 4 * p + e % 4] |= (uint8_t)((t + 1) << (2 * (e % 16 / 4)));
                 if (iq1 && e % (QK_K / groups) == 0) {
                     const int h = e / (QK_K / groups), neg = q - 8 * t < 0;
