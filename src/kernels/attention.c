@@ -348,16 +348,21 @@ size_t attention_value_row_bytes(int type, int width) {
 
 void attention_store_key(const attention_kernels *ak, int type, void *block, int i, const float *k, int hd) {
     if (type == KV_F16) {
-        uint16_t h[2048], *kt = (uint16_t *)block + i;   /* head sizes up to 2048 (the loader checks) */
-        ak->to_f16(k, h, hd);
-        for (int d = 0; d < hd; d++) kt[(size_t)d * KV_KEY_BLOCK] = h[d];
+        uint16_t h[256], *kt = (uint16_t *)block + i;   /* converted 256 at a time: any head size */
+        for (int d0 = 0; d0 < hd; d0 += 256) {
+            const int n = hd - d0 < 256 ? hd - d0 : 256;
+            ak->to_f16(k + d0, h, n);
+            for (int d = 0; d < n; d++) kt[(size_t)(d0 + d) * KV_KEY_BLOCK] = h[d];
+        }
     } else if (type == KV_Q8_0) {
-        block_q8_0 b[2048 / QK];   /* head sizes up to 2048 (the loader checks) */
-        q8_0_quantize_row(k, b, hd);
         int8_t *codes = (int8_t *)block + i;
         uint16_t *scales = (uint16_t *)((uint8_t *)block + (size_t)hd * KV_KEY_BLOCK) + i;
-        for (int d = 0; d < hd; d++) codes[(size_t)d * KV_KEY_BLOCK] = b[d / QK].qs[d % QK];
-        for (int g = 0; g < hd / QK; g++) scales[(size_t)g * KV_KEY_BLOCK] = (uint16_t)(b[g].d[0] | b[g].d[1] << 8);
+        for (int g = 0; g < hd / QK; g++) {   /* a block of 32 at a time (the row's blocks are independent) */
+            block_q8_0 b;
+            q8_0_quantize_row(k + g * QK, &b, QK);
+            for (int d = 0; d < QK; d++) codes[(size_t)(g * QK + d) * KV_KEY_BLOCK] = b.qs[d];
+            scales[(size_t)g * KV_KEY_BLOCK] = (uint16_t)(b.d[0] | b.d[1] << 8);
+        }
     } else {
         float *kt = (float *)block + i;
         for (int d = 0; d < hd; d++) kt[(size_t)d * KV_KEY_BLOCK] = k[d];

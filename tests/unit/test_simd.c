@@ -437,10 +437,10 @@ static void check_attention_heads(int level, const attention_kernels *ak, int kv
  * and summed from a wrapped ring, against double precision on the stored (dequantized) values. */
 static void check_attention(int level, rng *r) {
     const attention_kernels ak = attention_kernels_for(level);
-    const int hds[] = { 64, 72, 40, 256, 96 }, counts[] = { 1, 2, 17, 37, 130, 257 };
+    const int hds[] = { 64, 72, 40, 256, 96, 2080 }, counts[] = { 1, 2, 17, 37, 130, 257 };   /* 2080: keys stored 256 at a time, past 2048 */
     const int slots = 300, blocks = (slots + KV_KEY_BLOCK - 1) / KV_KEY_BLOCK;
     for (int kv = 0; kv < KV_TYPE_COUNT; kv++)
-    for (int hi = 0; hi < 5; hi++)
+    for (int hi = 0; hi < 6; hi++)
         for (int ci = 0; ci < 6; ci++) {
             const int hd = hds[hi], count = counts[ci];
             if (!attention_kv_type_fits(kv, hd)) continue;
