@@ -195,10 +195,10 @@ static void copy_matrices(ts_model *m, const ts_load_options *opt, resident_list
     uint8_t *base = (uint8_t *)(((uintptr_t)map + HUGE_PAGE - 1) / HUGE_PAGE * HUGE_PAGE);
     madvise(base, size - (size_t)(base - (uint8_t *)map), MADV_HUGEPAGE);
 
-    /* rows rearranged into lanes on every thread: a grid type's rows take ~10 ns a weight to unpack
-     * and rearrange (a 1B IQ3_S file: 11 s on one thread) */
-    long n_threads = opt && opt->threads > 0 ? opt->threads : sysconf(_SC_NPROCESSORS_ONLN);
-    thread_pool *pool = thread_pool_new(n_threads > 0 ? (int)n_threads : 1);   /* NULL: one thread */
+    /* rows rearranged into lanes on every thread (the pool made at the first such matrix; NULL: one
+     * thread): a grid type's rows took ~10 ns a weight (a 1B IQ3_S file: 11 s on one thread) */
+    const long n_threads = opt && opt->threads > 0 ? opt->threads : sysconf(_SC_NPROCESSORS_ONLN);
+    thread_pool *pool = NULL;
     size_t off = 0, copied = 0, in_lanes = 0;
     for (int i = 0; i < l->n; i++) {
         const uint8_t *src = l->w[i]->data;
@@ -215,6 +215,7 @@ static void copy_matrices(ts_model *m, const ts_load_options *opt, resident_list
             const uintptr_t page = (uintptr_t)(src + s) & ~(uintptr_t)4095;
             madvise((void *)page, (size_t)((uintptr_t)(src + s) + len - page), MADV_POPULATE_READ);
             if (tk) {
+                if (!pool && n_threads > 1) pool = thread_pool_new((int)n_threads);
                 pack_job job = { tk, src + s, dst + at, rb, prb, l->w[i]->cols };
                 thread_pool_run_chunks(pool, pack_rows, &job, (long)(len / rb / 16));
             } else
