@@ -77,7 +77,7 @@ static void sift_down(struct candidate *h, int k, int i) {
         i = last;
     }
 }
-static int keep_top_k(struct candidate *cand, const float *logits, int n, int k) {
+static void keep_top_k(struct candidate *cand, const float *logits, int n, int k) {
     for (int i = 0; i < k; i++) cand[i] = (struct candidate){ logits[i], 0.0f, i };
     for (int i = k / 2 - 1; i >= 0; i--) sift_down(cand, k, i);
     for (int i = k; i < n; i++) {
@@ -87,7 +87,6 @@ static int keep_top_k(struct candidate *cand, const float *logits, int n, int k)
             sift_down(cand, k, 0);
         }
     }
-    return k;
 }
 
 void sampler_penalize(const ts_sampler *s, float *logits, const int32_t *recent, int n_recent) {
@@ -121,7 +120,8 @@ int32_t ts_sample(ts_sampler *s, float *logits, const int32_t *recent, int n_rec
     }
     int n = s->n_vocab;
     if (p->top_k > 0 && p->top_k < n) {
-        n = keep_top_k(s->cand, logits, s->n_vocab, p->top_k);
+        keep_top_k(s->cand, logits, n, p->top_k);
+        n = p->top_k;
     } else {
         for (int i = 0; i < n; i++) s->cand[i] = (struct candidate){ logits[i], 0.0f, i };
     }

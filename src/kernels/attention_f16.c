@@ -42,23 +42,21 @@ void attention_values_f16_generic(const float *a, size_t a_stride, int heads, in
  * even and keep a NaN's sign and top payload bits, quieted, as f16_from_f32 does (test_simd checks
  * every kernel set on edge cases and random bits). A token's keys and values are converted before
  * the layer's attention can run, by one thread: scalar, 2% of a 1B decode. ---- */
-void attention_to_f16_generic(const float *x, uint16_t *h, int n) {
-    for (int i = 0; i < n; i++) h[i] = f16_from_f32(x[i]);
-}
+void attention_to_f16_generic(const float *x, uint16_t *h, int n) { f16_from_f32_row(x, h, n); }
 
 #if defined(TS_X86)
 TARGET_AVX512 void attention_to_f16_avx512(const float *x, uint16_t *h, int n) {
     int i = 0;
     for (; i + 16 <= n; i += 16)
         _mm256_storeu_si256((__m256i *)(h + i), _mm512_cvtps_ph(_mm512_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    for (; i < n; i++) h[i] = f16_from_f32(x[i]);
+    f16_from_f32_row(x + i, h + i, n - i);
 }
 
 TARGET_AVX2 void attention_to_f16_avx2(const float *x, uint16_t *h, int n) {
     int i = 0;
     for (; i + 8 <= n; i += 8)
         _mm_storeu_si128((__m128i *)(h + i), _mm256_cvtps_ph(_mm256_loadu_ps(x + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-    for (; i < n; i++) h[i] = f16_from_f32(x[i]);
+    f16_from_f32_row(x + i, h + i, n - i);
 }
 
 /* ---- AVX-512: up to 4 query heads per pass, each widened key or value vector used by all of
@@ -312,7 +310,7 @@ TARGET_AVX2 void attention_values_f16_avx2(const float *a, size_t a_stride, int 
 void attention_to_f16_neon(const float *x, uint16_t *h, int n) {
     int i = 0;
     for (; i + 4 <= n; i += 4) vst1_u16(h + i, vreinterpret_u16_f16(vcvt_f16_f32(vld1q_f32(x + i))));
-    for (; i < n; i++) h[i] = f16_from_f32(x[i]);
+    f16_from_f32_row(x + i, h + i, n - i);
 }
 
 /* NEON: the portable kernels' operations (each product rounded, then added, in the same order),

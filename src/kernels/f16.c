@@ -44,9 +44,10 @@ static float f16_dot_f32(const void *row, const float *x, int64_t k) {
     return (float)total;
 }
 
-static void f16_quantize_row(const float *src, void *row, int64_t k) {
-    uint16_t *w = row;
-    for (int64_t i = 0; i < k; i++) w[i] = f16_from_f32(src[i]);
+void f16_from_f32_row(const float *x, uint16_t *h, int64_t n) {
+    for (int64_t i = 0; i < n; i++) h[i] = f16_from_f32(x[i]);
 }
+
+static void f16_quantize_row(const float *src, void *row, int64_t k) { f16_from_f32_row(src, row, k); }
 
 const type_traits f16_traits = { f16_dequant_row, f16_dot_f32, f16_quantize_row };
