@@ -83,7 +83,7 @@ int main(int argc, char **argv) {
         if (tt && tt->dequant_row && type_block_size(t) && type_name(t) && !strcasecmp(type_name(t), argv[1])) type = t;
     }
     int64_t cols = argc > 2 ? atoll(argv[2]) : 2048;
-    long mb = argc > 3 ? atol(argv[3]) : 512;
+    double mb = argc > 3 ? atof(argv[3]) : 512;   /* fractions too: 0.5 stays in a 1 MB L2 */
     int threads = argc > 4 ? atoi(argv[4]) : 2, passes = argc > 5 ? atoi(argv[5]) : 15;
     int level = simd_from_name(argc > 6 ? argv[6] : "auto");
     if (type < 0 || cols <= 0 || mb <= 0 || threads < 1 || passes < 1 || level < 0 || !cpu_has_simd(level)) {
@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "error: COLS %lld is not a whole number of %s blocks (%d weights)\n", (long long)cols, type_name(type), type_block_size(type));
         return 1;
     }
-    int64_t rows = (int64_t)mb * 1048576 / (int64_t)rb / 16 * 16;   /* a multiple of 16: rows in lanes come 16 at a time */
+    int64_t rows = (int64_t)(mb * 1048576) / (int64_t)rb / 16 * 16;   /* a multiple of 16: rows in lanes come 16 at a time */
     uint8_t *data;
     if (getenv("BENCH_MATVEC_HUGE")) {   /* anonymous memory in 2 MB pages (transparent huge pages) */
         size_t sz = (rb * (size_t)rows + (2u << 20) - 1) / (2u << 20) * (2u << 20);
@@ -137,7 +137,7 @@ int main(int argc, char **argv) {
         void *m = fd < 0 || fstat(fd, &st) != 0 || (size_t)st.st_size < rb * (size_t)rows
                 ? MAP_FAILED : mmap(NULL, rb * (size_t)rows, PROT_READ, MAP_SHARED, fd, 0);
         if (fd >= 0) close(fd);
-        if (m == MAP_FAILED) { fprintf(stderr, "error: %s: cannot map %ld MB of it\n", path, mb); return 1; }
+        if (m == MAP_FAILED) { fprintf(stderr, "error: %s: cannot map %.1f MB of it\n", path, mb); return 1; }
         free(data);
         data = m;
     }

@@ -195,6 +195,8 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, con
         case 3: body(u, a, as, k, y, ys, 3); break;                                                               \
         case 4: body(u, a, as, k, y, ys, 4); break;                                                               \
         case 5: body(u, a, as, k, y, ys, (widest) < 5 ? (widest) : 5); break;                                     \
+        case 6: body(u, a, as, k, y, ys, (widest) < 6 ? (widest) : 6); break;                                     \
+        case 7: body(u, a, as, k, y, ys, (widest) < 7 ? (widest) : 7); break;                                     \
         default: body(u, a, as, k, y, ys, widest); break;                                                         \
         }                                                                                                         \
     }

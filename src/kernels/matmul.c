@@ -130,7 +130,7 @@ static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     for (long r = lo; r < hi; r += 16)
         for (int t = 0, nc; t < j->n; t += nc) {
             const int left = j->n - t;
-            nc = left >= 8 && left != 9 ? 8 : left < 4 ? left : left % 4 == 1 ? 5 : 4;
+            nc = left == 9 ? 5 : left < 8 ? left : 8;
             tk->lanes_packed(w->data + (size_t)r * w->row_bytes, act + (size_t)t * as, as, w->cols, nc, j->y[wi] + (long)t * ys + r, ys);
         }
 }

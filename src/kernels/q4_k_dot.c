@@ -207,7 +207,57 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, cons
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
 }
-LANES_FROM_BODY(q4_k_packed_avx512, q4_k_packed_body, 8)
+/* 6 to 8 positions: the slots one pass each (a loop, not unrolled: unrolled, GCC kept every slot's
+ * sums alive at once and spilled them), the running sums in y itself. */
+static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body_wide(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                              float *y, long ys, const int NC) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    UNROLL
+    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, _mm512_setzero_ps());
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const k4_packed *u = (const k4_packed *)ub + i;
+        const block_q8_K *ab[8];
+        __m512i isum[8], msum[8];
+        k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, msum);
+        const __m512i hi = _mm512_loadu_si512((const void *)u->sm_hi);
+        NO_UNROLL
+        for (int j = 0; j < 8; j++) {   /* slot 4 half + e + 2 h: the codes of half and e, nibble h */
+            const int half = j >> 2, e = (j >> 1) & 1, h = j & 1, slot = 4 * half + e + 2 * h;
+            const __m128i shift = _mm_cvtsi32_si128(4 * h);
+            const uint8_t (*codes)[64] = u->qs + 16 * half + 8 * e;
+            const size_t at = (size_t)(32 * slot);
+            __m512i acc[8];
+            UNROLL
+            for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
+            UNROLL
+            for (int q = 0; q < 8; q++) {
+                const __m512i x = _mm512_and_si512(_mm512_srl_epi16(_mm512_loadu_si512((const void *)codes[q]), shift), low4);
+                UNROLL
+                for (int c = 0; c < NC; c++)
+                    acc[c] = _mm512_dpbusd_epi32(acc[c], x, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + at + 4 * q)));
+            }
+            const int g = q8_k_nibble_slot(slot);
+            const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->sm_lo[g]));
+            const __m512i top = _mm512_and_si512(_mm512_srl_epi32(hi, _mm_cvtsi32_si128(4 * g)), _mm512_set1_epi32(3));
+            const __m512i sc = _mm512_or_si512(_mm512_and_si512(lo, _mm512_set1_epi32(15)), _mm512_slli_epi32(top, 4));
+            UNROLL
+            for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[c], sc));
+        }
+        k4_packed_mins(u, hi, ab, NC, msum);
+        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
+        const __m512 dmin = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->dmin));
+        UNROLL
+        for (int c = 0; c < NC; c++)
+            _mm512_storeu_ps(y + c * ys, k4_term_16(_mm512_loadu_ps(y + c * ys), _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))),
+                                                    d, dmin, isum[c], msum[c]));
+    }
+}
+static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body_any(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                             float *y, long ys, const int NC) {
+    if (NC > 1) q4_k_packed_body_wide(ub, a, as, k, y, ys, NC);
+    else q4_k_packed_body(ub, a, as, k, y, ys, NC);
+}
+LANES_FROM_BODY(q4_k_packed_avx512, q4_k_packed_body_any, 8)
 
 DOT_FROM_BODY(TARGET_AVX512, q4_k_dot_avx512, q4_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q4_k_rows4_avx512, q4_k_avx512_body, 4, 1)

@@ -469,16 +469,21 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i k4_packed_field(const k4_packed *u, _
     const __m512i top = _mm512_and_si512(_mm512_srli_epi32(hi, 4 * g + 2 * field), _mm512_set1_epi32(3));
     return _mm512_or_si512(low, _mm512_slli_epi32(top, 4));
 }
-/* the mins against the bsums pairs (group g: bsums 2g, 2g + 1, the min in both int16 halves) */
+/* the mins against the activation's group sums (a group's 32 int8 sum to at most 4,064: int16), two
+ * groups per dpwssd: lanes (min 2p, min 2p + 1) against (group sum 2p, group sum 2p + 1). The same
+ * integers as a min times each of its group's two bsums. */
 static ALWAYS_INLINE TARGET_AVX512 void k4_packed_mins(const k4_packed *u, __m512i hi, const block_q8_K *const *ab, const int NC,
                                                        __m512i *msum) {
+    int32_t group_pairs[8][4] __attribute__((aligned(16)));
     UNROLL
-    for (int g = 0; g < 8; g++) {
-        const __m512i m = k4_packed_field(u, hi, g, 1);
-        const __m512i mm = _mm512_or_si512(m, _mm512_slli_epi32(m, 16));
+    for (int c = 0; c < NC; c++)
+        _mm_store_si128((__m128i *)group_pairs[c], _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab[c]->bsums),
+                                                                  _mm_loadu_si128((const __m128i *)(ab[c]->bsums + 16))));
+    UNROLL
+    for (int p = 0; p < 4; p++) {
+        const __m512i mm = _mm512_or_si512(k4_packed_field(u, hi, 2 * p, 1), _mm512_slli_epi32(k4_packed_field(u, hi, 2 * p + 1, 1), 16));
         UNROLL
-        for (int c = 0; c < NC; c++)
-            msum[c] = _mm512_dpwssd_epi32(msum[c], mm, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * g)));
+        for (int c = 0; c < NC; c++) msum[c] = _mm512_dpwssd_epi32(msum[c], mm, _mm512_set1_epi32(group_pairs[c][p]));
     }
 }
 #endif

@@ -525,7 +525,73 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
 }
-LANES_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body, 8)
+/* 6 to 8 positions: one group at a time in a loop over (half, mq, jl), not unrolled (unrolled, GCC
+ * kept many groups' sums alive at once and spilled them), the running sums in y itself. Group j of
+ * a pass: j = jl (low nibbles, bits 2 jl of qh shifted up by 4 - 2 jl) and j = jl + 2 (high
+ * nibbles, bits 2 jl + 4 shifted down by 2 jl). */
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body_wide(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                              float *y, long ys, const int NC) {
+    const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30), low16 = _mm512_set1_epi32(0xffff);
+    UNROLL
+    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, _mm512_setzero_ps());
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const q6_k_packed *u = (const q6_k_packed *)ub + i;
+        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
+        const block_q8_K *ab[8];
+        __m512i isum[8], corr[8];
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            ab[c] = (const block_q8_K *)(a + c * as) + i;
+            isum[c] = corr[c] = _mm512_setzero_si512();
+        }
+        NO_UNROLL
+        for (int pass = 0; pass < 8; pass++) {
+            const int half = pass >> 2, mq = (pass >> 1) & 1, jl = pass & 1;
+            const __m128i up = _mm_cvtsi32_si128(4 - 2 * jl), down = _mm_cvtsi32_si128(2 * jl);
+            UNROLL
+            for (int hi = 0; hi < 2; hi++) {
+                const int j = jl + 2 * hi;
+                __m512i acc[8];
+                UNROLL
+                for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
+                UNROLL
+                for (int mm = 0; mm < 4; mm++) {
+                    const int m = 4 * mq + mm;
+                    const __m512i r = _mm512_loadu_si512((const void *)u->ql[16 * half + 8 * jl + m]);
+                    const __m512i h = _mm512_loadu_si512((const void *)u->qh[8 * half + m]);
+                    const __m512i top = hi ? _mm512_srl_epi16(h, down) : _mm512_sll_epi16(h, up);
+                    const __m512i lo = hi ? _mm512_and_si512(_mm512_srli_epi16(r, 4), low4) : _mm512_and_si512(r, low4);
+                    const __m512i code = _mm512_ternarylogic_epi32(lo, top, bits45, 0xf8);   /* lo | (top & bits45) */
+                    const size_t t = (size_t)(32 * half + 8 * j + m);
+                    UNROLL
+                    for (int c = 0; c < NC; c++)
+                        acc[c] = _mm512_dpbusd_epi32(acc[c], code, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
+                }
+                const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[8 * half + 2 * j + mq]));
+                UNROLL
+                for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[c], sc));
+            }
+        }
+        UNROLL
+        for (int h = 0; h < 8; h++) {   /* groups 2h, 2h + 1's scales as int16 pairs, against bsums 2h, 2h + 1 */
+            const __m512i s0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h]));
+            const __m512i s1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h + 1]));
+            const __m512i pair = _mm512_or_si512(_mm512_and_si512(s0, low16), _mm512_slli_epi32(s1, 16));
+            UNROLL
+            for (int c = 0; c < NC; c++)
+                corr[c] = _mm512_dpwssd_epi32(corr[c], pair, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * h)));
+        }
+        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
+        UNROLL
+        for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, q6_k_term_16(_mm512_loadu_ps(y + c * ys), ab[c], d, isum[c], corr[c]));
+    }
+}
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body_any(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                             float *y, long ys, const int NC) {
+    if (NC > 1) q6_k_packed_body_wide(ub, a, as, k, y, ys, NC);
+    else q6_k_packed_body(ub, a, as, k, y, ys, NC);
+}
+LANES_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body_any, 8)
 
 DOT_FROM_BODY(TARGET_AVX512, q6_k_dot_avx512, q6_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q6_k_rows4_avx512, q6_k_avx512_body, 4, 1)
