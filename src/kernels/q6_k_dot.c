@@ -433,9 +433,9 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q6_k_packed_code(__m512i r, __m512i h
  * nibbles with bits 2jl of qh dword m are quad 32 half + 8 jl + m, its high nibbles with bits
  * 2 (jl + 2) quad 32 half + 8 (jl + 2) + m (group = quad / 4); the groups' sums times their scales,
  * the offset 32 through the scales against the bsums pairs, then the portable kernel's float
- * operations lane by lane. */
-static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                         float *y, long ys, const int NC) {
+ * operations lane by lane. One position: both nibbles of each load at once (two sums in flight). */
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_one(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k, float *y) {
+    const int NC = 1;
     const __m512i low16 = _mm512_set1_epi32(0xffff);
     __m512 sum[8];
     UNROLL
@@ -459,31 +459,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
             for (int jl = 0; jl < 2; jl++)
                 UNROLL
                 for (int mq = 0; mq < 2; mq++) {   /* groups 8 half + 2 jl + mq (low nibbles) and that + 4 (high) */
-                    if (NC > 5) {   /* one group at a time: 8 sums per pass leave room in the registers */
-                        UNROLL
-                        for (int hi = 0; hi < 2; hi++) {
-                            const int j = jl + 2 * hi;
-                            __m512i acc1[8];
-                            UNROLL
-                            for (int c = 0; c < NC; c++) acc1[c] = _mm512_setzero_si512();
-                            UNROLL
-                            for (int mm = 0; mm < 4; mm++) {
-                                const int m = 4 * mq + mm;
-                                const __m512i r = _mm512_loadu_si512((const void *)u->ql[16 * half + 8 * jl + m]);
-                                const __m512i h = _mm512_loadu_si512((const void *)u->qh[8 * half + m]);
-                                const __m512i code = q6_k_packed_code(r, h, j, hi);
-                                const int t = 32 * half + 8 * j + m;
-                                UNROLL
-                                for (int c = 0; c < NC; c++)
-                                    acc1[c] = _mm512_dpbusd_epi32(acc1[c], code, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
-                            }
-                            const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[8 * half + 2 * j + mq]));
-                            UNROLL
-                            for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc1[c], sc));
-                        }
-                        continue;
-                    }
-                    __m512i acc[2][5];
+                    __m512i acc[2][1];
                     UNROLL
                     for (int c = 0; c < NC; c++) acc[0][c] = acc[1][c] = _mm512_setzero_si512();
                     UNROLL
@@ -522,15 +498,15 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
         UNROLL
         for (int c = 0; c < NC; c++) sum[c] = q6_k_term_16(sum[c], ab[c], d, isum[c], corr[c]);
     }
-    UNROLL
-    for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, sum[c]);
+    _mm512_storeu_ps(y, sum[0]);
 }
-/* 6 to 8 positions: one group at a time in a loop over (half, mq, jl), not unrolled (unrolled, GCC
- * kept many groups' sums alive at once and spilled them), the running sums in y itself. Group j of
+/* 2 to 8 positions: one group a pass, in a loop over (half, mq, jl) (unrolled, GCC kept many
+ * groups' sums alive at once and spilled them: 5 positions 22.5 -> 27.5 GB/s in L2), the running
+ * sums in y itself. Group j of
  * a pass: j = jl (low nibbles, bits 2 jl of qh shifted up by 4 - 2 jl) and j = jl + 2 (high
  * nibbles, bits 2 jl + 4 shifted down by 2 jl). */
-static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body_wide(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                              float *y, long ys, const int NC) {
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                         float *y, long ys, const int NC) {
     const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30), low16 = _mm512_set1_epi32(0xffff);
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, _mm512_setzero_ps());
@@ -586,12 +562,12 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body_wide(const uint8_t *ub,
         for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, q6_k_term_16(_mm512_loadu_ps(y + c * ys), ab[c], d, isum[c], corr[c]));
     }
 }
-static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body_any(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                             float *y, long ys, const int NC) {
-    if (NC > 1) q6_k_packed_body_wide(ub, a, as, k, y, ys, NC);
-    else q6_k_packed_body(ub, a, as, k, y, ys, NC);
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+                                                         float *y, long ys, const int NC) {
+    if (NC == 1) q6_k_packed_one(ub, a, as, k, y);
+    else q6_k_packed_many(ub, a, as, k, y, ys, NC);
 }
-LANES_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body_any, 8)
+LANES_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body, 8)
 
 DOT_FROM_BODY(TARGET_AVX512, q6_k_dot_avx512, q6_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q6_k_rows4_avx512, q6_k_avx512_body, 4, 1)
