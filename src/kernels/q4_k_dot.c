@@ -188,10 +188,12 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_one(const uint8_t *ub, const
 }
 /* 2 to 8 positions: one slot a pass, in a loop (unrolled, GCC kept every slot's sums alive at once
  * and spilled them: 8 positions 14.6 -> 15.2 GB/s in L2, 5 positions 22 -> 23.5), the running sums
- * in y itself. */
+ * in y itself. The high nibbles are not shifted down: their sums are 16 times theirs, so the low
+ * nibbles' scales are taken 16 times too and the whole sum divided by 16 at the end (exact: at most
+ * 8 slots x 16 x 63 x 32 x 15 x 127 < 2^31). Pass j takes scale group j: slot 4 half + e + 2 h,
+ * its group q8_k_nibble_slot(slot) = 4 half + 2 e + h. */
 static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                          float *y, long ys, const int NC) {
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, _mm512_setzero_ps());
     for (int64_t i = 0; i < k / QK_K; i++) {
@@ -201,9 +203,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, cons
         k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, msum);
         const __m512i hi = _mm512_loadu_si512((const void *)u->sm_hi);
         NO_UNROLL
-        for (int j = 0; j < 8; j++) {   /* slot 4 half + e + 2 h: the codes of half and e, nibble h */
+        for (int j = 0; j < 8; j++) {   /* the codes of half and e, nibble h */
             const int half = j >> 2, e = (j >> 1) & 1, h = j & 1, slot = 4 * half + e + 2 * h;
-            const __m128i shift = _mm_cvtsi32_si128(4 * h);
+            const __m512i nibble = _mm512_set1_epi8((char)(h ? 0xf0 : 0x0f));
             const uint8_t (*codes)[64] = u->qs + 16 * half + 8 * e;
             const size_t at = (size_t)(32 * slot);
             __m512i acc[8];
@@ -211,15 +213,15 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, cons
             for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
             UNROLL
             for (int q = 0; q < 8; q++) {
-                const __m512i x = _mm512_and_si512(_mm512_srl_epi16(_mm512_loadu_si512((const void *)codes[q]), shift), low4);
+                const __m512i x = _mm512_and_si512(_mm512_loadu_si512((const void *)codes[q]), nibble);
                 UNROLL
                 for (int c = 0; c < NC; c++)
                     acc[c] = _mm512_dpbusd_epi32(acc[c], x, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + at + 4 * q)));
             }
-            const int g = q8_k_nibble_slot(slot);
-            const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->sm_lo[g]));
-            const __m512i top = _mm512_and_si512(_mm512_srl_epi32(hi, _mm_cvtsi32_si128(4 * g)), _mm512_set1_epi32(3));
-            const __m512i sc = _mm512_or_si512(_mm512_and_si512(lo, _mm512_set1_epi32(15)), _mm512_slli_epi32(top, 4));
+            const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->sm_lo[j]));
+            const __m512i top = _mm512_and_si512(_mm512_srl_epi32(hi, _mm_cvtsi32_si128(4 * j)), _mm512_set1_epi32(3));
+            const __m512i sc = _mm512_sll_epi32(_mm512_or_si512(_mm512_and_si512(lo, _mm512_set1_epi32(15)), _mm512_slli_epi32(top, 4)),
+                                                _mm_cvtsi32_si128(4 - 4 * h));
             UNROLL
             for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[c], sc));
         }
@@ -229,7 +231,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, cons
         UNROLL
         for (int c = 0; c < NC; c++)
             _mm512_storeu_ps(y + c * ys, k4_term_16(_mm512_loadu_ps(y + c * ys), _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))),
-                                                    d, dmin, isum[c], msum[c]));
+                                                    d, dmin, _mm512_srai_epi32(isum[c], 4), msum[c]));
     }
 }
 static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
