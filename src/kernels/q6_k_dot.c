@@ -521,29 +521,32 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, cons
             isum[c] = corr[c] = _mm512_setzero_si512();
         }
         NO_UNROLL
-        for (int pass = 0; pass < 8; pass++) {
-            const int half = pass >> 2, mq = (pass >> 1) & 1, jl = pass & 1;
-            const __m128i up = _mm_cvtsi32_si128(4 - 2 * jl), down = _mm_cvtsi32_si128(2 * jl);
+        for (size_t pass = 0; pass < 8; pass++) {
+            /* per pass one pointer each to the codes, the high bits, the scales and (at) the
+             * activations' bytes, so the addresses inside are constant offsets (computed from the
+             * pass variables at each use, they took more instructions than the products) */
+            const size_t half = pass >> 2, mq = (pass >> 1) & 1, jl = pass & 1;
+            const uint8_t (*ql)[64] = u->ql + 16 * half + 8 * jl + 4 * mq, (*qh)[64] = u->qh + 8 * half + 4 * mq;
+            const int8_t (*scales)[16] = u->sc + 8 * half + 2 * jl + mq;   /* + 4: the high nibbles' group */
+            const size_t at = 128 * half + 32 * jl + 16 * mq;             /* + 64: the high nibbles' quads */
+            const __m128i up = _mm_cvtsi32_si128((int)(4 - 2 * jl)), down = _mm_cvtsi32_si128((int)(2 * jl));
             UNROLL
             for (int hi = 0; hi < 2; hi++) {
-                const int j = jl + 2 * hi;
                 __m512i acc[8];
                 UNROLL
                 for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
                 UNROLL
                 for (int mm = 0; mm < 4; mm++) {
-                    const int m = 4 * mq + mm;
-                    const __m512i r = _mm512_loadu_si512((const void *)u->ql[16 * half + 8 * jl + m]);
-                    const __m512i h = _mm512_loadu_si512((const void *)u->qh[8 * half + m]);
+                    const __m512i r = _mm512_loadu_si512((const void *)ql[mm]);
+                    const __m512i h = _mm512_loadu_si512((const void *)qh[mm]);
                     const __m512i top = hi ? _mm512_srl_epi16(h, down) : _mm512_sll_epi16(h, up);
                     const __m512i lo = hi ? _mm512_and_si512(_mm512_srli_epi16(r, 4), low4) : _mm512_and_si512(r, low4);
                     const __m512i code = _mm512_ternarylogic_epi32(lo, top, bits45, 0xf8);   /* lo | (top & bits45) */
-                    const size_t t = (size_t)(32 * half + 8 * j + m);
                     UNROLL
                     for (int c = 0; c < NC; c++)
-                        acc[c] = _mm512_dpbusd_epi32(acc[c], code, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
+                        acc[c] = _mm512_dpbusd_epi32(acc[c], code, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + at + 64 * hi + 4 * mm)));
                 }
-                const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[8 * half + 2 * j + mq]));
+                const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)scales[4 * hi]));
                 UNROLL
                 for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[c], sc));
             }
