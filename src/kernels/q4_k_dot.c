@@ -203,11 +203,11 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, cons
         k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, msum);
         const __m512i hi = _mm512_loadu_si512((const void *)u->sm_hi);
         NO_UNROLL
-        for (int j = 0; j < 8; j++) {   /* the codes of half and e, nibble h */
-            const int half = j >> 2, e = (j >> 1) & 1, h = j & 1, slot = 4 * half + e + 2 * h;
+        for (size_t j = 0; j < 8; j++) {   /* the codes of half and e, nibble h (size_t: no sign extensions) */
+            const size_t half = j >> 2, e = (j >> 1) & 1, h = j & 1;
             const __m512i nibble = _mm512_set1_epi8((char)(h ? 0xf0 : 0x0f));
             const uint8_t (*codes)[64] = u->qs + 16 * half + 8 * e;
-            const size_t at = (size_t)(32 * slot);
+            const size_t at = 32 * (4 * half + e + 2 * h);   /* the slot's activation bytes */
             __m512i acc[8];
             UNROLL
             for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
@@ -219,9 +219,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, cons
                     acc[c] = _mm512_dpbusd_epi32(acc[c], x, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + at + 4 * q)));
             }
             const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->sm_lo[j]));
-            const __m512i top = _mm512_and_si512(_mm512_srl_epi32(hi, _mm_cvtsi32_si128(4 * j)), _mm512_set1_epi32(3));
+            const __m512i top = _mm512_and_si512(_mm512_srl_epi32(hi, _mm_cvtsi32_si128((int)(4 * j))), _mm512_set1_epi32(3));
             const __m512i sc = _mm512_sll_epi32(_mm512_or_si512(_mm512_and_si512(lo, _mm512_set1_epi32(15)), _mm512_slli_epi32(top, 4)),
-                                                _mm_cvtsi32_si128(4 - 4 * h));
+                                                _mm_cvtsi32_si128((int)(4 - 4 * h)));
             UNROLL
             for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[c], sc));
         }
