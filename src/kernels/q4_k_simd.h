@@ -436,21 +436,6 @@ static inline void k4_packed_row(const uint8_t *ub, int64_t k, int p, uint8_t *r
     }
 }
 
-/* The start of super-block i of 16 packed rows (bytes each) with mins (Q2_K, Q4_K, Q5_K) for NC
- * positions: the same super-block of the next 16 rows into L2 (the rows are one stream: the
- * products of a few positions are too slow for the hardware's prefetch to keep ahead, so the loads
- * would wait for memory; Q4_K, 8 positions, 1 thread: 5.3 against 10.5 GB/s in cache), each
- * position's activation block ab[c], its sums zeroed. */
-static ALWAYS_INLINE TARGET_AVX512 void k_packed_start(const void *u, size_t bytes, int64_t k, const uint8_t *a, size_t as,
-                                                       int64_t i, const int NC, const block_q8_K *ab[8], __m512i isum[8],
-                                                       __m512i msum[8]) {
-    for (size_t l = 0; l < bytes; l += 64) _mm_prefetch((const char *)u + (size_t)(k / QK_K) * bytes + l, _MM_HINT_T1);
-    UNROLL
-    for (int c = 0; c < NC; c++) {
-        ab[c] = (const block_q8_K *)(a + c * as) + i;
-        isum[c] = msum[c] = _mm512_setzero_si512();
-    }
-}
 /* The end: each position's term (k4_term_16) with the 16 rows' f16 d and dmin */
 static ALWAYS_INLINE TARGET_AVX512 void k_packed_terms(__m512 sum[8], const uint16_t d16[16], const uint16_t dmin16[16],
                                                        const block_q8_K *const ab[8], const __m512i isum[8], const __m512i msum[8],

@@ -429,6 +429,20 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q6_k_packed_code(__m512i r, __m512i h
     const __m512i lo = hi ? _mm512_and_si512(_mm512_srli_epi16(r, 4), low4) : _mm512_and_si512(r, low4);
     return _mm512_or_si512(lo, _mm512_and_si512(top, bits45));
 }
+/* corr[c] += the scales against position c's bsums (the offset 32, taken back in q6_k_term_16):
+ * groups 2h, 2h + 1's scales as int16 pairs against bsums 2h, 2h + 1 */
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_corr(const q6_k_packed *u, const block_q8_K *const *ab, const int NC, __m512i *corr) {
+    const __m512i low16 = _mm512_set1_epi32(0xffff);
+    UNROLL
+    for (int h = 0; h < 8; h++) {
+        const __m512i s0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h]));
+        const __m512i s1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h + 1]));
+        const __m512i pair = _mm512_or_si512(_mm512_and_si512(s0, low16), _mm512_slli_epi32(s1, 16));
+        UNROLL
+        for (int c = 0; c < NC; c++)
+            corr[c] = _mm512_dpwssd_epi32(corr[c], pair, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * h)));
+    }
+}
 /* 16 packed rows x NC positions: for each ql dword j of a half (jl = j / 8, m = j % 8) its low
  * nibbles with bits 2jl of qh dword m are quad 32 half + 8 jl + m, its high nibbles with bits
  * 2 (jl + 2) quad 32 half + 8 (jl + 2) + m (group = quad / 4); the groups' sums times their scales,
@@ -436,23 +450,14 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i q6_k_packed_code(__m512i r, __m512i h
  * operations lane by lane. One position: both nibbles of each load at once (two sums in flight). */
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_one(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k, float *y) {
     const int NC = 1;
-    const __m512i low16 = _mm512_set1_epi32(0xffff);
     __m512 sum[8];
     UNROLL
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
     for (int64_t i = 0; i < k / QK_K; i++) {
         const q6_k_packed *u = (const q6_k_packed *)ub + i;
-        /* the same super-block of the next 16 rows into L2 (the rows are one stream): the
-         * products of a few positions are too slow for the hardware's prefetch to keep ahead, so
-         * the loads would wait for memory (8 positions, 1 thread: 5.3 against 10.5 GB/s in cache) */
-        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
         const block_q8_K *ab[8];
         __m512i isum[8], corr[8];
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = corr[c] = _mm512_setzero_si512();
-        }
+        k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, corr);
         UNROLL
         for (int half = 0; half < 2; half++)
             UNROLL
@@ -485,15 +490,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_one(const uint8_t *ub, const
                         for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[hi][c], sc));
                     }
                 }
-        UNROLL
-        for (int h = 0; h < 8; h++) {   /* groups 2h, 2h + 1's scales as int16 pairs, against bsums 2h, 2h + 1 */
-            const __m512i s0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h]));
-            const __m512i s1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h + 1]));
-            const __m512i pair = _mm512_or_si512(_mm512_and_si512(s0, low16), _mm512_slli_epi32(s1, 16));
-            UNROLL
-            for (int c = 0; c < NC; c++)
-                corr[c] = _mm512_dpwssd_epi32(corr[c], pair, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * h)));
-        }
+        q6_k_packed_corr(u, ab, NC, corr);
         const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
         UNROLL
         for (int c = 0; c < NC; c++) sum[c] = q6_k_term_16(sum[c], ab[c], d, isum[c], corr[c]);
@@ -507,19 +504,14 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_one(const uint8_t *ub, const
  * nibbles, bits 2 jl + 4 shifted down by 2 jl). */
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                          float *y, long ys, const int NC) {
-    const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30), low16 = _mm512_set1_epi32(0xffff);
+    const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
     UNROLL
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, _mm512_setzero_ps());
     for (int64_t i = 0; i < k / QK_K; i++) {
         const q6_k_packed *u = (const q6_k_packed *)ub + i;
-        for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + k / QK_K) + l, _MM_HINT_T1);
         const block_q8_K *ab[8];
         __m512i isum[8], corr[8];
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            ab[c] = (const block_q8_K *)(a + c * as) + i;
-            isum[c] = corr[c] = _mm512_setzero_si512();
-        }
+        k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, corr);
         NO_UNROLL
         for (size_t pass = 0; pass < 8; pass++) {
             /* per pass one pointer each to the codes, the high bits, the scales and (at) the
@@ -551,15 +543,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, cons
                 for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[c], sc));
             }
         }
-        UNROLL
-        for (int h = 0; h < 8; h++) {   /* groups 2h, 2h + 1's scales as int16 pairs, against bsums 2h, 2h + 1 */
-            const __m512i s0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h]));
-            const __m512i s1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h + 1]));
-            const __m512i pair = _mm512_or_si512(_mm512_and_si512(s0, low16), _mm512_slli_epi32(s1, 16));
-            UNROLL
-            for (int c = 0; c < NC; c++)
-                corr[c] = _mm512_dpwssd_epi32(corr[c], pair, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * h)));
-        }
+        q6_k_packed_corr(u, ab, NC, corr);
         const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
         UNROLL
         for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, q6_k_term_16(_mm512_loadu_ps(y + c * ys), ab[c], d, isum[c], corr[c]));
