@@ -97,6 +97,10 @@ int main(int argc, char **argv) {
         return 1;
     }
     int64_t rows = (int64_t)(mb * 1048576) / (int64_t)rb / 16 * 16;   /* a multiple of 16: rows in lanes come 16 at a time */
+    if (rows < 16) {
+        fprintf(stderr, "error: %.3g MB holds fewer than 16 rows of %lld %s weights\n", mb, (long long)cols, type_name(type));
+        return 1;
+    }
     uint8_t *data;
     if (getenv("BENCH_MATVEC_HUGE")) {   /* anonymous memory in 2 MB pages (transparent huge pages) */
         size_t sz = (rb * (size_t)rows + (2u << 20) - 1) / (2u << 20) * (2u << 20);
@@ -193,7 +197,7 @@ int main(int argc, char **argv) {
     }
     qsort(gbs, passes, sizeof *gbs, cmp_double);
     qsort(probe, passes, sizeof *probe, cmp_double);
-    printf("%s %lld x %lld (%.0f MB) x %d position%s, %d threads, %s: kernel best %.1f median %.1f GB/s | probe best %.1f median %.1f GB/s | kernel/probe %.0f%% (checksum %.3g %llu)\n",
+    printf("%s %lld x %lld (%.1f MB) x %d position%s, %d threads, %s: kernel best %.1f median %.1f GB/s | probe best %.1f median %.1f GB/s | kernel/probe %.0f%% (checksum %.3g %llu)\n",
            type_name(type), (long long)rows, (long long)cols, (double)rb * rows / 1048576, npos, npos == 1 ? "" : "s", threads, simd_name(level),
            gbs[passes - 1], gbs[passes / 2], probe[passes - 1], probe[passes / 2],
            100 * gbs[passes / 2] / probe[passes / 2], y[rows / 2], (unsigned long long)pa.sum);

@@ -181,10 +181,8 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, con
         for (int c = 0; c < (NC); c++) _mm512_storeu_ps((y) + c * (ys), sum_[c]);                               \
     } while (0)
 
-/* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 8: 1 to 5 or 8 positions) from a body
- * taking NC as a constant. The packed rows take 5 positions at once where a batch would otherwise
- * end with one alone (a pass over the 16 rows for one position costs nearly what one for four
- * does), and 8 where the batch has them (the codes split once for twice the positions). */
+/* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 8: 1 to 8 positions in one pass) from
+ * a body taking NC as a constant; above the widest, the widest (the caller gives no more). */
 #define LANES_FROM_BODY(name, body, widest) LANES_FROM_BODY_TARGET(TARGET_AVX512, name, body, widest)
 /* the same for the kernels of an extension (TARGET_AVX512_VBMI) */
 #define LANES_FROM_BODY_TARGET(target, name, body, widest)                                                        \

@@ -117,9 +117,9 @@ const uint8_t *matmul_weight_row(const matmul_ctx *mc, const weight *w, int64_t 
 }
 
 /* Rows [lo, hi) of a weight whose rows are kept in lanes (weight.lanes; lo and hi multiples of 16):
- * each 16 multiplied with every position, 8 at a time while 8 are left (the codes split once for
- * twice the positions), then 4, or 5 where 4 would leave one alone at the end (a speculation's 5 or
- * 9 positions: one pass fewer). */
+ * each 16 multiplied with every position, 8 at a time while more than 8 are left (the codes split
+ * once for all 8), the rest in one pass; 9 as 5 + 4 (a speculation's 9 positions: 8 + 1 would make
+ * a pass for one position, which costs nearly what one for four does). */
 static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
     const type_kernels *tk = j->ks->types[w->type];
