@@ -218,10 +218,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, cons
                 for (int c = 0; c < NC; c++)
                     acc[c] = _mm512_dpbusd_epi32(acc[c], x, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + at + 4 * q)));
             }
-            const __m512i lo = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->sm_lo[j]));
-            const __m512i top = _mm512_and_si512(_mm512_srl_epi32(hi, _mm_cvtsi32_si128((int)(4 * j))), _mm512_set1_epi32(3));
-            const __m512i sc = _mm512_sll_epi32(_mm512_or_si512(_mm512_and_si512(lo, _mm512_set1_epi32(15)), _mm512_slli_epi32(top, 4)),
-                                                _mm_cvtsi32_si128((int)(4 - 4 * h)));
+            const __m512i sc = _mm512_sll_epi32(k4_packed_field(u, hi, (int)j, 0), _mm_cvtsi32_si128((int)(4 - 4 * h)));
             UNROLL
             for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[c], sc));
         }
