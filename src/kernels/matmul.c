@@ -26,6 +26,7 @@ size_t matmul_scratch_bytes(int max_n, int64_t max_k) {
 typedef struct matmul_input {
     const float *x;
     long x_stride;
+    int n;                              /* positions */
     const uint8_t *act[TS_TYPE_COUNT];  /* per activation format: rows of act_stride bytes */
     size_t act_stride[TS_TYPE_COUNT];
 } matmul_input;
@@ -39,7 +40,7 @@ typedef struct matmul_job {
     long chunk_rows[MATMUL_MAX_MULTI];        /* rows per chunk of each weight */
     long chunks_before[MATMUL_MAX_MULTI + 1]; /* prefix sums of the chunk counts */
     const matmul_input *in[MATMUL_MAX_MULTI]; /* the input each weight reads */
-    int n;
+    int n[MATMUL_MAX_MULTI];                  /* its positions */
 } matmul_job;
 
 /* Whether a batch of n positions on w goes through its type's unpacked rows (below): not where its
@@ -70,10 +71,10 @@ static bool product_rows_unpacked(const matmul_job *j, int wi, long lo, long hi)
     const long ys = j->y_stride[wi], rows = hi - lo, re = rows / uk->tile_rows * uk->tile_rows;
     float *y = j->y[wi] + lo;
     int t = 0;
-    for (; t + uk->tile_cols <= j->n; t += uk->tile_cols)
+    for (; t + uk->tile_cols <= j->n[wi]; t += uk->tile_cols)
         for (long r = 0; r < re; r += uk->tile_rows)
             uk->tile(ub + (size_t)r * urb, urb, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
-    for (int tt = 0; tt < j->n; tt++)
+    for (int tt = 0; tt < j->n[wi]; tt++)
         for (long r = tt < t ? re : 0; r < rows; r++) y[(long)tt * ys + r] = uk->dot(ub + (size_t)r * urb, act + (size_t)tt * as, k);
     free(u);
     return true;
@@ -102,8 +103,8 @@ static long product_rows_lanes(const matmul_job *j, int wi, long lo, long hi) {
     long r = lo;
     for (; r + 16 <= hi; r += 16) {
         tk->lanes_unpack(w->data + (size_t)r * w->row_bytes, w->row_bytes, k, u);
-        for (int t = 0; t < j->n; t += 4)
-            tk->lanes_tile(u, act + (size_t)t * as, as, k, j->n - t < 4 ? j->n - t : 4, y + (long)t * ys + r, ys);
+        for (int t = 0; t < j->n[wi]; t += 4)
+            tk->lanes_tile(u, act + (size_t)t * as, as, k, j->n[wi] - t < 4 ? j->n[wi] - t : 4, y + (long)t * ys + r, ys);
     }
     free(u);
     return r;
@@ -128,8 +129,8 @@ static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     const size_t as = in->act_stride[lanes_act_type(tk)];
     const long ys = j->y_stride[wi];
     for (long r = lo; r < hi; r += 16)
-        for (int t = 0, nc; t < j->n; t += nc) {
-            const int left = j->n - t;
+        for (int t = 0, nc; t < j->n[wi]; t += nc) {
+            const int left = j->n[wi] - t;
             nc = left == 9 ? 5 : left < 8 ? left : 8;
             tk->lanes_packed(w->data + (size_t)r * w->row_bytes, act + (size_t)t * as, as, w->cols, nc, j->y[wi] + (long)t * ys + r, ys);
         }
@@ -140,7 +141,7 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
     float *y = j->y[wi];
     const long ys = j->y_stride[wi];
-    const int n = j->n;
+    const int n = j->n[wi];
     const matmul_input *in = j->in[wi];
     const type_kernels *tk = j->ks->types[w->type];
     if (!tk) {   /* the scalar reference */
@@ -199,7 +200,7 @@ static void matmul_chunk(void *ctx, long i) {
     product_rows(j, wi, lo, hi);
     const float scale = j->w[wi]->scale;
     if (scale != 0.0f && scale != 1.0f)   /* the weight's per-tensor scale (weight.h) */
-        for (int t = 0; t < j->n; t++) {
+        for (int t = 0; t < j->n[wi]; t++) {
             float *y = j->y[wi] + (long)t * j->y_stride[wi];
             for (long r = lo; r < hi; r++) y[r] *= scale;
         }
@@ -232,38 +233,43 @@ static long chunk_rows_of(const kernel_set *ks, const weight *w, int n) {
     return rows < 4 ? 4 : rows;
 }
 
-typedef struct quantize_fmt { quantize_act_fn quant; const float *x; long x_stride; uint8_t *dst; size_t stride; int64_t k; } quantize_fmt;
+typedef struct quantize_fmt { quantize_act_fn quant; const float *x; long x_stride; uint8_t *dst; size_t stride; int64_t k; int n; } quantize_fmt;
 typedef struct quantize_job {
-    int n, n_fmt;
-    quantize_fmt fmt[2 * MATMUL_MAX_MULTI];   /* per weight: its row kernels' and its unpacked rows' format */
+    int n_fmt;
+    long rows;                                /* of all formats together */
+    quantize_fmt fmt[2 * MATMUL_MAX_MULTI];   /* per input: its weights' row kernels' and unpacked rows' formats */
 } quantize_job;
 
 static void quantize_task(void *ctx, int ith, int nth) {
     const quantize_job *q = ctx;
     long lo, hi;
-    split_range((long)q->n * q->n_fmt, ith, nth, &lo, &hi);
-    for (long i = lo; i < hi; i++) {
-        const quantize_fmt *f = &q->fmt[i / q->n];
-        long t = i % q->n;
-        f->quant(f->x + t * f->x_stride, f->dst + (size_t)t * f->stride, f->k);
+    split_range(q->rows, ith, nth, &lo, &hi);
+    long first = 0;   /* the first row of format f */
+    for (int f = 0; f < q->n_fmt && first < hi; first += q->fmt[f++].n) {
+        const quantize_fmt *qf = &q->fmt[f];
+        for (long t = lo > first ? lo - first : 0; t < qf->n && first + t < hi; t++)
+            qf->quant(qf->x + t * qf->x_stride, qf->dst + (size_t)t * qf->stride, qf->k);
     }
 }
 
-/* The products of count weights, weight i reading input in_of[i] of inputs[] (n positions each),
- * in one pass of the pool; each input is quantized once per activation format its weights want. */
+/* The products of count weights, weight i reading input in_of[i] of inputs[] (each with its own
+ * positions), in one pass of the pool; each input is quantized once per activation format its
+ * weights want. */
 static void run_products(const matmul_ctx *mc, int count, const weight *const *ws, matmul_input *inputs,
-                         const int *in_of, int n, float *const *ys, const long *y_strides) {
+                         const int *in_of, float *const *ys, const long *y_strides) {
     const kernel_set *ks = mc->ks ? mc->ks : kernel_set_for(SIMD_SCALAR);
-    matmul_job j = { .ks = ks, .n = n };
-    quantize_job q = { .n = n };
+    matmul_job j = { .ks = ks };
+    quantize_job q = { 0 };
     uint8_t *scratch = mc->act;
     for (int i = 0; i < count && j.count < MATMUL_MAX_MULTI; i++) {
         if (!ws[i] || !ws[i]->data) continue;
         matmul_input *in = &inputs[in_of[i]];
+        const int n = in->n;
         j.w[j.count] = ws[i];
         j.y[j.count] = ys[i];
         j.y_stride[j.count] = y_strides[i];
         j.in[j.count] = in;
+        j.n[j.count] = n;
         j.chunk_rows[j.count] = chunk_rows_of(ks, ws[i], n);
         j.chunks_before[j.count + 1] = j.chunks_before[j.count] + (ws[i]->rows + j.chunk_rows[j.count] - 1) / j.chunk_rows[j.count];
         j.count++;
@@ -281,7 +287,8 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
             const int at = formats[f];
             if (at == TS_F32 || in->act[at]) continue;
             size_t stride = act_row_bytes(at, ws[i]->cols);
-            q.fmt[q.n_fmt++] = (quantize_fmt){ act_quantizer(ks, at), in->x, in->x_stride, scratch, stride, ws[i]->cols };
+            q.fmt[q.n_fmt++] = (quantize_fmt){ act_quantizer(ks, at), in->x, in->x_stride, scratch, stride, ws[i]->cols, n };
+            q.rows += n;
             in->act[at] = scratch;
             in->act_stride[at] = stride;
             scratch += (size_t)n * stride;
@@ -290,7 +297,7 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
     if (j.count == 0) return;
     if (q.n_fmt > 0) {
         /* a batch's rows are quantized by the pool too (each row by one thread: same result) */
-        if ((long)n * q.n_fmt >= 8) thread_pool_run(mc->pool, quantize_task, &q);
+        if (q.rows >= 8) thread_pool_run(mc->pool, quantize_task, &q);
         else quantize_task(&q, 0, 1);
     }
     thread_pool_run_chunks(mc->pool, matmul_chunk, &j, j.chunks_before[j.count]);
@@ -298,20 +305,30 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
 
 void matmul_multi(const matmul_ctx *mc, int count, const weight *const *ws, const float *x,
                   long x_stride, int n, float *const *ys, const long *y_strides) {
-    matmul_input input = { .x = x, .x_stride = x_stride };
+    matmul_input input = { .x = x, .x_stride = x_stride, .n = n };
     int in_of[MATMUL_MAX_MULTI] = { 0 };
-    run_products(mc, count, ws, &input, in_of, n, ys, y_strides);
+    run_products(mc, count, ws, &input, in_of, ys, y_strides);
+}
+
+void matmul_each_n(const matmul_ctx *mc, int count, const weight *const *ws, const float *const *xs,
+                   const long *x_strides, const int *ns, float *const *ys, const long *y_strides) {
+    matmul_input inputs[MATMUL_MAX_MULTI];
+    int in_of[MATMUL_MAX_MULTI], n_inputs = 0;
+    for (int i = 0; i < count && i < MATMUL_MAX_MULTI; i++) {
+        int k = 0;   /* an input already listed (the same rows) is quantized once */
+        while (k < n_inputs && !(inputs[k].x == xs[i] && inputs[k].x_stride == x_strides[i] && inputs[k].n == ns[i])) k++;
+        if (k == n_inputs) inputs[n_inputs++] = (matmul_input){ .x = xs[i], .x_stride = x_strides[i], .n = ns[i] };
+        in_of[i] = k;
+    }
+    run_products(mc, count, ws, inputs, in_of, ys, y_strides);
 }
 
 void matmul_each(const matmul_ctx *mc, int count, const weight *const *ws, const float *const *xs,
                  long x_stride, int n, float *const *ys, const long *y_strides) {
-    matmul_input inputs[MATMUL_MAX_MULTI];
-    int in_of[MATMUL_MAX_MULTI];
-    for (int i = 0; i < count && i < MATMUL_MAX_MULTI; i++) {
-        inputs[i] = (matmul_input){ .x = xs[i], .x_stride = x_stride };
-        in_of[i] = i;
-    }
-    run_products(mc, count, ws, inputs, in_of, n, ys, y_strides);
+    long st[MATMUL_MAX_MULTI];
+    int ns[MATMUL_MAX_MULTI];
+    for (int i = 0; i < count && i < MATMUL_MAX_MULTI; i++) { st[i] = x_stride; ns[i] = n; }
+    matmul_each_n(mc, count, ws, xs, st, ns, ys, y_strides);
 }
 
 void matmul(const matmul_ctx *mc, const weight *w, const float *x, long x_stride, int n,

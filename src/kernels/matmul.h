@@ -53,4 +53,11 @@ void matmul_multi(const matmul_ctx *mc, int count, const weight *const *ws, cons
 void matmul_each(const matmul_ctx *mc, int count, const weight *const *ws, const float *const *xs,
                  long x_stride, int n, float *const *ys, const long *y_strides);
 
+/* The same with each input's own stride and positions (the experts of a batch on the tokens that
+ * chose them). Inputs given twice (the same x, stride and positions) are quantized once; the
+ * scratch holds the distinct inputs' positions together (their sum <= the max_n it was sized
+ * for). Each product has the bits it has alone. */
+void matmul_each_n(const matmul_ctx *mc, int count, const weight *const *ws, const float *const *xs,
+                   const long *x_strides, const int *ns, float *const *ys, const long *y_strides);
+
 #endif

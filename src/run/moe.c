@@ -4,7 +4,9 @@
  *
  * A batch is computed expert by expert: the tokens that chose an expert are gathered and go
  * through its matrices together, so each expert's rows are read once per batch, and a decoded
- * token reads only the experts it chose. Every expert output of a token is computed by the same
+ * token reads only the experts it chose. The experts go through the thread pool in groups, many
+ * experts' products a pass (small products in passes of their own left the threads waiting on
+ * each other). Every expert output of a token is computed by the same
  * operations whichever other tokens share the batch (matmul's guarantee), and a token sums its
  * experts in the order the router ranked them, so batched and one-at-a-time evaluation agree
  * exactly. */
@@ -97,50 +99,106 @@ static void finish_expert(const moe_geometry *moe, int e, const float *y, float 
     for (int d = 0; d < H; d++) dst[d] = (y[d] + (db ? db[d] : 0.0f)) * scale;
 }
 
-/* A batch expert by expert over the tokens that chose it: each expert's rows are read once. */
-static void experts_grouped(ts_context *c, const moe_geometry *moe, const float *in, int n) {
-    const int H = c->m->g.hidden, E = moe->n_experts, K = moe->n_used, F = moe->ffn_dim;
+/* The experts a group's two passes of the pool compute: as many as one pass takes (their gate and
+ * up: MATMUL_MAX_MULTI weights) and the scratch holds (FORWARD_MAX_BATCH rows of their tokens); the
+ * shared expert, on every token, goes with the first group. A decoded token's experts and its
+ * shared one are one group: two passes a layer, however many experts there are. */
+typedef struct expert_group {
+    int count, rows;                  /* experts; rows of the scratch they take */
+    int id[MATMUL_MAX_MULTI / 2];     /* each one's expert */
+    int row0[MATMUL_MAX_MULTI / 2];   /* its first row in the scratch (s->x, s->gate, s->up, s->y) */
+    bool shared;                      /* the shared expert too */
+} expert_group;
+
+/* The weights of one pass and where each reads and writes. */
+typedef struct pass_list {
+    int count;
+    const weight *w[MATMUL_MAX_MULTI];
+    const float *x[MATMUL_MAX_MULTI];
+    long x_stride[MATMUL_MAX_MULTI], y_stride[MATMUL_MAX_MULTI];
+    int n[MATMUL_MAX_MULTI];
+    float *y[MATMUL_MAX_MULTI];
+} pass_list;
+
+static void pass_add(pass_list *p, const weight *w, const float *x, long x_stride, int n, float *y, long y_stride) {
+    p->w[p->count] = w; p->x[p->count] = x; p->x_stride[p->count] = x_stride;
+    p->n[p->count] = n; p->y[p->count] = y; p->y_stride[p->count++] = y_stride;
+}
+
+static void pass_run(ts_context *c, const pass_list *p) {
+    matmul_each_n(&c->mm, p->count, p->w, p->x, p->x_stride, p->n, p->y, p->y_stride);
+}
+
+/* One group: the gate and up of every expert on its tokens (gathered; a single token's row read
+ * where it is), then every down, each token's output of an expert to its slot. */
+static void experts_group(ts_context *c, const moe_geometry *moe, const float *in, int n, const expert_group *gr) {
+    const int H = c->m->g.hidden, K = moe->n_used, F = moe->ffn_dim, SF = moe->shared_ffn_dim;
     moe_scratch *s = &c->moe;
-    for (int e = 0; e < E; e++) {
-        int m = s->count[e];
-        if (m == 0) continue;
+    pass_list p = { 0 };
+    for (int i = 0; i < gr->count; i++) {
+        const int e = gr->id[i], m = s->count[e], r0 = gr->row0[i];
         const int *slots = s->slot_of + (long)e * FORWARD_MAX_BATCH;
-        for (int i = 0; i < m; i++) memcpy(s->x + (long)i * H, in + (long)(slots[i] / K) * H, (size_t)H * sizeof(float));
-        const weight *w2[2] = { &moe->gate[e], &moe->up[e] };
-        float *y2[2] = { s->gate, s->up };
-        const long st2[2] = { F, F };
-        matmul_multi(&c->mm, 2, w2, s->x, H, m, y2, st2);
-        for (int i = 0; i < m; i++)
-            expert_activation(s->gate + (long)i * F, s->up + (long)i * F, F, moe->activation,
+        const float *x = in + (long)(slots[0] / K) * H;
+        if (m > 1) {
+            for (int t = 0; t < m; t++) memcpy(s->x + (long)(r0 + t) * H, in + (long)(slots[t] / K) * H, (size_t)H * sizeof(float));
+            x = s->x + (long)r0 * H;
+        }
+        pass_add(&p, &moe->gate[e], x, H, m, s->gate + (long)r0 * F, F);
+        pass_add(&p, &moe->up[e], x, H, m, s->up + (long)r0 * F, F);
+    }
+    if (gr->shared) {
+        pass_add(&p, &moe->shared_gate, in, H, n, s->shared_gate, SF);
+        pass_add(&p, &moe->shared_up, in, H, n, s->shared_up, SF);
+        if (moe->shared_gate_inp.data) pass_add(&p, &moe->shared_gate_inp, in, H, n, s->shared_g, 1);
+    }
+    pass_run(c, &p);
+
+    p.count = 0;
+    for (int i = 0; i < gr->count; i++) {
+        const int e = gr->id[i], m = s->count[e], r0 = gr->row0[i];
+        for (int t = 0; t < m; t++)
+            expert_activation(s->gate + (long)(r0 + t) * F, s->up + (long)(r0 + t) * F, F, moe->activation,
                               moe->gate_bias ? moe->gate_bias + (long)e * F : NULL,
                               moe->up_bias ? moe->up_bias + (long)e * F : NULL);
-        matmul(&c->mm, &moe->down[e], s->gate, F, m, s->y, H);
-        for (int i = 0; i < m; i++) finish_expert(moe, e, s->y + (long)i * H, s->slots + (long)slots[i] * H, H);
+        pass_add(&p, &moe->down[e], s->gate + (long)r0 * F, F, m, s->y + (long)r0 * H, H);
+    }
+    if (gr->shared) {
+        for (int t = 0; t < n; t++) expert_activation(s->shared_gate + (long)t * SF, s->shared_up + (long)t * SF, SF, moe->activation, NULL, NULL);
+        pass_add(&p, &moe->shared_down, s->shared_gate, SF, n, s->shared_y, H);
+    }
+    pass_run(c, &p);
+
+    for (int i = 0; i < gr->count; i++) {
+        const int e = gr->id[i], r0 = gr->row0[i];
+        const int *slots = s->slot_of + (long)e * FORWARD_MAX_BATCH;
+        for (int t = 0; t < s->count[e]; t++) finish_expert(moe, e, s->y + (long)(r0 + t) * H, s->slots + (long)slots[t] * H, H);
     }
 }
 
-/* out += the shared expert on every token, times sigmoid(its gate) when it has one (Qwen3.5-MoE) */
-static void shared_expert(ts_context *c, const moe_geometry *moe, const float *in, int n, float *out) {
-    const int H = c->m->g.hidden, F = moe->shared_ffn_dim;
-    moe_scratch *s = &c->moe;
-    const weight *w3[3] = { &moe->shared_gate, &moe->shared_up, moe->shared_gate_inp.data ? &moe->shared_gate_inp : NULL };
-    float *y3[3] = { s->shared_gate, s->shared_up, s->shared_g };
-    const long st3[3] = { F, F, 1 };
-    matmul_multi(&c->mm, 3, w3, in, H, n, y3, st3);
-    for (int t = 0; t < n; t++) expert_activation(s->shared_gate + (long)t * F, s->shared_up + (long)t * F, F, moe->activation, NULL, NULL);
-    matmul(&c->mm, &moe->shared_down, s->shared_gate, F, n, s->shared_y, H);
-    for (int t = 0; t < n; t++) {
-        const float g = moe->shared_gate_inp.data ? sigmoid(s->shared_g[t]) : 1.0f;
-        float *o = out + (long)t * H;
-        const float *y = s->shared_y + (long)t * H;
-        for (int d = 0; d < H; d++) o[d] += g * y[d];
+/* Every chosen expert (and the shared one) in groups, in expert order. */
+static void experts_in_groups(ts_context *c, const moe_geometry *moe, const float *in, int n) {
+    const moe_scratch *s = &c->moe;
+    const int shared_weights = !moe->shared_down.data ? 0 : moe->shared_gate_inp.data ? 3 : 2;
+    bool shared = shared_weights > 0;
+    for (int e = 0; e < moe->n_experts || shared; shared = false) {
+        expert_group gr = { .shared = shared, .rows = shared ? n : 0 };
+        for (int weights = shared ? shared_weights : 0; e < moe->n_experts; e++) {
+            const int m = s->count[e];
+            if (m == 0) continue;
+            if (weights + 2 > MATMUL_MAX_MULTI || gr.rows + m > FORWARD_MAX_BATCH) break;
+            gr.id[gr.count] = e;
+            gr.row0[gr.count++] = gr.rows;
+            gr.rows += m;
+            weights += 2;
+        }
+        experts_group(c, moe, in, n, &gr);
     }
 }
 
 void moe_forward(ts_context *c, const layer_geometry *ly, int il, int n, float *out) {
     const model_geometry *g = &c->m->g;
     const moe_geometry *moe = &ly->moe;
-    const int H = g->hidden, E = moe->n_experts, K = moe->n_used, F = moe->ffn_dim;
+    const int H = g->hidden, E = moe->n_experts, K = moe->n_used;
     moe_scratch *s = &c->moe;
 
     /* inputs: the experts read the FFN input or their own norm of the residual; the router reads
@@ -176,31 +234,7 @@ void moe_forward(ts_context *c, const layer_geometry *ly, int il, int n, float *
         }
     }
 
-    if (n == 1 && 2 * K <= MATMUL_MAX_MULTI) {
-        /* one token (decode): every chosen expert's gate and up in one pass of the pool, then
-         * every down in another, each on its own input */
-        const weight *w[MATMUL_MAX_MULTI];
-        float *y[MATMUL_MAX_MULTI];
-        const float *xs[MATMUL_MAX_MULTI];
-        long st[MATMUL_MAX_MULTI];
-        for (int j = 0; j < K; j++) {
-            int e = s->ids[j];
-            w[2 * j] = &moe->gate[e]; y[2 * j] = s->gate + (long)j * F; st[2 * j] = F;
-            w[2 * j + 1] = &moe->up[e]; y[2 * j + 1] = s->up + (long)j * F; st[2 * j + 1] = F;
-        }
-        matmul_multi(&c->mm, 2 * K, w, in, H, 1, y, st);
-        for (int j = 0; j < K; j++) {
-            int e = s->ids[j];
-            expert_activation(s->gate + (long)j * F, s->up + (long)j * F, F, moe->activation,
-                              moe->gate_bias ? moe->gate_bias + (long)e * F : NULL,
-                              moe->up_bias ? moe->up_bias + (long)e * F : NULL);
-            w[j] = &moe->down[e]; xs[j] = s->gate + (long)j * F; y[j] = s->slots + (long)j * H; st[j] = H;
-        }
-        matmul_each(&c->mm, K, w, xs, F, 1, y, st);
-        for (int j = 0; j < K; j++) finish_expert(moe, s->ids[j], s->slots + (long)j * H, s->slots + (long)j * H, H);
-    } else {
-        experts_grouped(c, moe, in, n);
-    }
+    experts_in_groups(c, moe, in, n);
 
     /* each token: its experts' outputs, weighted, in the router's order */
     for (int t = 0; t < n; t++) {
@@ -212,5 +246,12 @@ void moe_forward(ts_context *c, const layer_geometry *ly, int il, int n, float *
             for (int d = 0; d < H; d++) o[d] += w[j] * y[d];
         }
     }
-    if (moe->shared_down.data) shared_expert(c, moe, in, n, out);
+    /* then the shared expert's, times sigmoid(its gate) when it has one (Qwen3.5-MoE) */
+    if (moe->shared_down.data)
+        for (int t = 0; t < n; t++) {
+            const float gate = moe->shared_gate_inp.data ? sigmoid(s->shared_g[t]) : 1.0f;
+            float *o = out + (long)t * H;
+            const float *y = s->shared_y + (long)t * H;
+            for (int d = 0; d < H; d++) o[d] += gate * y[d];
+        }
 }

@@ -379,6 +379,67 @@ static void check_matmul(const kernel_set *ks, int type, int rows, int n, bool l
     free(m1.act); free(m3.act); free(data); free(packed); free(x); free(y1); free(y3); free(y3v);
 }
 
+/* matmul_each_n: weights with inputs of their own widths and strides in one pass (the experts of a
+ * batch), an input given twice quantized once, each product == that weight alone, one position at
+ * a time on 1 thread, bit for bit. Plain rows and rows in lanes (each type's batch paths: 1, 2, 5,
+ * 9 and 11 positions). */
+static void check_matmul_each_n(const kernel_set *ks, int type, rng *r) {
+    enum { W = 6 };
+    const type_kernels *tk = ks->types[type];
+    const bool lanes = tk && tk->lanes_pack;
+    const int64_t k = test_k(type);
+    const int rows = 32, ns[W] = { 1, 5, 1, 9, 2, 11 };   /* weight 2 reads weight 0's input */
+    const long strides[W] = { k, k + 3, k, k, 2 * k, k };
+    size_t rb, prb = 0;
+    uint8_t *data[W], *packed[W] = { 0 };
+    weight w[W];
+    float *x[W], *y[W], *y1[W];
+    const float *xs[W];
+    float *ys[W];
+    const weight *wp[W];
+    long yst[W];
+    int distinct = 0;
+    for (int i = 0; i < W; i++) {
+        data[i] = random_weights(r, type, rows, k, &rb);
+        w[i] = (weight){ .type = type, .rows = rows, .cols = k, .row_bytes = rb, .data = data[i], .name = "w" };
+        if (lanes && i % 2 == 1) {   /* every other weight's rows in lanes */
+            prb = lanes_packed_row_bytes(tk, rb, k);
+            packed[i] = malloc((size_t)rows * prb);
+            for (int j = 0; j < rows; j += 16) tk->lanes_pack(data[i] + (size_t)j * rb, rb, k, packed[i] + (size_t)j * prb);
+            w[i].data = packed[i];
+            w[i].row_bytes = prb;
+            w[i].lanes = true;
+        }
+        x[i] = i == 2 ? x[0] : malloc((size_t)ns[i] * strides[i] * sizeof(float));
+        if (i != 2) {
+            for (int t = 0; t < ns[i]; t++) random_acts(r, x[i] + t * strides[i], k);
+            distinct += ns[i];
+        }
+        y[i] = calloc((size_t)ns[i] * (rows + 1), sizeof(float));
+        y1[i] = calloc((size_t)ns[i] * (rows + 1), sizeof(float));
+        xs[i] = x[i]; ys[i] = y[i]; wp[i] = &w[i]; yst[i] = rows + 1;
+    }
+    size_t sb = matmul_scratch_bytes(distinct, k), sb1 = matmul_scratch_bytes(1, k);
+    thread_pool *p1 = thread_pool_new(1), *p3 = thread_pool_new(3);
+    matmul_ctx m1 = { p1, ks, malloc(sb1), sb1 }, m3 = { p3, ks, malloc(sb), sb };
+    matmul_each_n(&m3, W, wp, xs, strides, ns, ys, yst);
+    bool same = true;
+    for (int i = 0; i < W; i++) {
+        weight plain = w[i];
+        plain.data = data[i]; plain.row_bytes = rb; plain.lanes = false;
+        for (int t = 0; t < ns[i]; t++) matmul(&m1, &plain, x[i] + t * strides[i], k, 1, y1[i] + t * (rows + 1), rows + 1);
+        same &= memcmp(y[i], y1[i], (size_t)ns[i] * (rows + 1) * sizeof(float)) == 0;
+    }
+    CHECK(same, "%s: %s matmul_each_n of %d weights (1 to 11 positions, own strides, one input shared%s) == each alone on 1 thread, exactly",
+          ISA_NAMES[ks->level], type_name(type), W, lanes ? ", rows in lanes and plain" : "");
+    thread_pool_free(p1); thread_pool_free(p3);
+    free(m1.act); free(m3.act);
+    for (int i = 0; i < W; i++) {
+        free(data[i]); free(packed[i]); free(y[i]); free(y1[i]);
+        if (i != 2) free(x[i]);
+    }
+}
+
 /* A cached key or value as the kernels see it: stored in the cache type and widened back. */
 static void kv_dequant(int kv, const float *x, float *out, int n) {
     if (kv == KV_F16) { for (int i = 0; i < n; i++) out[i] = f16_to_f32(f16_from_f32(x[i])); return; }
@@ -679,6 +740,7 @@ int main(void) {
             check_matmul(ks, TYPES[i], 48, 8, true, &r);    /* 8 at once */
             check_matmul(ks, TYPES[i], 48, 17, true, &r);   /* 8, then 5 + 4 */
             check_matmul(ks, TYPES[i], 608, 6, true, &r);
+            check_matmul_each_n(ks, TYPES[i], &r);
         }
         check_attention(level, &r);
         check_to_f16(level, &r);
