@@ -44,7 +44,8 @@ check "on an emulated Cortex-A72 (no SDOT) the NEON kernels without it" \
     sh -c "$QEMU -cpu cortex-a72 '$TMP/run-aarch64' --info '$FIX/qa-llama/qa-llama-q8_0.gguf' 2>&1 | grep -qx 'kernels: neon'"
 # The unit tests' own ok / not ok lines count, as tests/run_all.sh counts them; a crash is a failure.
 # test_simd runs on both CPUs, the others on the default one (with the SDOT kernels; the set
-# without them is the portable kernels but Q8_0's, whose bits test_simd checks); test_logits only
+# without them is the portable kernels but Q8_0's, whose bits test_simd checks; on the Cortex-A72
+# only each type's kernels, TS_SIMD_TYPES_ONLY, the rest being the same code); test_logits only
 # for the NEON set. test_kernels checks the f16 conversions exhaustively (FCVT on aarch64); the
 # parsers' and tokenizers' tests run where char is unsigned. Left out: test_kv_types (over three
 # minutes emulated; its attention kernels are test_simd's), test_kv_ring and test_thread_pool
@@ -60,7 +61,8 @@ export QEMU FIX
 printf '%s\n' $RUNS | xargs -P2 -I{} sh -c '
     src=${1%@*} cpu=${1#*@}; [ "$cpu" = "$1" ] && cpu=max
     [ -x "$TMP/$src" ] || exit 0
-    TS_TEST_SETS=neon TS_FIXTURES="$FIX" "$QEMU" -cpu "$cpu" "$TMP/$src" >"$TMP/$1.out" 2>&1
+    types_only=0; [ "$cpu" = max ] || types_only=1
+    TS_SIMD_TYPES_ONLY=$types_only TS_TEST_SETS=neon TS_FIXTURES="$FIX" "$QEMU" -cpu "$cpu" "$TMP/$src" >"$TMP/$1.out" 2>&1
     echo $? >"$TMP/$1.rc"' _ {}
 for t in $RUNS; do
     src=${t%@*} cpu=${t#*@}
