@@ -9,8 +9,9 @@
 #include <immintrin.h>
 #endif
 
+#if defined(TS_X86)
 /* Columns [b0, b1) of the state through every position, one column at a time (the reference
- * order of each element's operations; the SIMD kernels' tail). */
+ * order of each element's operations; the x86 kernels' tail). */
 static void delta_rule_columns(float *S, const delta_rule_run *r, int b0, int b1) {
     const int dk = r->dk, dv = r->dv;
     for (int t = 0, s = 0; t < r->n; t++) {
@@ -30,6 +31,7 @@ static void delta_rule_columns(float *S, const delta_rule_run *r, int b0, int b1
                 memcpy(r->snap[s] + (long)a * dv + b0, S + (long)a * dv + b0, (size_t)(b1 - b0) * sizeof(float));
     }
 }
+#endif
 
 /* Whole rows per position: for each key dimension, a row of dv columns (vectorizes as it is). */
 static void delta_rule_scan_generic(float *S, const delta_rule_run *r) {
