@@ -39,8 +39,7 @@ typedef struct matmul_job {
     long y_stride[MATMUL_MAX_MULTI];
     long chunk_rows[MATMUL_MAX_MULTI];        /* rows per chunk of each weight */
     long chunks_before[MATMUL_MAX_MULTI + 1]; /* prefix sums of the chunk counts */
-    const matmul_input *in[MATMUL_MAX_MULTI]; /* the input each weight reads */
-    int n[MATMUL_MAX_MULTI];                  /* its positions */
+    const matmul_input *in[MATMUL_MAX_MULTI]; /* the input each weight reads (and its positions) */
 } matmul_job;
 
 /* Whether a batch of n positions on w goes through its type's unpacked rows (below): not where its
@@ -71,10 +70,10 @@ static bool product_rows_unpacked(const matmul_job *j, int wi, long lo, long hi)
     const long ys = j->y_stride[wi], rows = hi - lo, re = rows / uk->tile_rows * uk->tile_rows;
     float *y = j->y[wi] + lo;
     int t = 0;
-    for (; t + uk->tile_cols <= j->n[wi]; t += uk->tile_cols)
+    for (; t + uk->tile_cols <= in->n; t += uk->tile_cols)
         for (long r = 0; r < re; r += uk->tile_rows)
             uk->tile(ub + (size_t)r * urb, urb, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
-    for (int tt = 0; tt < j->n[wi]; tt++)
+    for (int tt = 0; tt < in->n; tt++)
         for (long r = tt < t ? re : 0; r < rows; r++) y[(long)tt * ys + r] = uk->dot(ub + (size_t)r * urb, act + (size_t)tt * as, k);
     free(u);
     return true;
@@ -103,8 +102,8 @@ static long product_rows_lanes(const matmul_job *j, int wi, long lo, long hi) {
     long r = lo;
     for (; r + 16 <= hi; r += 16) {
         tk->lanes_unpack(w->data + (size_t)r * w->row_bytes, w->row_bytes, k, u);
-        for (int t = 0; t < j->n[wi]; t += 4)
-            tk->lanes_tile(u, act + (size_t)t * as, as, k, j->n[wi] - t < 4 ? j->n[wi] - t : 4, y + (long)t * ys + r, ys);
+        for (int t = 0; t < in->n; t += 4)
+            tk->lanes_tile(u, act + (size_t)t * as, as, k, in->n - t < 4 ? in->n - t : 4, y + (long)t * ys + r, ys);
     }
     free(u);
     return r;
@@ -129,8 +128,8 @@ static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     const size_t as = in->act_stride[lanes_act_type(tk)];
     const long ys = j->y_stride[wi];
     for (long r = lo; r < hi; r += 16)
-        for (int t = 0, nc; t < j->n[wi]; t += nc) {
-            const int left = j->n[wi] - t;
+        for (int t = 0, nc; t < in->n; t += nc) {
+            const int left = in->n - t;
             nc = left == 9 ? 5 : left < 8 ? left : 8;
             tk->lanes_packed(w->data + (size_t)r * w->row_bytes, act + (size_t)t * as, as, w->cols, nc, j->y[wi] + (long)t * ys + r, ys);
         }
@@ -141,8 +140,8 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
     float *y = j->y[wi];
     const long ys = j->y_stride[wi];
-    const int n = j->n[wi];
     const matmul_input *in = j->in[wi];
+    const int n = in->n;
     const type_kernels *tk = j->ks->types[w->type];
     if (!tk) {   /* the scalar reference */
         const type_traits *tt = type_get(w->type);
@@ -172,9 +171,13 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
         for (; t + tc <= n; t += tc)
             for (long rr = lo; rr < re; rr += tr)
                 tk->tile(w->data + (size_t)rr * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + rr, ys);
-        for (; t < n; t++)
-            for (long rr = lo; rr < re; rr++)
-                y[(long)t * ys + rr] = tk->dot(w->data + (size_t)rr * wsz, act + (size_t)t * as, k);
+        /* the positions a tile does not fill: 4 rows at a time where the type can (bitwise dot's) */
+        for (; t < n; t++) {
+            long rr = lo;
+            if (tk->rows4 && tr % 4 == 0)
+                for (; rr < re; rr += 4) tk->rows4(w->data + (size_t)rr * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + rr, ys);
+            for (; rr < re; rr++) y[(long)t * ys + rr] = tk->dot(w->data + (size_t)rr * wsz, act + (size_t)t * as, k);
+        }
         r = re;
     }
     /* A matrix-vector product (or a batch too small for a tile): four rows at a time when the type
@@ -200,7 +203,7 @@ static void matmul_chunk(void *ctx, long i) {
     product_rows(j, wi, lo, hi);
     const float scale = j->w[wi]->scale;
     if (scale != 0.0f && scale != 1.0f)   /* the weight's per-tensor scale (weight.h) */
-        for (int t = 0; t < j->n[wi]; t++) {
+        for (int t = 0; t < j->in[wi]->n; t++) {
             float *y = j->y[wi] + (long)t * j->y_stride[wi];
             for (long r = lo; r < hi; r++) y[r] *= scale;
         }
@@ -269,7 +272,6 @@ static void run_products(const matmul_ctx *mc, int count, const weight *const *w
         j.y[j.count] = ys[i];
         j.y_stride[j.count] = y_strides[i];
         j.in[j.count] = in;
-        j.n[j.count] = n;
         j.chunk_rows[j.count] = chunk_rows_of(ks, ws[i], n);
         j.chunks_before[j.count + 1] = j.chunks_before[j.count] + (ws[i]->rows + j.chunk_rows[j.count] - 1) / j.chunk_rows[j.count];
         j.count++;
