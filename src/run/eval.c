@@ -82,7 +82,15 @@ static int check_item(const ts_context *c, const eval_item *it, ts_error *err) {
 
 /* A model that computes NaN or infinity (a broken file, an overflow) must not answer. */
 static int check_finite(const ts_context *c, const float *row, int pos, ts_error *err) {
-    for (int i = 0; i < c->m->g.n_vocab; i++)
+    /* all exponent bits set is infinity or NaN: one pass the compiler vectorizes (isfinite per
+     * value was 8% of a 9-position forward of a 32,000-token model), then the value for the message */
+    uint32_t any = 0;
+    for (int i = 0; i < c->m->g.n_vocab; i++) {
+        uint32_t b;
+        memcpy(&b, &row[i], sizeof b);
+        any |= (uint32_t)((b & 0x7f800000u) == 0x7f800000u);
+    }
+    for (int i = 0; any && i < c->m->g.n_vocab; i++)
         if (!isfinite(row[i]))
             return ts_fail(err, "the model computed a non-finite logit (%g) at position %d", (double)row[i], pos);
     return 0;
