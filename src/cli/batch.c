@@ -161,6 +161,8 @@ static int parse_line(const char *text, size_t len, const batch_options *o, bool
 typedef struct totals {
     long prompt_tokens, reused_tokens, generated_tokens;
     long drafted_tokens, accepted_tokens;   /* speculative decoding's proposals, and those taken */
+    double step_bytes;              /* the lines' weight bytes read per decode step, summed */
+    long step_lines;                /* lines that decoded (with a figure in step_bytes) */
     int answered, errors;
     bool default_seed_used;         /* a line was sampled with the run's seed: the summary prints it */
 } totals;
@@ -305,12 +307,15 @@ static void count(totals *t, const line_request *r, const ts_gen_result *res) {
     t->generated_tokens += res->n_generated;
     t->drafted_tokens += res->n_drafted;
     t->accepted_tokens += res->n_accepted;
+    if (res->decode_weight_bytes > 0) t->step_bytes += res->decode_weight_bytes, t->step_lines++;
 }
 
 static void print_totals(const char *mode, const totals *t, double seconds, uint64_t seed) {
     fprintf(stderr, "%s: %d answered, %d error%s | prompt: %ld tokens, %ld reused from the prefix cache | "
             "generation: %ld tokens, %.1f tok/s | %.1f s", mode, t->answered, t->errors, t->errors == 1 ? "" : "s",
             t->prompt_tokens, t->reused_tokens, t->generated_tokens, t->generated_tokens / (seconds + 1e-9), seconds);
+    /* a step reads the weights once for every line in it (a mixture of experts: those any line chose) */
+    if (t->step_lines) fprintf(stderr, " | %.2f MB of weights read per decode step", t->step_bytes / t->step_lines / 1e6);
     if (t->drafted_tokens)
         fprintf(stderr, " | speculation: %ld of %ld proposed accepted (%.0f%%)", t->accepted_tokens, t->drafted_tokens,
                 100.0 * t->accepted_tokens / t->drafted_tokens);

@@ -85,6 +85,26 @@ check "killed after $before of 300 lines, --resume --parallel 8 completes the fi
 check "... nothing lost, nothing twice: sorted by line it equals a clean run" \
     cmp -s <(sorted_no_ms "$TMP/long-clean.jsonl") <(sorted_no_ms "$TMP/long-killed.jsonl")
 
+# a step reads the weights once for every line in it: the summary's weights read per decode step
+# are one line's on a dense model at any parallelism; on a mixture of experts (8 experts, top 2),
+# 8 lines read the experts any of them chose, more than one line and less than 8 lines apart
+python3 -c "
+for i in range(8): print('{\"id\": %d, \"tokens\": [%d], \"max_tokens\": 8, \"ignore_eos\": true}' % (i, 11 + 17 * i))" >"$TMP/steps.jsonl"
+step_mb() { sed -n 's/.* | \([0-9.]*\) MB of weights read per decode step.*/\1/p' "$1"; }
+for model in "$M" "$FIX/qwen3moe-tiny/model-f32.gguf"; do
+    for np in 1 8; do
+        "$RUN_SAN" "$model" --batch "$TMP/steps.jsonl" -o "$TMP/steps-$np.jsonl" --parallel $np -t 2 -c 32 2>"$TMP/steps-$np.err"
+    done
+    one=$(step_mb "$TMP/steps-1.err"); eight=$(step_mb "$TMP/steps-8.err")
+    if [ "$model" = "$M" ]; then
+        check "dense: weights read per decode step are the same for 1 and 8 lines at once ($one, $eight MB)" \
+            bash -c "[ -n '$one' ] && [ '$one' = '$eight' ] && awk 'BEGIN { exit !($one > 0.5) }'"
+    else
+        check "experts: 8 lines at once read more than one line's weights a step, less than 8 lines' ($one, $eight MB)" \
+            bash -c "[ -n '$one' ] && [ -n '$eight' ] && awk 'BEGIN { exit !($eight > $one && $eight < 8 * $one) }'"
+    fi
+done
+
 # the option itself
 expect_error "--parallel 0 is refused" "parallel" "$RUN_OPT" "$M" --batch "$TMP/mixed.jsonl" --parallel 0
 expect_error "--parallel without --batch or --check is refused" "goes with --batch" "$RUN_OPT" "$M" "Hello" -np 4
