@@ -135,6 +135,25 @@ static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
         }
 }
 
+/* Rows [lo, hi) of w against positions [t0, t1) (a matrix-vector product, a batch too small for a
+ * tile, or the positions a tile does not fill): four rows at a time when the type has a 4 x 1
+ * kernel (the activation's loads and sums then serve four rows; bitwise its dot), each row with
+ * software prefetch ahead of it; the rest row by row. */
+static void rows_by_four(const type_kernels *tk, const weight *w, const uint8_t *act, size_t as, float *y, long ys,
+                         long lo, long hi, int t0, int t1) {
+    const size_t wsz = w->row_bytes;
+    const int64_t k = w->cols;
+    long r = lo;
+    if (tk->rows4)
+        for (; r + 4 <= hi; r += 4)
+            for (int t = t0; t < t1; t++)
+                tk->rows4(w->data + (size_t)r * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
+    for (; r < hi; r++) {
+        const uint8_t *wr = w->data + (size_t)r * wsz;
+        for (int t = t0; t < t1; t++) y[(long)t * ys + r] = tk->dot(wr, act + (size_t)t * as, k);
+    }
+}
+
 /* Rows [lo, hi) of one weight (one chunk of matmul_chunk) against all n positions. */
 static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
@@ -171,26 +190,10 @@ static void product_rows(const matmul_job *j, int wi, long lo, long hi) {
         for (; t + tc <= n; t += tc)
             for (long rr = lo; rr < re; rr += tr)
                 tk->tile(w->data + (size_t)rr * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + rr, ys);
-        /* the positions a tile does not fill: 4 rows at a time where the type can (bitwise dot's) */
-        for (; t < n; t++) {
-            long rr = lo;
-            if (tk->rows4 && tr % 4 == 0)
-                for (; rr < re; rr += 4) tk->rows4(w->data + (size_t)rr * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + rr, ys);
-            for (; rr < re; rr++) y[(long)t * ys + rr] = tk->dot(w->data + (size_t)rr * wsz, act + (size_t)t * as, k);
-        }
+        rows_by_four(tk, w, act, as, y, ys, lo, re, t, n);   /* the positions a tile does not fill */
         r = re;
     }
-    /* A matrix-vector product (or a batch too small for a tile): four rows at a time when the type
-     * has a 4 x 1 kernel (the activation's loads and sums then serve four rows), each row with
-     * software prefetch ahead of it. */
-    if (tk->rows4)
-        for (; r + 4 <= hi; r += 4)
-            for (int t = 0; t < n; t++)
-                tk->rows4(w->data + (size_t)r * wsz, wsz, act + (size_t)t * as, as, k, y + (long)t * ys + r, ys);
-    for (; r < hi; r++) {
-        const uint8_t *wr = w->data + (size_t)r * wsz;
-        for (int t = 0; t < n; t++) y[(long)t * ys + r] = tk->dot(wr, act + (size_t)t * as, k);
-    }
+    rows_by_four(tk, w, act, as, y, ys, r, hi, 0, n);
 }
 
 /* Chunk i of the job: rows of one weight, whole tiles (or groups of 4 rows) but for its last. */

@@ -90,20 +90,16 @@ check "... nothing lost, nothing twice: sorted by line it equals a clean run" \
 # 8 lines read the experts any of them chose, more than one line and less than 8 lines apart
 python3 -c "
 for i in range(8): print('{\"id\": %d, \"tokens\": [%d], \"max_tokens\": 8, \"ignore_eos\": true}' % (i, 11 + 17 * i))" >"$TMP/steps.jsonl"
-step_mb() { sed -n 's/.* | \([0-9.]*\) MB of weights read per decode step.*/\1/p' "$1"; }
-for model in "$M" "$FIX/qwen3moe-tiny/model-f32.gguf"; do
-    for np in 1 8; do
-        "$RUN_SAN" "$model" --batch "$TMP/steps.jsonl" -o "$TMP/steps-$np.jsonl" --parallel $np -t 2 -c 32 2>"$TMP/steps-$np.err"
-    done
-    one=$(step_mb "$TMP/steps-1.err"); eight=$(step_mb "$TMP/steps-8.err")
-    if [ "$model" = "$M" ]; then
-        check "dense: weights read per decode step are the same for 1 and 8 lines at once ($one, $eight MB)" \
-            bash -c "[ -n '$one' ] && [ '$one' = '$eight' ] && awk 'BEGIN { exit !($one > 0.5) }'"
-    else
-        check "experts: 8 lines at once read more than one line's weights a step, less than 8 lines' ($one, $eight MB)" \
-            bash -c "[ -n '$one' ] && [ -n '$eight' ] && awk 'BEGIN { exit !($eight > $one && $eight < 8 * $one) }'"
-    fi
-done
+step_mb() {   # MODEL PARALLEL -> the summary's MB of weights read per decode step
+    "$RUN_SAN" "$1" --batch "$TMP/steps.jsonl" -o "$TMP/steps.out" --parallel "$2" -t 2 -c 32 2>"$TMP/steps.err"
+    sed -n 's/.* | \([0-9.]*\) MB of weights read per decode step.*/\1/p' "$TMP/steps.err"
+}
+one=$(step_mb "$M" 1); eight=$(step_mb "$M" 8)
+check "dense: weights read per decode step are the same for 1 and 8 lines at once ($one, $eight MB)" \
+    bash -c "[ -n '$one' ] && [ '$one' = '$eight' ] && awk 'BEGIN { exit !($one > 0.5) }'"
+one=$(step_mb "$FIX/qwen3moe-tiny/model-f32.gguf" 1); eight=$(step_mb "$FIX/qwen3moe-tiny/model-f32.gguf" 8)
+check "experts: 8 lines at once read more than one line's weights a step, less than 8 lines' ($one, $eight MB)" \
+    bash -c "[ -n '$one' ] && [ -n '$eight' ] && awk 'BEGIN { exit !($eight > $one && $eight < 8 * $one) }'"
 
 # the option itself
 expect_error "--parallel 0 is refused" "parallel" "$RUN_OPT" "$M" --batch "$TMP/mixed.jsonl" --parallel 0

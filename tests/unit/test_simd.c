@@ -737,7 +737,8 @@ int main(void) {
     /* TS_SIMD_TYPES_ONLY=1: only each type's kernels of the set this CPU gets. For a second emulated
      * CPU whose set differs from the first's in those alone (tests/sh/test_aarch64_build.sh: the
      * NEON kernels without SDOT); the rest is the same code, checked on the first. */
-    const bool types_only = getenv("TS_SIMD_TYPES_ONLY") && atoi(getenv("TS_SIMD_TYPES_ONLY"));
+    const char *types_only_env = getenv("TS_SIMD_TYPES_ONLY");
+    const bool types_only = types_only_env && atoi(types_only_env);
     for (int level = 0; level < SIMD_COUNT; level++) {
         const kernel_set *ks = kernel_set_for(level), *base = kernel_set_base(level);
         if (!ks || !cpu_has_simd(level)) { printf("# %s: not available here, skipped\n", ISA_NAMES[level]); continue; }
