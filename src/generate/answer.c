@@ -2,19 +2,13 @@
 #include "generate/answer.h"
 #include "generate/sampler.h"
 #include "load/model.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define HEAL_MAX_TOKENS 8
-
-static double seconds_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void ts_gen_result_free(ts_gen_result *r) {
     free(r->text);
@@ -157,7 +151,7 @@ int answer_begin(answer *a, const ts_model *m, const ts_gen_request *rq, ts_gen_
     if (rq->n_prompt <= 0) return ts_fail(err, "empty prompt");
     if (rq->n_prompt > n_ctx)
         return ts_fail(err, "the prompt has %d tokens, longer than the context of %d", rq->n_prompt, n_ctx);
-    a->t0 = seconds_now();
+    a->t0 = clock_seconds();
     const int nv = ts_model_n_vocab(m);
     /* refused here, not by the forward: a request's bad id must not fail the others sharing its step */
     for (int i = 0; i < rq->n_prompt; i++)
@@ -193,7 +187,7 @@ int answer_begin(answer *a, const ts_model *m, const ts_gen_request *rq, ts_gen_
 
 void answer_prompt_done(answer *a, int kept) {
     a->res->n_reused = kept;
-    a->t1 = seconds_now();
+    a->t1 = clock_seconds();
     a->res->prompt_seconds = a->t1 - a->t0;
 }
 
@@ -221,7 +215,7 @@ int answer_step(answer *a, float *logits, int32_t *next_out, ts_error *err) {
     } else {
         next = ts_sample(a->smp, logits, a->history, a->n_hist);
     }
-    if (first) res->first_token_seconds = seconds_now() - a->t0;
+    if (first) res->first_token_seconds = clock_seconds() - a->t0;
     if (ts_token_is_eog(a->m, next)) { res->finish_reason = "stop"; return 0; }
     if (a->logits_copy) {
         if (res->n_generated == a->n_logprobs_cap) {
@@ -276,7 +270,7 @@ int answer_end(answer *a, bool ok, ts_error *err) {
     }
     if (ok && a->rq->on_text && res->len > a->streamed && !a->text_refused)
         a->rq->on_text(a->rq->user, res->text + a->streamed, res->len - a->streamed);
-    if (ok) res->gen_seconds = seconds_now() - a->t1;
+    if (ok) res->gen_seconds = clock_seconds() - a->t1;
     free(a->history);
     a->history = NULL;
     ts_sampler_free(a->smp);
