@@ -247,6 +247,10 @@ typedef struct ts_session_options {
     int spec;                    /* TS_SPEC_OFF, TS_SPEC_NGRAM (prompt lookup) or TS_SPEC_DRAFT */
     int spec_k;                  /* tokens proposed per step at most, 1 .. TS_SPEC_MAX_K (0: TS_SPEC_DEFAULT_K) */
     int spec_n;                  /* TS_SPEC_NGRAM: the n-gram matched, 1 .. TS_SPEC_MAX_N (0: TS_SPEC_DEFAULT_N) */
+    bool spec_always;            /* propose every step as many as the adaptive length allows; by
+                                    default only as many as the steps' measured costs and the odds
+                                    of a proposal being taken say will pay (none where a forward's
+                                    time grows with its positions as fast as the tokens it gives) */
     ts_model *draft;             /* TS_SPEC_DRAFT: a smaller model with the same vocabulary (n_vocab
                                     and every token's text; see ts_spec_check_draft) proposing greedily
                                     in its own context; not owned, must outlive the session */

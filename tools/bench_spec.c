@@ -6,13 +6,15 @@
  *     every K back to back (interleaved), each K's time the best of 3 evaluations cut back after.
  *     Prints per K the median over the rounds, their range, and the ratio to one token.
  *
- *   bench_spec gen MODEL PROMPTS [-n N] [-t THREADS] [--rounds R] [--repeat P] [--draft FILE] [--k K] [--spec-n N]
+ *   bench_spec gen MODEL PROMPTS [-n N] [-t THREADS] [--rounds R] [--repeat P] [--draft FILE] [--k K] [--spec-n N] [--always]
  *     End to end: every prompt (a line of PROMPTS: plain text, or a JSON object with "system" and
  *     "user", rendered with the model's chat template) answered greedily with N tokens (default 128)
  *     plainly, with prompt lookup and (--draft) with the draft, the modes interleaved per round
  *     (each mode's turn answers the prompts P times over).
  *     Prints per mode and round the decode tokens/s (tokens after the first over their time), the
  *     proposals and the share taken, and checks that every mode's answers are plain decoding's.
+ *     --always: the sessions propose every step (ts_session_options.spec_always), not only where
+ *     the measured costs say proposals pay.
  * Models are loaded as chat, batch answering and the server load them (TS_WEIGHTS_DECODE: copied
  * when the kernel set keeps some rows in lanes). */
 #include "tessera.h"
@@ -152,12 +154,15 @@ static int read_prompts(ts_model *m, const char *path, prompt **out, int *n_out)
 
 static int gen(int argc, char **argv) {
     if (argc < 4) {
-        fprintf(stderr, "usage: bench_spec gen MODEL PROMPTS [-n N] [-t THREADS] [--rounds R] [--repeat P] [--draft FILE] [--k K] [--spec-n N]\n");
+        fprintf(stderr, "usage: bench_spec gen MODEL PROMPTS [-n N] [-t THREADS] [--rounds R] [--repeat P] [--draft FILE] [--k K] [--spec-n N] [--always]\n");
         return 1;
     }
     int n_gen = 128, threads = 2, rounds = 3, k = 0, spec_n = 0, repeat = 1;
     const char *draft_path = NULL;
-    for (int i = 4; i + 1 < argc; i += 2) {
+    bool always = false;
+    for (int i = 4; i < argc; i += 2) {
+        if (!strcmp(argv[i], "--always")) { always = true; i--; continue; }
+        if (i + 1 == argc) { fprintf(stderr, "error: %s needs a value\n", argv[i]); return 1; }
         if (!strcmp(argv[i], "-n")) n_gen = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-t")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--rounds")) rounds = atoi(argv[i + 1]);
@@ -178,14 +183,15 @@ static int gen(int argc, char **argv) {
     ts_session *s[3] = { 0 };
     for (int mode = 0; mode < n_modes; mode++) {
         ts_session_options so = { .n_ctx = 2048, .n_threads = threads, .n_slots = 1, .spec = mode, .spec_k = mode ? k : 0,
-                                  .spec_n = mode == TS_SPEC_NGRAM ? spec_n : 0, .draft = mode == TS_SPEC_DRAFT ? dm : NULL };
+                                  .spec_n = mode == TS_SPEC_NGRAM ? spec_n : 0, .spec_always = always,
+                                  .draft = mode == TS_SPEC_DRAFT ? dm : NULL };
         if (ts_session_new_opts(m, &so, &s[mode], &err) != 0) { fprintf(stderr, "error: %s\n", err.msg); return 1; }
     }
     int32_t **ref = calloc((size_t)np, sizeof *ref);
     int *ref_n = calloc((size_t)np, sizeof *ref_n);
     bool all_same = true;
-    printf("%s: %d prompts, %d tokens each, greedy, %d threads%s%s\n", argv[2], np, n_gen, threads,
-           dm ? ", draft " : "", dm ? draft_path : "");
+    printf("%s: %d prompts, %d tokens each, greedy, %d threads%s%s%s\n", argv[2], np, n_gen, threads,
+           dm ? ", draft " : "", dm ? draft_path : "", always ? ", proposing every step (--always)" : "");
     for (int r = 0; r < rounds; r++) {
         for (int mode = 0; mode < n_modes; mode++) {
             double secs = 0;

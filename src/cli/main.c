@@ -270,7 +270,7 @@ static int serve(const cli_options *o, const template_setup *tpl) {
                           .max_tokens = o->n_predict_given ? o->n_predict : -1, .sampling = o->sampling, .heal = o->heal,
                           .verbose = o->verbose, .quiet = o->quiet, .chat = &tpl->opt, .stop = &interrupted,
                           .load = load_options_of(o), .spec = o->spec, .spec_k = o->spec_k, .spec_n = o->spec_n,
-                          .model_draft = o->model_draft, .grammar = o->grammar };
+                          .spec_always = o->spec_always, .model_draft = o->model_draft, .grammar = o->grammar };
     struct sigaction sa = { .sa_handler = on_stop };
     sigemptyset(&sa.sa_mask);
     sigaction(SIGTERM, &sa, NULL);
@@ -367,7 +367,8 @@ static int run_options(cli_options *op) {
                 o.n_ctx, trained, o.model_path);
     /* batch answering runs several lines at once (--parallel), every other mode one request */
     ts_session_options so = { .n_ctx = o.n_ctx, .n_threads = o.n_threads, .n_slots = 1,
-                              .spec = o.spec, .spec_k = o.spec_k, .spec_n = o.spec_n, .draft = draft };
+                              .spec = o.spec, .spec_k = o.spec_k, .spec_n = o.spec_n, .spec_always = o.spec_always,
+                              .draft = draft };
     if (o.batch_path || o.check_path) so.n_slots = o.n_parallel > 0 ? o.n_parallel : ts_default_slots(m, o.n_ctx);
     if (!o.tokenize_only && !o.verify && ts_session_new_opts(m, &so, &s, &err) != 0) {
         fprintf(stderr, "error: %s\n", err.msg);

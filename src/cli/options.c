@@ -76,6 +76,8 @@ void options_usage(FILE *f) {
         "  --spec-k K              tokens proposed per step at most, 1..32 (default 8)\n"
         "  --spec-n N              ngram: the n-gram looked up, 1..16 (default 3; shorter ones are\n"
         "                          tried when it is not found)\n"
+        "  --spec-always           propose every step; by default only as many tokens as the steps'\n"
+        "                          measured costs and the share of proposals taken say will pay\n"
         "  -md, --model-draft FILE the draft model (implies --spec draft); its vocabulary must be the\n"
         "                          model's\n"
         "  --version               print the version, the commit and the build flags, and exit\n"
@@ -467,6 +469,7 @@ int options_parse(int argc, char **argv, cli_options *o) {
             o->spec_given = true;
         }
         else if (is(name, "--spec-k", "--draft-max", NULL)) { VALUE(); if (parse_int(name, val, 1, TS_SPEC_MAX_K, &o->spec_k)) return -1; }
+        else if (is(name, "--spec-always", NULL, NULL)) { FLAG(); o->spec_always = true; }
         else if (is(name, "--spec-n", NULL, NULL)) { VALUE(); if (parse_int(name, val, 1, TS_SPEC_MAX_N, &o->spec_n)) return -1; }
         else if (is(name, "-md", "--model-draft", NULL)) { VALUE(); o->model_draft = val; }
         else {
@@ -552,8 +555,8 @@ int options_parse(int argc, char **argv, cli_options *o) {
         fprintf(stderr, "error: --model-draft goes with --spec draft, not --spec %s\n", ts_spec_mode_name(o->spec));
         return -1;
     }
-    if ((o->spec_k || o->spec_n) && o->spec == TS_SPEC_OFF) {
-        fprintf(stderr, "error: --spec-k and --spec-n go with --spec ngram or draft (or --model-draft)\n");
+    if ((o->spec_k || o->spec_n || o->spec_always) && o->spec == TS_SPEC_OFF) {
+        fprintf(stderr, "error: --spec-k, --spec-n and --spec-always go with --spec ngram or draft (or --model-draft)\n");
         return -1;
     }
     if (o->spec_n && o->spec != TS_SPEC_NGRAM) { fprintf(stderr, "error: --spec-n goes with --spec ngram\n"); return -1; }

@@ -62,6 +62,7 @@ typedef struct cli_options {
     int spec;                    /* --spec off|ngram|draft: enum ts_spec_mode (--model-draft: draft) */
     bool spec_given;
     int spec_k, spec_n;          /* --spec-k, --spec-n (0: the session's defaults) */
+    bool spec_always;            /* --spec-always */
     const char *model_draft;     /* --model-draft FILE: the draft model */
     const char *grammar_file;    /* --grammar FILE (GBNF) */
     const char *json_schema;     /* --json-schema FILE|JSON */

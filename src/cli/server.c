@@ -721,7 +721,8 @@ static void *load_model(void *arg) {
         ts_session_options so = { .n_ctx = o->n_ctx, .n_threads = o->n_threads,
                                   .n_slots = o->n_parallel > 0 ? o->n_parallel : ts_default_slots(l->m, o->n_ctx),
                                   .step_prompt_tokens = SERVER_STEP_PROMPT,
-                                  .spec = o->spec, .spec_k = o->spec_k, .spec_n = o->spec_n, .draft = l->draft };
+                                  .spec = o->spec, .spec_k = o->spec_k, .spec_n = o->spec_n,
+                                  .spec_always = o->spec_always, .draft = l->draft };
         l->rc = ts_session_new_opts(l->m, &so, &l->s, &l->err);
     }
     char one = 1;

@@ -23,6 +23,7 @@ typedef struct server_options {
     const ts_chat_options *chat;   /* the chat template and its variables */
     ts_load_options load;
     int spec, spec_k, spec_n;      /* speculative decoding (ts_session_options) */
+    bool spec_always;
     const char *model_draft;       /* NULL, or the draft model's file (loaded with the model) */
     const ts_grammar *grammar;     /* --grammar, --json-schema, --json: the shape of answers whose request gives none */
     const volatile sig_atomic_t *stop;   /* raised by SIGTERM / SIGINT: 1 drains, 2 cancels */

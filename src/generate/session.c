@@ -8,6 +8,7 @@
 #include "tessera.h"
 #include "generate/answer.h"
 #include "generate/speculate.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "load/model.h"
 #include "run/context.h"
@@ -23,6 +24,9 @@
  * with, then starts from a copy of that prefix: lines that start alike (a batch's system prompt)
  * evaluate the shared part once, even when they all start at the same moment. */
 enum { SLOT_FREE, SLOT_WAIT, SLOT_PREFILL, SLOT_DECODE };
+
+#define SPEC_EXPLORE_STEPS 16
+#define SPEC_EXPLORE_MAX 256
 
 typedef struct slot {
     int phase;
@@ -43,6 +47,12 @@ typedef struct slot {
     int k_cur;                /* proposals wanted next step: one more than the last step took
                                  after a rejection, twice as many after a full acceptance (up to
                                  spec_k): rejected positions cost compute */
+    double taken, missed;     /* the request's proposals taken, and rejections (counts that fade
+                                 by a tenth a step): the odds a proposal is taken, for
+                                 speculate_best_k */
+    int idle, explore_after;  /* steps since the last proposals, and how many make it propose anyway
+                                 (SPEC_EXPLORE_STEPS, doubled by each time it does, up to
+                                 SPEC_EXPLORE_MAX: proposals that do not pay are tried ever less) */
     uint64_t decode_bytes0;   /* the context's weight bytes when the first token was sampled */
     int decode_steps;         /* evaluations since then */
     int redo;                 /* after a rejection the state had to go back further (a recurrent
@@ -63,8 +73,10 @@ struct ts_session {
     int *item_slot;
     /* speculative decoding (ts_session_options.spec) */
     int spec, spec_k, spec_n;
+    bool spec_always;
     speculate_draft draft;    /* TS_SPEC_DRAFT: the draft model's context, one sequence per slot */
     speculate_want *wants;
+    speculate_costs costs;    /* what decode steps have cost, by width: how many proposals pay */
     token_texts *texts;       /* the vocabulary sorted for grammar masks, made by the first grammar */
 };
 
@@ -91,6 +103,7 @@ int ts_session_new_opts(ts_model *m, const ts_session_options *opt, ts_session *
     s->spec = opt ? opt->spec : TS_SPEC_OFF;
     s->spec_k = opt && opt->spec_k ? opt->spec_k : TS_SPEC_DEFAULT_K;
     s->spec_n = opt && opt->spec_n ? opt->spec_n : TS_SPEC_DEFAULT_N;
+    s->spec_always = opt && opt->spec_always;
     if (check_spec(m, s, opt ? opt->draft : NULL, err) != 0) { free(s); return -1; }
     ts_context_options co = { .n_ctx = opt ? opt->n_ctx : 0, .n_threads = opt ? opt->n_threads : 0, .n_seq = s->n_slots };
     if (ts_context_new_opts(m, &co, &s->ctx, err) != 0) { free(s); return -1; }
@@ -260,6 +273,9 @@ int ts_session_submit(ts_session *s, const ts_gen_request *rq, ts_gen_result *re
     sl->spec = s->spec != TS_SPEC_OFF && !rq->on_logits;
     sl->n_prop = sl->redo = 0;
     sl->k_cur = s->spec_k;
+    sl->taken = sl->missed = 0;
+    sl->idle = 0;
+    sl->explore_after = SPEC_EXPLORE_STEPS;
     sl->last_used = ++s->clock;
     sl->wait_for = wait_for;
     if (wait_for >= 0) {
@@ -346,13 +362,19 @@ static int proposal_room(const ts_session *s, const slot *sl, int n_decoding) {
     return k > 0 ? k : 0;
 }
 
-/* Every generating slot's proposals for this step, written after its next token in cached. */
+/* Every generating slot's proposals for this step, written after its next token in cached: as many
+ * as the room, the adaptive length (k_cur) and, for prompt lookup, the match allow, cut to the
+ * count expected to pay (speculate_best_k, the slots taken in turn, each with the step's positions
+ * and expected tokens so far); a slot for which none have paid for explore_after steps proposes
+ * anyway, so that its odds and the step's costs are measured again. */
 static void propose(ts_session *s) {
     int n_decoding = 0, n_want = 0;
     for (int i = 0; i < s->n_slots; i++) {
         s->slots[i].n_prop = 0;
         n_decoding += s->slots[i].phase == SLOT_DECODE;
     }
+    int width = n_decoding;
+    double tokens = n_decoding;
     for (int i = 0; i < s->n_slots; i++) {
         slot *sl = &s->slots[i];
         if (sl->phase != SLOT_DECODE || !sl->spec) continue;
@@ -360,15 +382,31 @@ static void propose(ts_session *s) {
         if (k > sl->k_cur) k = sl->k_cur;
         if (k == 0) continue;
         sl->cached[sl->n_cached] = sl->next;
-        if (s->spec == TS_SPEC_NGRAM)
-            sl->n_prop = speculate_ngram(sl->cached, sl->n_cached + 1, s->spec_n, k, sl->cached + sl->n_cached + 1);
-        else
-            s->wants[n_want++] = (speculate_want){ i, sl->cached, sl->n_cached + 1, k, sl->cached + sl->n_cached + 1, 0 };
+        int32_t *out = sl->cached + sl->n_cached + 1;
+        if (s->spec == TS_SPEC_NGRAM && (k = speculate_ngram(sl->cached, sl->n_cached + 1, s->spec_n, k, out)) == 0) continue;
+        const double p = (sl->taken + 1) / (sl->taken + sl->missed + 2);
+        int n = s->spec_always ? k : speculate_best_k(&s->costs, width, tokens, k, p);
+        if (n == 0 && ++sl->idle < sl->explore_after) continue;
+        if (n == 0) {
+            n = k;
+            if (sl->explore_after < SPEC_EXPLORE_MAX) sl->explore_after *= 2;
+        } else {
+            sl->explore_after = SPEC_EXPLORE_STEPS;
+        }
+        sl->idle = 0;
+        width += n;
+        double q = 1;
+        for (int j = 0; j < n; j++) tokens += q *= p;
+        if (s->spec == TS_SPEC_NGRAM) sl->n_prop = n;
+        else s->wants[n_want++] = (speculate_want){ i, sl->cached, sl->n_cached + 1, n, out, 0 };
     }
     if (n_want == 0) return;
     ts_error e = {{0}};
+    const double t0 = clock_seconds();
     if (speculate_draft_propose(&s->draft, s->wants, n_want, &e) != 0) return;   /* plain steps then */
-    for (int j = 0; j < n_want; j++) s->slots[s->wants[j].seq].n_prop = s->wants[j].n_out;
+    int proposed = 0;
+    for (int j = 0; j < n_want; j++) proposed += s->slots[s->wants[j].seq].n_prop = s->wants[j].n_out;
+    speculate_costs_proposals(&s->costs, proposed, clock_seconds() - t0);
 }
 
 /* Slot i's sequence cut back to its first n positions. A recurrent layer continues only from a
@@ -395,6 +433,8 @@ static void verify(ts_session *s, int i, ts_gen_done *done, int *n_done) {
     sl->n_prop = 0;
     sl->decode_steps++;
     res->n_drafted += k;
+    sl->taken *= 0.9;
+    sl->missed *= 0.9;
     for (int r = 0; r <= k; r++) {
         ts_error e = {{0}};
         int32_t tok = -1;
@@ -407,10 +447,13 @@ static void verify(ts_session *s, int i, ts_gen_done *done, int *n_done) {
             finish(s, i, NULL, done, n_done);
             return;
         }
-        if (r < k && tok == prop[r]) { res->n_accepted++; continue; }
+        if (r < k && tok == prop[r]) { res->n_accepted++; sl->taken++; continue; }
         sl->k_cur = r == k ? (2 * k < s->spec_k ? 2 * k : s->spec_k) : r + 1;
         sl->next = tok;
-        if (r < k) cut_back(s, i, p + 1 + r);
+        if (r < k) {
+            sl->missed++;
+            cut_back(s, i, p + 1 + r);
+        }
         return;
     }
 }
@@ -446,6 +489,7 @@ int ts_session_step(ts_session *s, ts_gen_done *done) {
     }
     if (s->spec != TS_SPEC_OFF) propose(s);
     int budget = s->step_prompt_tokens > 0 ? s->step_prompt_tokens : INT_MAX;
+    bool prompt_step = false;   /* the step evaluates prompt positions too */
     for (int i = 0; i < s->n_slots; i++) {
         slot *sl = &s->slots[i];
         if (sl->phase == SLOT_PREFILL) {
@@ -458,6 +502,7 @@ int ts_session_step(ts_session *s, ts_gen_done *done) {
             budget -= take;
             float *dst = sl->rq->on_logits ? sl->logits + (size_t)sl->done * nv : sl->logits;
             s->items[n] = (ts_batch_item){ i, sl->rq->prompt + sl->kept + sl->done, take, dst, sl->rq->on_logits != NULL };
+            prompt_step = true;
         } else if (sl->phase == SLOT_DECODE && sl->n_prop > 0) {
             /* next and the proposals after it, a row of logits each */
             s->items[n] = (ts_batch_item){ i, sl->cached + sl->n_cached, 1 + sl->n_prop, sl->logits, true };
@@ -470,11 +515,17 @@ int ts_session_step(ts_session *s, ts_gen_done *done) {
     }
     if (n == 0) return 0;
     ts_error e = {{0}};
+    const double t0 = clock_seconds();
     if (ts_eval_batch(s->ctx, s->items, n, &e) != 0) {
         /* one forward for all of them: each fails with its message (their caches are cut back
          * to what the slots record at the next request) */
         for (int k = 0; k < n; k++) finish(s, s->item_slot[k], e.msg, done, &n_done);
         return n_done;
+    }
+    if (s->spec != TS_SPEC_OFF && !prompt_step) {   /* what a decode step of this width costs */
+        int width = 0;
+        for (int k = 0; k < n; k++) width += s->items[k].n;
+        speculate_costs_step(&s->costs, width, clock_seconds() - t0);
     }
     for (int k = 0; k < n; k++) {
         slot *sl = &s->slots[s->item_slot[k]];

@@ -146,3 +146,41 @@ int speculate_draft_propose(speculate_draft *d, speculate_want *w, int n_want, t
     }
     return 0;
 }
+
+/* ---- How many proposals pay ---- */
+
+/* A running mean that follows the machine's speed as it drifts */
+static double running_mean(double mean, double x) { return mean > 0 ? 0.75 * mean + 0.25 * x : x; }
+
+void speculate_costs_step(speculate_costs *c, int width, double seconds) {
+    if (width >= 1 && width < SPECULATE_WIDTHS && seconds > 0) c->step[width] = running_mean(c->step[width], seconds);
+}
+
+void speculate_costs_proposals(speculate_costs *c, int n, double seconds) {
+    if (n > 0 && seconds > 0) c->proposal = running_mean(c->proposal, seconds / n);
+}
+
+/* The cost of a step of w positions: measured, or interpolated between the measured widths around
+ * it, or the widest measured below it */
+static double step_cost(const speculate_costs *c, int w) {
+    if (c->step[w] > 0) return c->step[w];
+    int a = w - 1, b = w + 1;
+    while (a > 0 && !(c->step[a] > 0)) a--;
+    while (b < SPECULATE_WIDTHS && !(c->step[b] > 0)) b++;
+    if (a == 0) return 0;
+    if (b == SPECULATE_WIDTHS) return c->step[a];
+    return c->step[a] + (c->step[b] - c->step[a]) * (w - a) / (b - a);
+}
+
+int speculate_best_k(const speculate_costs *c, int base_width, double base_tokens, int k_max, double p) {
+    if (base_width < 1 || base_width >= SPECULATE_WIDTHS || !(c->step[base_width] > 0)) return 0;   /* measure it first */
+    int best = 0;
+    double best_rate = base_tokens / c->step[base_width], tokens = base_tokens, taken = 1;
+    for (int k = 1; k <= k_max && base_width + k < SPECULATE_WIDTHS; k++) {
+        taken *= p;
+        tokens += taken;
+        const double rate = tokens / (step_cost(c, base_width + k) + k * c->proposal);
+        if (rate > best_rate) { best_rate = rate; best = k; }
+    }
+    return best;
+}

@@ -52,4 +52,27 @@ int  speculate_draft_propose(speculate_draft *d, speculate_want *w, int n_want, 
 /* Forgets what sequence seq holds. */
 void speculate_draft_forget(speculate_draft *d, int seq);
 
+/* ---- How many proposals pay ----
+ * Each step the session proposes only as many tokens as are expected to give the most tokens per
+ * second, by what the steps have cost so far on this machine: a proposal costs a position of
+ * compute whether it is taken or not, so where a forward's time grows with its positions (a small
+ * model whose weights stay in cache) proposals rarely pay, and where it hardly grows (a large
+ * model, decoding bound by reading its weights) they pay at lower odds. */
+#define SPECULATE_WIDTHS 65        /* step widths 1 .. 64 (FORWARD_MAX_BATCH) */
+typedef struct speculate_costs {
+    double step[SPECULATE_WIDTHS]; /* a decode step's seconds by the positions it evaluates (a
+                                      running mean; 0: no step of that width yet) */
+    double proposal;               /* a draft's seconds per proposal (0: prompt lookup, or none yet) */
+} speculate_costs;
+
+void speculate_costs_step(speculate_costs *c, int width, double seconds);
+void speculate_costs_proposals(speculate_costs *c, int n, double seconds);
+/* The proposal count (0..k_max) with the most expected tokens per second for a step of base_width
+ * positions without them that expects base_tokens: k proposals add k positions (and k draft
+ * proposals' time) and p + p^2 .. + p^k tokens, a proposal being taken with probability p once the
+ * one before it was. A width not measured yet costs what the measured widths around it give
+ * (interpolated; above the widest, the widest's): the step then measures it. 0 while base_width
+ * itself is not measured (a step without proposals measures it). */
+int  speculate_best_k(const speculate_costs *c, int base_width, double base_tokens, int k_max, double p);
+
 #endif

@@ -6,9 +6,12 @@
  * side give each request's single-slot plain answer; a conversation continued after a speculative
  * answer (drafted positions left in the cache) too. Proposals are taken on a repetitive text; a
  * draft of another vocabulary, out-of-range K and n are refused by name; on_logits requests decode
- * plainly. */
+ * plainly. The sessions propose every step (spec_always), so that every step is verified; several
+ * slots proposing only where the measured costs say it pays answer the same too, and the choice of
+ * how many proposals pay (speculate_best_k) is checked on costs given to it. */
 #include "tessera.h"
 #include "check.h"
+#include "generate/speculate.h"
 #include <math.h>
 #include <string.h>
 
@@ -32,7 +35,8 @@ static ts_model *load(const char *rel) {
 }
 
 static ts_session *session(ts_model *m, int slots, int spec, int k, ts_model *draft, const char *label) {
-    ts_session_options so = { .n_ctx = N_CTX, .n_threads = 1, .n_slots = slots, .spec = spec, .spec_k = k, .draft = draft };
+    ts_session_options so = { .n_ctx = N_CTX, .n_threads = 1, .n_slots = slots, .spec = spec, .spec_k = k, .draft = draft,
+                              .spec_always = true };
     ts_session *s = NULL;
     ts_error err = {{0}};
     if (ts_session_new_opts(m, &so, &s, &err) != 0) { CHECK(0, "%s: session: %s", label, err.msg); return NULL; }
@@ -167,10 +171,15 @@ static void run_slots(const char *rel, const char *draft_rel) {
     outcome ref[3][2];
     for (int i = 0; plain && i < 3; i++)
         for (int sm = 0; sm < 2; sm++) gen(plain, prompts[i], n_prompts[i], 24, sm, 77 + i, &ref[i][sm]);
-    for (int mode = TS_SPEC_NGRAM; plain && mode <= TS_SPEC_DRAFT; mode++) {
+    for (int run = 0; plain && run < 4; run++) {   /* ngram, draft; proposing every step, then where it pays */
+        const int mode = run % 2 ? TS_SPEC_DRAFT : TS_SPEC_NGRAM;
+        const bool always = run < 2;
         if (mode == TS_SPEC_DRAFT && !dm) continue;
-        ts_session *s = session(m, 3, mode, 0, mode == TS_SPEC_DRAFT ? dm : NULL, rel);
-        if (!s) continue;
+        ts_session *s = NULL;
+        ts_session_options so = { .n_ctx = N_CTX, .n_threads = 1, .n_slots = 3, .spec = mode, .spec_always = always,
+                                  .draft = mode == TS_SPEC_DRAFT ? dm : NULL };
+        ts_error serr = {{0}};
+        if (ts_session_new_opts(m, &so, &s, &serr) != 0) { CHECK(0, "%s: session: %s", rel, serr.msg); continue; }
         for (int sm = 0; sm < 2; sm++) {
             ts_gen_request rq[3];
             ts_gen_result res[3];
@@ -195,8 +204,8 @@ static void run_slots(const char *rel, const char *draft_rel) {
                 drafted += o.drafted;
                 all = same(&o, &ref[i][sm]);
             }
-            CHECK(all, "%s: 3 slots speculating (%s, %s) answer as 3 single-slot plain runs (%d proposed)", rel,
-                  ts_spec_mode_name(mode), sm ? "sampled" : "greedy", drafted);
+            CHECK(all, "%s: 3 slots speculating (%s, %s, %s) answer as 3 single-slot plain runs (%d proposed)", rel,
+                  ts_spec_mode_name(mode), always ? "every step" : "where it pays", sm ? "sampled" : "greedy", drafted);
             for (int i = 0; ok && rc_all == 0 && i < 3; i++) ts_gen_result_free(&res[i]);
         }
         ts_session_free(s);
@@ -240,7 +249,7 @@ static void run_misc(void) {
           ts_spec_mode_from_name("off") == TS_SPEC_OFF && ts_spec_mode_from_name("x") == -1, "mode names");
 
     /* a story continues with repeated phrases: prompt lookup proposes, and some are taken */
-    so = (ts_session_options){ .n_ctx = N_CTX, .n_threads = 1, .spec = TS_SPEC_NGRAM };
+    so = (ts_session_options){ .n_ctx = N_CTX, .n_threads = 1, .spec = TS_SPEC_NGRAM, .spec_always = true };
     if (ts_session_new_opts(m, &so, &s, &err) == 0) {
         int32_t ids[64];
         const char *text = "Once upon a time, there was a little girl named Lily. She loved to play. Once upon a time";
@@ -270,8 +279,32 @@ static void run_misc(void) {
     ts_model_free(big);
 }
 
+/* speculate_best_k on step costs given to it (seconds by width) */
+static void run_best_k(void) {
+    speculate_costs c = { { 0 } };
+    CHECK(speculate_best_k(&c, 1, 1, 8, 0.9) == 0, "no step measured: none proposed (a plain step measures one)");
+    c.step[1] = 1;
+    CHECK(speculate_best_k(&c, 1, 1, 8, 0.5) == 8, "only one token's step measured: the wider ones are guessed as cheap, K proposed");
+    for (int w = 1; w < SPECULATE_WIDTHS; w++) c.step[w] = w;   /* a forward's time grows with its positions */
+    int most = 0;
+    for (double p = 0.05; p < 1; p += 0.1) { int k = speculate_best_k(&c, 1, 1, 8, p); if (k > most) most = k; }
+    CHECK(most == 0, "a step's time growing with its positions: no proposals pay at any odds (at most %d)", most);
+    for (int w = 1; w < SPECULATE_WIDTHS; w++) c.step[w] = 1;   /* a forward's time the same at any width */
+    CHECK(speculate_best_k(&c, 1, 1, 8, 0.3) == 8 && speculate_best_k(&c, 3, 3, 6, 0.3) == 6,
+          "a step's time the same at any width: K proposed (one slot, and the third of three)");
+    c.proposal = 1;   /* a draft as slow as the model */
+    CHECK(speculate_best_k(&c, 1, 1, 8, 0.95) == 0, "a draft that takes a step's time per proposal: none pay");
+    /* the 1B Q4_K_M's measured forwards (ms at 1, 2, 3, 5 and 9 positions; 4, 6-8 interpolated) */
+    speculate_costs b = { { 0 } };
+    b.step[1] = 35.0; b.step[2] = 39.5; b.step[3] = 42.5; b.step[5] = 48.5; b.step[9] = 69.4;
+    const int low = speculate_best_k(&b, 1, 1, 8, 0.1), mid = speculate_best_k(&b, 1, 1, 8, 0.5), high = speculate_best_k(&b, 1, 1, 8, 0.9);
+    CHECK(low == 0 && mid >= 1 && mid <= 4 && high >= 6,
+          "the 1B's costs: none at odds 0.1 (%d), a few at 0.5 (%d), most of K at 0.9 (%d)", low, mid, high);
+}
+
 int main(void) {
     const char *stories_q8 = "stories260K/stories260K-q8_0.gguf";
+    run_best_k();
     run_misc();
     run_model("stories260K/stories260K.gguf", stories_q8, true, true);
     run_model("stories260K/stories260K.gguf", "smollm3-tiny/model-q8_0.gguf", false, false);   /* a random draft */
