@@ -522,17 +522,17 @@ int ts_session_step(ts_session *s, ts_gen_done *done) {
         for (int k = 0; k < n; k++) finish(s, s->item_slot[k], e.msg, done, &n_done);
         return n_done;
     }
-    if (s->spec != TS_SPEC_OFF && !prompt_step) {   /* what a decode step of this width costs */
-        int width = 0;
-        for (int k = 0; k < n; k++) width += s->items[k].n;
-        speculate_costs_step(&s->costs, width, clock_seconds() - t0);
-    }
+    int width = 0;
+    for (int k = 0; k < n; k++) width += s->items[k].n;
     for (int k = 0; k < n; k++) {
         slot *sl = &s->slots[s->item_slot[k]];
         if (sl->phase == SLOT_DECODE && sl->n_prop > 0) verify(s, s->item_slot[k], done, &n_done);
         else advance(s, s->item_slot[k], s->items[k].n, done, &n_done);
     }
     redo(s, done, &n_done);
+    /* what a decode step of this width costs: the forward, the rows sampled, a recurrent state's
+     * positions evaluated again after a rejection */
+    if (s->spec != TS_SPEC_OFF && !prompt_step) speculate_costs_step(&s->costs, width, clock_seconds() - t0);
     return n_done;
 }
 
