@@ -402,11 +402,9 @@ static void propose(ts_session *s) {
     }
     if (n_want == 0) return;
     ts_error e = {{0}};
-    const double t0 = clock_seconds();
     if (speculate_draft_propose(&s->draft, s->wants, n_want, &e) != 0) return;   /* plain steps then */
-    int proposed = 0;
-    for (int j = 0; j < n_want; j++) proposed += s->slots[s->wants[j].seq].n_prop = s->wants[j].n_out;
-    speculate_costs_proposals(&s->costs, proposed, clock_seconds() - t0);
+    for (int j = 0; j < n_want; j++) s->slots[s->wants[j].seq].n_prop = s->wants[j].n_out;
+    speculate_costs_proposals(&s->costs, s->draft.step_proposals, s->draft.step_seconds);
 }
 
 /* Slot i's sequence cut back to its first n positions. A recurrent layer continues only from a

@@ -1,5 +1,6 @@
 /* Speculative decoding's proposals (see speculate.h) and the draft model's checks. */
 #include "generate/speculate.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include "load/model.h"
 #include <stdlib.h>
@@ -125,7 +126,16 @@ int speculate_draft_propose(speculate_draft *d, speculate_want *w, int n_want, t
         d->item_seq[n_items++] = i;
         if (x->k > longest) longest = x->k;
     }
+    /* the catch-up counts as a proposal's step where it only follows the last step's tokens (as
+     * every step's does while proposing), not where it makes up for many (a prompt, steps without
+     * proposals) */
+    int widest = 0;
+    for (int j = 0; j < n_items; j++) if (d->items[j].n > widest) widest = d->items[j].n;
+    const bool follows = widest <= longest + 1;
+    d->step_seconds = 0;
+    d->step_proposals = 0;
     for (int t = 0; t < longest && n_items > 0; t++) {
+        const double t0 = clock_seconds();
         if (ts_eval_batch(d->ctx, d->items, n_items, err) != 0) {
             for (int i = 0; i < n_want; i++) { w[i].n_out = 0; speculate_draft_forget(d, w[i].seq); }
             return -1;
@@ -141,6 +151,10 @@ int speculate_draft_propose(speculate_draft *d, speculate_want *w, int n_want, t
             if (x->n_out == x->k) continue;   /* its last proposal need not be evaluated */
             d->items[kept] = (ts_batch_item){ s, &x->out[x->n_out - 1], 1, d->rows + (size_t)s * nv, false };
             d->item_seq[kept++] = d->item_seq[j];
+        }
+        if (t > 0 || follows) {   /* a proposal per sequence in it */
+            d->step_seconds += clock_seconds() - t0;
+            d->step_proposals += n_items;
         }
         n_items = kept;
     }

@@ -29,6 +29,9 @@ typedef struct speculate_draft {
     float *rows;              /* a row of logits per sequence */
     ts_batch_item *items;
     int *item_seq;
+    double step_seconds;      /* the last speculate_draft_propose's steps, but a catch-up on more
+                                 tokens than a step proposes */
+    int step_proposals;       /* and the proposals they gave */
 } speculate_draft;
 
 /* One sequence's proposal: the slot's tokens so far (tokens[0..n_tokens), the last not yet
@@ -62,7 +65,9 @@ void speculate_draft_forget(speculate_draft *d, int seq);
 typedef struct speculate_costs {
     double step[SPECULATE_WIDTHS]; /* a decode step's seconds by the positions it evaluates (a
                                       running mean; 0: no step of that width yet) */
-    double proposal;               /* a draft's seconds per proposal (0: prompt lookup, or none yet) */
+    double proposal;               /* a draft's seconds per proposal (0: prompt lookup, or none yet),
+                                      not counting a catch-up on more tokens than a step proposes (a
+                                      whole prompt, the first time): it says nothing of a step's cost */
 } speculate_costs;
 
 void speculate_costs_step(speculate_costs *c, int width, double seconds);

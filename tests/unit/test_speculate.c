@@ -302,9 +302,33 @@ static void run_best_k(void) {
           "the 1B's costs: none at odds 0.1 (%d), a few at 0.5 (%d), most of K at 0.9 (%d)", low, mid, high);
 }
 
+/* A draft's cost per proposal is taken from its steps, not from a catch-up on a whole prompt */
+static void run_draft_steps(void) {
+    ts_model *dm = load("stories260K/stories260K-q8_0.gguf");
+    if (!dm) return;
+    speculate_draft d;
+    ts_error err = {{0}};
+    if (speculate_draft_new(&d, dm, N_CTX, 1, 1, &err) != 0) { CHECK(0, "draft context: %s", err.msg); ts_model_free(dm); return; }
+    int32_t toks[64], out[8];
+    for (int i = 0; i < 20; i++) toks[i] = 1 + (7 * i) % 300;
+    speculate_want w = { 0, toks, 20, 4, out, 0 };
+    int rc1 = speculate_draft_propose(&d, &w, 1, &err);
+    const int first = d.step_proposals, got1 = w.n_out;
+    toks[20] = out[0];   /* the model took the first proposal and sampled another token */
+    toks[21] = 5;
+    w = (speculate_want){ 0, toks, 22, 4, out, 0 };
+    int rc2 = speculate_draft_propose(&d, &w, 1, &err);
+    CHECK(rc1 == 0 && rc2 == 0 && got1 == 4 && first == 3 && d.step_proposals == 4 && d.step_seconds > 0,
+          "a draft's proposals counted for its cost: 3 of 4 after a 20-token prompt's catch-up (%d), all 4 after "
+          "following a step (%d)", first, d.step_proposals);
+    speculate_draft_free(&d);
+    ts_model_free(dm);
+}
+
 int main(void) {
     const char *stories_q8 = "stories260K/stories260K-q8_0.gguf";
     run_best_k();
+    run_draft_steps();
     run_misc();
     run_model("stories260K/stories260K.gguf", stories_q8, true, true);
     run_model("stories260K/stories260K.gguf", "smollm3-tiny/model-q8_0.gguf", false, false);   /* a random draft */
