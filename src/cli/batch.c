@@ -8,6 +8,7 @@
 #include "cli/prompt.h"
 #include "cli/shard.h"
 #include "io/json.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -167,12 +168,6 @@ typedef struct totals {
     bool default_seed_used;         /* a line was sampled with the run's seed: the summary prints it */
 } totals;
 
-static double now_seconds(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* A line being answered in one of the session's slots: its request, and its result once it is
  * done. order: the line's place among those this run reads (--check prints in that order). */
 typedef struct flight {
@@ -257,7 +252,7 @@ static int answer_lines(ts_model *m, ts_session *s, const batch_options *o, bool
             while (f->busy) f++;
             f->number = lr->number;
             f->order = order++;
-            f->t1 = now_seconds();
+            f->t1 = clock_seconds();
             int slot = -1;
             if (lr->too_long) {
                 ids_put(&f->r.id, NULL);
@@ -607,7 +602,7 @@ static int batch_next(void *user, line_reader *lr) {
 static int batch_done(void *user, flight *f, bool ok, const char *error) {
     batch_run *br = user;
     if (ok) { br->t->answered++; count(br->t, &f->r, &f->res); } else br->t->errors++;
-    double ms = (now_seconds() - f->t1) * 1e3;
+    double ms = (clock_seconds() - f->t1) * 1e3;
     int frc = f->r.openai ? format_openai(br->b, br->m, br->o, f->number, &f->r, &f->res, ok ? NULL : error)
                           : format_answer(br->b, f->number, &f->r.id, &f->res, ok ? NULL : error, ms);
     if (frc != 0 || write_line(br->dst, br->b) != 0) {
@@ -615,7 +610,7 @@ static int batch_done(void *user, flight *f, bool ok, const char *error) {
         fprintf(stderr, "error: %s: write failed: %s\n", br->out_name, strerror(errno));
         return -1;
     }
-    if (br->progress) print_progress(++br->n_done, br->n_todo, br->t, now_seconds() - br->t0);
+    if (br->progress) print_progress(++br->n_done, br->n_todo, br->t, clock_seconds() - br->t0);
     return 0;
 }
 
@@ -681,12 +676,12 @@ int run_batch(ts_model *m, ts_session *s, const batch_options *o) {
     rewind(in);
     if (lines_open(&lr, in, line_limit(s)) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
     bool progress = !o->quiet && isatty(STDERR_FILENO);
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     batch_run run = { m, o, lines, todo, n_todo, 0, 0, dst, out_name, &b, &t, progress, t0 };
     line_flow flow = { batch_next, batch_done, &run };
     if (answer_lines(m, s, o, false, &lr, &flow) != 0) goto done;
     if (progress && n_todo) fputc('\n', stderr);
-    if (!o->quiet) print_totals("batch", &t, now_seconds() - t0, o->sampling.seed);
+    if (!o->quiet) print_totals("batch", &t, clock_seconds() - t0, o->sampling.seed);
     /* the status says what the output holds: this run's errors and the ones it kept */
     rc = t.errors || previous.n_kept_errors ? 2 : 0;
 done:
@@ -788,13 +783,13 @@ int run_check(ts_model *m, ts_session *s, const batch_options *o) {
 
     if (!in) { fprintf(stderr, "error: %s: cannot open: %s\n", o->input_path, strerror(errno)); return 1; }
     if (lines_open(&lr, in, line_limit(s)) != 0) { fprintf(stderr, "error: out of memory\n"); goto done; }
-    double t0 = now_seconds();
+    double t0 = clock_seconds();
     line_flow flow = { check_next, check_done, &cr };
     if (answer_lines(m, s, o, true, &lr, &flow) != 0) goto done;
     if (cr.passed + cr.failed == 0) { fprintf(stderr, "error: %s: no cases\n", o->input_path); goto done; }
     printf("%d passed, %d failed\n", cr.passed, cr.failed);
     if (fflush(stdout) != 0 || ferror(stdout)) { fprintf(stderr, "error: stdout: write failed: %s\n", strerror(errno)); goto done; }
-    if (!o->quiet) print_totals("check", &cr.t, now_seconds() - t0, o->sampling.seed);
+    if (!o->quiet) print_totals("check", &cr.t, clock_seconds() - t0, o->sampling.seed);
     rc = cr.failed ? 1 : 0;
 done:
     lines_close(&lr);

@@ -1,21 +1,15 @@
 /* The progress line (progress.h). */
 #include "cli/progress.h"
+#include "core/clock.h"
 #include <stdio.h>
-#include <time.h>
-
-static double seconds_now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 void progress_start(progress *p, const char *what, const char *unit, double scale, bool on) {
-    *p = (progress){ .what = what, .unit = unit, .scale = scale, .on = on, .t0 = seconds_now() };
+    *p = (progress){ .what = what, .unit = unit, .scale = scale, .on = on, .t0 = clock_seconds() };
 }
 
 void progress_update(progress *p, double done, double total) {
     if (!p->on || total <= 0) return;
-    double now = seconds_now(), elapsed = now - p->t0;
+    double now = clock_seconds(), elapsed = now - p->t0;
     if (elapsed < 0.5 || (p->shown && now - p->last < 0.1 && done < total)) return;
     double rate = done / elapsed, left = rate > 0 ? (total - done) / rate : 0;
     fprintf(stderr, "\r\033[K%s: %3.0f%% (%.0f of %.0f %s, %.0f %s/s, %.1f s left)", p->what, 100.0 * done / total,
@@ -30,4 +24,4 @@ void progress_end(progress *p) {
     p->shown = false;
 }
 
-double progress_elapsed(const progress *p) { return seconds_now() - p->t0; }
+double progress_elapsed(const progress *p) { return clock_seconds() - p->t0; }

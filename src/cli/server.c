@@ -11,6 +11,7 @@
 #include "cli/request.h"
 #include "io/http.h"
 #include "io/json.h"
+#include "core/clock.h"
 #include "core/error.h"
 #include <arpa/inet.h>
 #include <errno.h>
@@ -121,19 +122,13 @@ struct server {
     json_buf scratch;
 };
 
-static double now(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* ---- output ---- */
 
 /* Writes what the socket takes now. -1: the peer is gone. */
 static int out_flush(conn *c) {
     while (c->out_off < c->out.len) {
         ssize_t w = send(c->fd, c->out.data + c->out_off, c->out.len - c->out_off, MSG_NOSIGNAL);
-        if (w > 0) { c->out_off += (size_t)w; c->last_active = now(); continue; }
+        if (w > 0) { c->out_off += (size_t)w; c->last_active = clock_seconds(); continue; }
         if (w < 0 && errno == EINTR) continue;
         if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
             /* what was written makes room for what comes next */
@@ -157,7 +152,7 @@ static void log_request(server *sv, const conn *c, const char *method, const cha
     }
     fprintf(stderr, "%s %s %s %d", c->peer, method, path, status);
     if (j) fprintf(stderr, " prompt %d (cached %d) generated %d", prompt, cached, gen);
-    fprintf(stderr, " %.0f ms\n", (now() - t0) * 1e3);
+    fprintf(stderr, " %.0f ms\n", (clock_seconds() - t0) * 1e3);
 }
 
 /* A whole response with a body. */
@@ -245,7 +240,7 @@ static void accept_new(server *sv) {
         conn *c = &sv->conns[i];
         c->fd = fd;
         c->keep_alive = true;
-        c->last_active = now();
+        c->last_active = clock_seconds();
         c->deadline = c->last_active + sv->o->timeout;
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
@@ -294,7 +289,7 @@ static void job_cancel(server *sv, job *j) {
 static void conn_request_done(server *sv, conn *c) {
     c->job = NULL;
     c->head_only = false;   /* a 408 or a parse error after a HEAD has its body */
-    c->deadline = now() + sv->o->timeout;
+    c->deadline = clock_seconds() + sv->o->timeout;
     if (!c->keep_alive) c->close_after = true;
 }
 
@@ -443,9 +438,9 @@ static void job_finish(server *sv, job *j) {
 
 /* One step of the session: every running choice moves on by a token. */
 static void step(server *sv) {
-    double t0 = now();
+    double t0 = clock_seconds();
     int n = ts_session_step(sv->s, sv->done);
-    double t1 = now();
+    double t1 = clock_seconds();
     sv->busy_seconds += t1 - t0;
     for (int k = 0; k < n; k++) {
         choice *ch = sv->slot_choice[sv->done[k].slot];
@@ -537,7 +532,7 @@ static int post_completion(server *sv, conn *c, int ci, const http_request *rq, 
     j->conn = ci;
     j->gen = c->gen;
     j->api = api;
-    j->t0 = now();
+    j->t0 = clock_seconds();
     snprintf(j->method, sizeof j->method, "%s", rq->method);
     snprintf(j->path, sizeof j->path, "%s", rq->path);
     j->f.max_tokens = sv->o->max_tokens;
@@ -617,7 +612,7 @@ static int post_completion(server *sv, conn *c, int ci, const http_request *rq, 
 /* Answers one complete request (or queues it). */
 static void handle(server *sv, int ci, http_request *rq, bool draining) {
     conn *c = &sv->conns[ci];
-    double t0 = now();
+    double t0 = clock_seconds();
     c->keep_alive = rq->keep_alive && !draining;
     c->http10 = rq->version_minor == 0;
     c->head_only = !strcmp(rq->method, "HEAD");
@@ -672,7 +667,7 @@ static void parse_input(server *sv, int ci, bool draining) {
             c->keep_alive = false;
             c->head_only = false;
             respond_error(sv, c, status, err.msg, NULL);
-            log_request(sv, c, "-", "-", status, NULL, now());
+            log_request(sv, c, "-", "-", status, NULL, clock_seconds());
             c->close_after = true;
             return;
         }
@@ -697,7 +692,7 @@ static int read_input(conn *c) {
             c->in_cap = nc;
         }
         ssize_t r = recv(c->fd, c->in + c->in_len, c->in_cap - c->in_len, 0);
-        if (r > 0) { c->in_len += (size_t)r; c->last_active = now(); continue; }
+        if (r > 0) { c->in_len += (size_t)r; c->last_active = clock_seconds(); continue; }
         if (r == 0) return -1;
         if (errno == EINTR) continue;
         return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
@@ -804,7 +799,7 @@ int run_server(const server_options *o) {
             /* a graceful stop: no new connections or requests; queued requests answered 503; the
              * running ones finish (within the timeout), then the process exits 0 */
             draining = true;
-            drain_deadline = now() + o->timeout;
+            drain_deadline = clock_seconds() + o->timeout;
             if (!o->quiet) fprintf(stderr, "stopping: finishing %d running request%s\n", sv.n_running, sv.n_running == 1 ? "" : "s");
             close(sv.listen_fd);
             sv.listen_fd = -1;
@@ -820,7 +815,7 @@ int run_server(const server_options *o) {
                 conn_request_done(&sv, c);
             }
         }
-        if (draining && (stop >= 2 || now() > drain_deadline)) {
+        if (draining && (stop >= 2 || clock_seconds() > drain_deadline)) {
             for (int i = 0; i < sv.cap_conns; i++) conn_close(&sv, i);
         }
         if (draining && sv.n_running == 0) {
@@ -828,7 +823,7 @@ int run_server(const server_options *o) {
             for (int i = 0; i < sv.cap_conns; i++) {
                 conn *c = &sv.conns[i];
                 if (c->fd < 0) continue;
-                if (c->out.len > c->out_off && out_flush(c) == 0 && c->out.len > c->out_off && now() < drain_deadline) pending = true;
+                if (c->out.len > c->out_off && out_flush(c) == 0 && c->out.len > c->out_off && clock_seconds() < drain_deadline) pending = true;
                 else conn_close(&sv, i);
             }
             if (!pending) break;
@@ -838,7 +833,7 @@ int run_server(const server_options *o) {
         int np = 0;
         if (!sv.loaded) { pfd[np] = (struct pollfd){ .fd = wake[0], .events = POLLIN }; pfd_conn[np++] = -2; }
         if (sv.listen_fd >= 0) { pfd[np] = (struct pollfd){ .fd = sv.listen_fd, .events = POLLIN }; pfd_conn[np++] = -1; }
-        double t = now(), next_deadline = t + 1.0;
+        double t = clock_seconds(), next_deadline = t + 1.0;
         for (int i = 0; i < sv.cap_conns; i++) {
             conn *c = &sv.conns[i];
             if (c->fd < 0) continue;
@@ -897,7 +892,7 @@ int run_server(const server_options *o) {
             if ((pfd[k].revents & POLLOUT) && out_flush(c) != 0) { close_gone(&sv, i, o->quiet); continue; }
         }
         /* timeouts: a request not arrived in time (408), an idle connection, a reader that stalled */
-        t = now();
+        t = clock_seconds();
         for (int i = 0; i < sv.cap_conns; i++) {
             conn *c = &sv.conns[i];
             if (c->fd < 0) continue;
