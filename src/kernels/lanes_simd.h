@@ -181,20 +181,23 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, con
         for (int c = 0; c < (NC); c++) _mm512_storeu_ps((y) + c * (ys), sum_[c]);                               \
     } while (0)
 
-/* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 8: 1 to 8 positions in one pass) from
- * a body taking NC as a constant; above the widest, the widest (the caller gives no more). */
+/* The most positions a rows-in-lanes body takes in one pass (its arrays' size) */
+#define LANES_MAX_NC 16
+
+/* type_kernels.lanes_tile (widest 4) or lanes_packed (widest 8 to LANES_MAX_NC: 1 to widest
+ * positions in one pass) from a body taking NC as a constant; above the widest, the widest (the
+ * caller gives no more). */
 #define LANES_FROM_BODY(name, body, widest) LANES_FROM_BODY_TARGET(TARGET_AVX512, name, body, widest)
+#define LANES_CASE(body, n, widest) case n: body(u, a, as, k, y, ys, (widest) < (n) ? (widest) : (n)); break;
 /* the same for the kernels of an extension (TARGET_AVX512_VBMI) */
 #define LANES_FROM_BODY_TARGET(target, name, body, widest)                                                        \
     static target void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
         switch (nc) {                                                                                             \
-        case 1: body(u, a, as, k, y, ys, 1); break;                                                               \
-        case 2: body(u, a, as, k, y, ys, 2); break;                                                               \
-        case 3: body(u, a, as, k, y, ys, 3); break;                                                               \
-        case 4: body(u, a, as, k, y, ys, 4); break;                                                               \
-        case 5: body(u, a, as, k, y, ys, (widest) < 5 ? (widest) : 5); break;                                     \
-        case 6: body(u, a, as, k, y, ys, (widest) < 6 ? (widest) : 6); break;                                     \
-        case 7: body(u, a, as, k, y, ys, (widest) < 7 ? (widest) : 7); break;                                     \
+        LANES_CASE(body, 1, widest) LANES_CASE(body, 2, widest) LANES_CASE(body, 3, widest)                     \
+        LANES_CASE(body, 4, widest) LANES_CASE(body, 5, widest) LANES_CASE(body, 6, widest)                     \
+        LANES_CASE(body, 7, widest) LANES_CASE(body, 8, widest) LANES_CASE(body, 9, widest)                     \
+        LANES_CASE(body, 10, widest) LANES_CASE(body, 11, widest) LANES_CASE(body, 12, widest)                  \
+        LANES_CASE(body, 13, widest) LANES_CASE(body, 14, widest) LANES_CASE(body, 15, widest)                  \
         default: body(u, a, as, k, y, ys, widest); break;                                                         \
         }                                                                                                         \
     }
@@ -205,10 +208,10 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, con
  * would wait for memory; Q4_K, 8 positions, 1 thread: 5.3 against 10.5 GB/s in cache), each
  * position's activation block ab[c], its sums (the scaled ones and the mins' or offsets') zeroed. */
 static ALWAYS_INLINE TARGET_AVX512 void k_packed_start(const void *u, size_t bytes, int64_t k, const uint8_t *a, size_t as,
-                                                       int64_t i, const int NC, const block_q8_K *ab[8], __m512i isum[8],
-                                                       __m512i msum[8]) {
+                                                       int64_t i, const int NC, const block_q8_K *ab[LANES_MAX_NC],
+                                                       __m512i isum[LANES_MAX_NC], __m512i msum[LANES_MAX_NC]) {
     for (size_t l = 0; l < bytes; l += 64) _mm_prefetch((const char *)u + (size_t)(k / QK_K) * bytes + l, _MM_HINT_T1);
-    UNROLL
+    UNROLL_16
     for (int c = 0; c < NC; c++) {
         ab[c] = (const block_q8_K *)(a + c * as) + i;
         isum[c] = msum[c] = _mm512_setzero_si512();

@@ -117,9 +117,10 @@ const uint8_t *matmul_weight_row(const matmul_ctx *mc, const weight *w, int64_t 
 }
 
 /* Rows [lo, hi) of a weight whose rows are kept in lanes (weight.lanes; lo and hi multiples of 16):
- * each 16 multiplied with every position, 8 at a time while more than 8 are left (the codes split
- * once for all 8), the rest in one pass; 9 as 5 + 4 (a speculation's 9 positions: 8 + 1 would make
- * a pass for one position, which costs nearly what one for four does). */
+ * each 16 multiplied with every position, the type's widest pass at a time (8, or 16 for Q4_K and
+ * Q6_K) while more are left (the codes split once for all of a pass), the rest in one pass; one
+ * more than the widest as two halves (widest 8: a speculation's 9 positions as 5 + 4, since 8 + 1
+ * would make a pass for one position, which costs nearly what one for four does). */
 static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     const weight *w = j->w[wi];
     const type_kernels *tk = j->ks->types[w->type];
@@ -127,10 +128,11 @@ static void product_rows_packed(const matmul_job *j, int wi, long lo, long hi) {
     const uint8_t *act = in->act[lanes_act_type(tk)];
     const size_t as = in->act_stride[lanes_act_type(tk)];
     const long ys = j->y_stride[wi];
+    const int widest = tk->lanes_packed_widest ? tk->lanes_packed_widest : 8;
     for (long r = lo; r < hi; r += 16)
         for (int t = 0, nc; t < in->n; t += nc) {
             const int left = in->n - t;
-            nc = left == 9 ? 5 : left < 8 ? left : 8;
+            nc = left == widest + 1 ? (left + 1) / 2 : left < widest ? left : widest;
             tk->lanes_packed(w->data + (size_t)r * w->row_bytes, act + (size_t)t * as, as, w->cols, nc, j->y[wi] + (long)t * ys + r, ys);
         }
 }

@@ -123,8 +123,8 @@ static ALWAYS_INLINE TARGET_AVX512 void q2_k_packed_body(const uint8_t *ub, cons
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
     for (int64_t i = 0; i < k / QK_K; i++) {
         const q2_k_packed *u = (const q2_k_packed *)ub + i;
-        const block_q8_K *ab[8];
-        __m512i isum[8], msum[8];
+        const block_q8_K *ab[LANES_MAX_NC];
+        __m512i isum[LANES_MAX_NC], msum[LANES_MAX_NC];
         k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, msum);
         UNROLL
         for (int g = 0; g < 16; g++) {

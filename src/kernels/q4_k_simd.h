@@ -459,15 +459,15 @@ static ALWAYS_INLINE TARGET_AVX512 __m512i k4_packed_field(const k4_packed *u, _
  * integers as a min times each of its group's two bsums. */
 static ALWAYS_INLINE TARGET_AVX512 void k4_packed_mins(const k4_packed *u, __m512i hi, const block_q8_K *const *ab, const int NC,
                                                        __m512i *msum) {
-    int32_t group_pairs[8][4] __attribute__((aligned(16)));
-    UNROLL
+    int32_t group_pairs[LANES_MAX_NC][4] __attribute__((aligned(16)));
+    UNROLL_16
     for (int c = 0; c < NC; c++)
         _mm_store_si128((__m128i *)group_pairs[c], _mm_hadd_epi16(_mm_loadu_si128((const __m128i *)ab[c]->bsums),
                                                                   _mm_loadu_si128((const __m128i *)(ab[c]->bsums + 16))));
     UNROLL
     for (int p = 0; p < 4; p++) {
         const __m512i mm = _mm512_or_si512(k4_packed_field(u, hi, 2 * p, 1), _mm512_slli_epi32(k4_packed_field(u, hi, 2 * p + 1, 1), 16));
-        UNROLL
+        UNROLL_16
         for (int c = 0; c < NC; c++) msum[c] = _mm512_dpwssd_epi32(msum[c], mm, _mm512_set1_epi32(group_pairs[c][p]));
     }
 }

@@ -438,7 +438,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_corr(const q6_k_packed *u, c
         const __m512i s0 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h]));
         const __m512i s1 = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[2 * h + 1]));
         const __m512i pair = _mm512_or_si512(_mm512_and_si512(s0, low16), _mm512_slli_epi32(s1, 16));
-        UNROLL
+        UNROLL_16
         for (int c = 0; c < NC; c++)
             corr[c] = _mm512_dpwssd_epi32(corr[c], pair, _mm512_set1_epi32((int)load_u32(ab[c]->bsums + 4 * h)));
     }
@@ -455,8 +455,8 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_one(const uint8_t *ub, const
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
     for (int64_t i = 0; i < k / QK_K; i++) {
         const q6_k_packed *u = (const q6_k_packed *)ub + i;
-        const block_q8_K *ab[8];
-        __m512i isum[8], corr[8];
+        const block_q8_K *ab[LANES_MAX_NC];
+        __m512i isum[LANES_MAX_NC], corr[LANES_MAX_NC];
         k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, corr);
         UNROLL
         for (int half = 0; half < 2; half++)
@@ -497,7 +497,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_one(const uint8_t *ub, const
     }
     _mm512_storeu_ps(y, sum[0]);
 }
-/* 2 to 8 positions: one group a pass, in a loop over (half, mq, jl) (unrolled, GCC kept many
+/* 2 to 16 positions (LANES_MAX_NC): one group a pass, in a loop over (half, mq, jl) (unrolled, GCC kept many
  * groups' sums alive at once and spilled them: 5 positions 22.5 -> 27.5 GB/s in L2), the running
  * sums in y itself. Group j of
  * a pass: j = jl (low nibbles, bits 2 jl of qh shifted up by 4 - 2 jl) and j = jl + 2 (high
@@ -505,12 +505,12 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_one(const uint8_t *ub, const
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                          float *y, long ys, const int NC) {
     const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
-    UNROLL
+    UNROLL_16
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, _mm512_setzero_ps());
     for (int64_t i = 0; i < k / QK_K; i++) {
         const q6_k_packed *u = (const q6_k_packed *)ub + i;
-        const block_q8_K *ab[8];
-        __m512i isum[8], corr[8];
+        const block_q8_K *ab[LANES_MAX_NC];
+        __m512i isum[LANES_MAX_NC], corr[LANES_MAX_NC];
         k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, corr);
         NO_UNROLL
         for (size_t pass = 0; pass < 8; pass++) {
@@ -524,8 +524,8 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, cons
             const __m128i up = _mm_cvtsi32_si128((int)(4 - 2 * jl)), down = _mm_cvtsi32_si128((int)(2 * jl));
             UNROLL
             for (int hi = 0; hi < 2; hi++) {
-                __m512i acc[8];
-                UNROLL
+                __m512i acc[LANES_MAX_NC];
+                UNROLL_16
                 for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
                 UNROLL
                 for (int mm = 0; mm < 4; mm++) {
@@ -534,18 +534,18 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, cons
                     const __m512i top = hi ? _mm512_srl_epi16(h, down) : _mm512_sll_epi16(h, up);
                     const __m512i lo = hi ? _mm512_and_si512(_mm512_srli_epi16(r, 4), low4) : _mm512_and_si512(r, low4);
                     const __m512i code = _mm512_ternarylogic_epi32(lo, top, bits45, 0xf8);   /* lo | (top & bits45) */
-                    UNROLL
+                    UNROLL_16
                     for (int c = 0; c < NC; c++)
                         acc[c] = _mm512_dpbusd_epi32(acc[c], code, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + at + 64 * hi + 4 * mm)));
                 }
                 const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)scales[4 * hi]));
-                UNROLL
+                UNROLL_16
                 for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[c], sc));
             }
         }
         q6_k_packed_corr(u, ab, NC, corr);
         const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
-        UNROLL
+        UNROLL_16
         for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, q6_k_term_16(_mm512_loadu_ps(y + c * ys), ab[c], d, isum[c], corr[c]));
     }
 }
@@ -554,7 +554,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
     if (NC == 1) q6_k_packed_one(ub, a, as, k, y);
     else q6_k_packed_many(ub, a, as, k, y, ys, NC);
 }
-LANES_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body, 8)
+LANES_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body, LANES_MAX_NC)
 
 DOT_FROM_BODY(TARGET_AVX512, q6_k_dot_avx512, q6_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q6_k_rows4_avx512, q6_k_avx512_body, 4, 1)
@@ -564,7 +564,7 @@ const type_kernels q6_k_kernels_avx512 = {
     .tile = q6_k_tile_avx512, .tile_rows = 4, .tile_cols = 4,
     .lanes_unpack = q6_k_lanes_unpack_avx512, .lanes_tile = q6_k_lanes_tile_avx512,
     .lanes_sb_bytes = sizeof(q6_k_lanes), .lanes_min_cols = 5,
-    .lanes_pack = q6_k_lanes_pack, .lanes_packed = q6_k_packed_avx512, .lanes_row = q6_k_lanes_row };
+    .lanes_pack = q6_k_lanes_pack, .lanes_packed = q6_k_packed_avx512, .lanes_packed_widest = LANES_MAX_NC, .lanes_row = q6_k_lanes_row };
 #endif
 
 #if defined(__aarch64__)

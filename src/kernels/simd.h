@@ -44,6 +44,9 @@
 #define UNROLL _Pragma("GCC unroll 8")
 /* Keep the following loop a loop (where unrolling would keep too many values live). */
 #define NO_UNROLL _Pragma("GCC unroll 1")
+/* UNROLL for the loops over the positions of a rows-in-lanes body (up to LANES_MAX_NC = 16: unrolled
+ * only 8 times, 10 positions or more kept their sums on the stack, 2.5x slower) */
+#define UNROLL_16 _Pragma("GCC unroll 16")
 /* The query heads of an attention kernel call in groups of up to 4: CALL(g, HG) for the group
  * starting at head g, with its size HG a literal (so a kernel's head loops unroll). */
 #define FOR_HEAD_GROUPS_OF_4(heads, CALL)                                        \
@@ -150,6 +153,7 @@ typedef struct type_kernels {
      * (the IQ grid types and TQ1_0: their values instead of grid indices or base-3 bytes), written
      * by lanes_pack at out for 16 rows of lanes_packed_row_bytes each */
     size_t lanes_packed_sb_bytes;
+    int lanes_packed_widest;   /* the most positions lanes_packed takes in one pass (0: 8) */
     int lanes_act_type;   /* lanes_packed's activation format where it is not act_type's (0: act_type's) */
 } type_kernels;
 

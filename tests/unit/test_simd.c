@@ -760,9 +760,11 @@ int main(void) {
             check_matmul(ks, TYPES[i], 23, 6, false, &r);
             check_matmul(ks, TYPES[i], 600, 11, false, &r);
             check_matmul(ks, TYPES[i], 48, 5, false, &r);
-            for (int n = 1; n <= 9; n += 2) check_matmul(ks, TYPES[i], 48, n, true, &r);
-            check_matmul(ks, TYPES[i], 48, 8, true, &r);    /* 8 at once */
-            check_matmul(ks, TYPES[i], 48, 17, true, &r);   /* 8, then 5 + 4 */
+            /* rows in lanes: every width of one pass (the widest is 8 or LANES_MAX_NC = 16), and
+             * more positions than the widest: 17 as 8 + 5 + 4 or 9 + 8, 33 as 16 + 9 + 8 */
+            for (int n = 1; n <= 16; n++) check_matmul(ks, TYPES[i], 48, n, true, &r);
+            check_matmul(ks, TYPES[i], 48, 17, true, &r);
+            check_matmul(ks, TYPES[i], 48, 33, true, &r);
             check_matmul(ks, TYPES[i], 608, 6, true, &r);
             check_matmul_each_n(ks, TYPES[i], &r);
         }
