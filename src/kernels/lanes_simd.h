@@ -203,19 +203,31 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, con
     }
 
 /* The start of super-block i of 16 packed rows (bytes each) of the K types kept in lanes for NC
- * positions: the same super-block of the next 16 rows into L2 (the rows are one stream: the
- * products of a few positions are too slow for the hardware's prefetch to keep ahead, so the loads
- * would wait for memory; Q4_K, 8 positions, 1 thread: 5.3 against 10.5 GB/s in cache), each
- * position's activation block ab[c], its sums (the scaled ones and the mins' or offsets') zeroed. */
+ * positions: unless the body spreads it itself (spread: k_packed_prefetch_step), the same
+ * super-block of the next 16 rows into L2 (the rows are one stream: the products of a few positions
+ * are too slow for the hardware's prefetch to keep ahead, so the loads would wait for memory; Q4_K,
+ * 8 positions, 1 thread: 5.3 against 10.5 GB/s in cache), each position's activation block ab[c],
+ * its sums (the scaled ones and the mins' or offsets') zeroed. */
 static ALWAYS_INLINE TARGET_AVX512 void k_packed_start(const void *u, size_t bytes, int64_t k, const uint8_t *a, size_t as,
-                                                       int64_t i, const int NC, const block_q8_K *ab[LANES_MAX_NC],
+                                                       int64_t i, const int NC, const int spread, const block_q8_K *ab[LANES_MAX_NC],
                                                        __m512i isum[LANES_MAX_NC], __m512i msum[LANES_MAX_NC]) {
-    for (size_t l = 0; l < bytes; l += 64) _mm_prefetch((const char *)u + (size_t)(k / QK_K) * bytes + l, _MM_HINT_T1);
+    if (!spread)
+        for (size_t l = 0; l < bytes; l += 64) _mm_prefetch((const char *)u + (size_t)(k / QK_K) * bytes + l, _MM_HINT_T1);
     UNROLL_16
     for (int c = 0; c < NC; c++) {
         ab[c] = (const block_q8_K *)(a + c * as) + i;
         isum[c] = msum[c] = _mm512_setzero_si512();
     }
+}
+/* The same prefetch as k_packed_start's, spread over a body's steps: step s (0 .. steps - 1) takes
+ * its share of the lines, between the products. All the lines at the super-block's start made the
+ * products of several positions wait: a burst fills the core's misses in flight, and the loads of
+ * the codes queue behind it (Q4_K, 9 positions, 2 threads, from memory: 12.2 -> 17.2 GB/s, 17-20
+ * in cache; the 1B Q4_K_M's forward over 9 positions 59 -> 49-51 ms, over one 35 -> 33). */
+static ALWAYS_INLINE void k_packed_prefetch_step(const void *u, size_t bytes, int64_t k, size_t step, size_t steps) {
+    const size_t lines = (bytes + 63) / 64;
+    for (size_t l = step * lines / steps; l < (step + 1) * lines / steps; l++)
+        _mm_prefetch((const char *)u + (size_t)(k / QK_K) * bytes + 64 * l, _MM_HINT_T1);
 }
 /* The 16 lanes of v stored as rows 0..15 at y (y[row] = lane lane_row(row)). */
 static ALWAYS_INLINE TARGET_AVX512 void lanes_store_rows(float *y, __m512 v) {

@@ -142,58 +142,16 @@ static void q4_k_lanes_row(const uint8_t *ub, size_t ws, int64_t k, int p, uint8
 /* 16 packed rows x NC positions (ACT_Q8_K_NIBBLES: slot s holds group q8_k_nibble_slot(s), its quad
  * q the nibbles of qs dword 8 (s % 2) + q of half s / 4, low for s % 4 < 2): each slot's sums times
  * its scales; the mins against the activation's group sums; then the portable kernel's float
- * operations lane by lane (k4_term_16). One position: two slots per load of the codes (two sums in
- * flight). */
-static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_one(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k, float *y) {
-    const int NC = 1;
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
-    __m512 sum[8];
-    UNROLL
-    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const k4_packed *u = (const k4_packed *)ub + i;
-        const block_q8_K *ab[LANES_MAX_NC];
-        __m512i isum[LANES_MAX_NC], msum[LANES_MAX_NC];
-        k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, msum);
-        const __m512i hi = _mm512_loadu_si512((const void *)u->sm_hi);
-        UNROLL
-        for (int half = 0; half < 2; half++)
-            UNROLL
-            for (int e = 0; e < 2; e++) {
-                const int s_lo = 4 * half + e, s_hi = s_lo + 2;   /* the slots of the low and the high nibbles */
-                __m512i acc[2][1];
-                UNROLL
-                for (int c = 0; c < NC; c++) acc[0][c] = acc[1][c] = _mm512_setzero_si512();
-                UNROLL
-                for (int q = 0; q < 8; q++) {
-                    const __m512i r = _mm512_loadu_si512((const void *)u->qs[16 * half + 8 * e + q]);
-                    const __m512i lo = _mm512_and_si512(r, low4), hn = _mm512_and_si512(_mm512_srli_epi16(r, 4), low4);
-                    UNROLL
-                    for (int c = 0; c < NC; c++) {
-                        acc[0][c] = _mm512_dpbusd_epi32(acc[0][c], lo, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * (8 * s_lo + q))));
-                        acc[1][c] = _mm512_dpbusd_epi32(acc[1][c], hn, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * (8 * s_hi + q))));
-                    }
-                }
-                const __m512i sc_lo = k4_packed_field(u, hi, q8_k_nibble_slot(s_lo), 0);
-                const __m512i sc_hi = k4_packed_field(u, hi, q8_k_nibble_slot(s_hi), 0);
-                UNROLL
-                for (int c = 0; c < NC; c++)
-                    isum[c] = _mm512_add_epi32(_mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[0][c], sc_lo)),
-                                               _mm512_mullo_epi32(acc[1][c], sc_hi));
-            }
-        k4_packed_mins(u, hi, ab, NC, msum);
-        k_packed_terms(sum, u->d, u->dmin, ab, isum, msum, NC);
-    }
-    _mm512_storeu_ps(y, sum[0]);
-}
-/* 2 to 16 positions (LANES_MAX_NC; a speculation's 9 in one pass instead of 5 + 4: its 1B forward
- * 71.8 -> 62.0 ms): one slot a pass, in a loop (unrolled, GCC kept every slot's sums alive at once
- * and spilled them: 8 positions 14.6 -> 15.2 GB/s in L2, 5 positions 22 -> 23.5), the running sums
- * in y itself. The high nibbles are not shifted down: their sums are 16 times theirs, so the low
- * nibbles' scales are taken 16 times too and the whole sum divided by 16 at the end (exact: at most
- * 8 slots x 16 x 63 x 32 x 15 x 127 < 2^31). Pass j takes scale group j: slot 4 half + e + 2 h,
- * its group q8_k_nibble_slot(slot) = 4 half + 2 e + h. */
-static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+ * operations lane by lane (k4_term_16). 1 to 16 positions (LANES_MAX_NC; a speculation's 9 in one
+ * pass instead of 5 + 4: its 1B forward 71.8 -> 62.0 ms): one slot a pass, in a loop (unrolled, GCC
+ * kept every slot's sums alive at once and spilled them: 8 positions 14.6 -> 15.2 GB/s in L2, 5
+ * positions 22 -> 23.5), the running sums in y itself. One position too: a kernel of its own, two
+ * slots per load of the codes, was as fast alone (bench_matvec) but decoded the 1B at 29.9 against
+ * 35.3 tok/s, each with the prefetch spread. The high nibbles are not shifted down: their sums are
+ * 16 times theirs, so the low nibbles' scales are taken 16 times too and the whole sum divided by 16
+ * at the end (exact: at most 8 slots x 16 x 63 x 32 x 15 x 127 < 2^31). Pass j takes scale group
+ * j: slot 4 half + e + 2 h, its group q8_k_nibble_slot(slot) = 4 half + 2 e + h. */
+static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                          float *y, long ys, const int NC) {
     UNROLL_16
     for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, _mm512_setzero_ps());
@@ -201,7 +159,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, cons
         const k4_packed *u = (const k4_packed *)ub + i;
         const block_q8_K *ab[LANES_MAX_NC];
         __m512i isum[LANES_MAX_NC], msum[LANES_MAX_NC];
-        k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, msum);
+        k_packed_start(u, sizeof *u, k, a, as, i, NC, 1, ab, isum, msum);
         const __m512i hi = _mm512_loadu_si512((const void *)u->sm_hi);
         NO_UNROLL
         for (size_t j = 0; j < 8; j++) {   /* the codes of half and e, nibble h (size_t: no sign extensions) */
@@ -214,6 +172,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, cons
             for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
             UNROLL
             for (int q = 0; q < 8; q++) {
+                k_packed_prefetch_step(u, sizeof *u, k, 8 * j + (size_t)q, 64);
                 const __m512i x = _mm512_and_si512(_mm512_loadu_si512((const void *)codes[q]), nibble);
                 UNROLL_16
                 for (int c = 0; c < NC; c++)
@@ -231,11 +190,6 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_many(const uint8_t *ub, cons
             _mm512_storeu_ps(y + c * ys, k4_term_16(_mm512_loadu_ps(y + c * ys), _mm512_set1_ps(f32_from_bits(load_u32(ab[c]->d))),
                                                     d, dmin, _mm512_srai_epi32(isum[c], 4), msum[c]));
     }
-}
-static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                         float *y, long ys, const int NC) {
-    if (NC == 1) q4_k_packed_one(ub, a, as, k, y);
-    else q4_k_packed_many(ub, a, as, k, y, ys, NC);
 }
 LANES_FROM_BODY(q4_k_packed_avx512, q4_k_packed_body, LANES_MAX_NC)
 

@@ -447,62 +447,12 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_corr(const q6_k_packed *u, c
  * nibbles with bits 2jl of qh dword m are quad 32 half + 8 jl + m, its high nibbles with bits
  * 2 (jl + 2) quad 32 half + 8 (jl + 2) + m (group = quad / 4); the groups' sums times their scales,
  * the offset 32 through the scales against the bsums pairs, then the portable kernel's float
- * operations lane by lane. One position: both nibbles of each load at once (two sums in flight). */
-static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_one(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k, float *y) {
-    const int NC = 1;
-    __m512 sum[8];
-    UNROLL
-    for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const q6_k_packed *u = (const q6_k_packed *)ub + i;
-        const block_q8_K *ab[LANES_MAX_NC];
-        __m512i isum[LANES_MAX_NC], corr[LANES_MAX_NC];
-        k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, corr);
-        UNROLL
-        for (int half = 0; half < 2; half++)
-            UNROLL
-            for (int jl = 0; jl < 2; jl++)
-                UNROLL
-                for (int mq = 0; mq < 2; mq++) {   /* groups 8 half + 2 jl + mq (low nibbles) and that + 4 (high) */
-                    __m512i acc[2][1];
-                    UNROLL
-                    for (int c = 0; c < NC; c++) acc[0][c] = acc[1][c] = _mm512_setzero_si512();
-                    UNROLL
-                    for (int mm = 0; mm < 4; mm++) {
-                        const int m = 4 * mq + mm;
-                        const __m512i r = _mm512_loadu_si512((const void *)u->ql[16 * half + 8 * jl + m]);
-                        const __m512i h = _mm512_loadu_si512((const void *)u->qh[8 * half + m]);
-                        UNROLL
-                        for (int hi = 0; hi < 2; hi++) {
-                            const int j = jl + 2 * hi;
-                            const __m512i code = q6_k_packed_code(r, h, j, hi);
-                            const int t = 32 * half + 8 * j + m;
-                            UNROLL
-                            for (int c = 0; c < NC; c++)
-                                acc[hi][c] = _mm512_dpbusd_epi32(acc[hi][c], code, _mm512_set1_epi32((int)load_u32((const uint8_t *)ab[c]->qs + 4 * t)));
-                        }
-                    }
-                    UNROLL
-                    for (int hi = 0; hi < 2; hi++) {
-                        const int g = 8 * half + 2 * (jl + 2 * hi) + mq;
-                        const __m512i sc = _mm512_cvtepi8_epi32(_mm_loadu_si128((const __m128i *)u->sc[g]));
-                        UNROLL
-                        for (int c = 0; c < NC; c++) isum[c] = _mm512_add_epi32(isum[c], _mm512_mullo_epi32(acc[hi][c], sc));
-                    }
-                }
-        q6_k_packed_corr(u, ab, NC, corr);
-        const __m512 d = _mm512_cvtph_ps(_mm256_loadu_si256((const __m256i *)u->d));
-        UNROLL
-        for (int c = 0; c < NC; c++) sum[c] = q6_k_term_16(sum[c], ab[c], d, isum[c], corr[c]);
-    }
-    _mm512_storeu_ps(y, sum[0]);
-}
-/* 2 to 16 positions (LANES_MAX_NC): one group a pass, in a loop over (half, mq, jl) (unrolled, GCC kept many
- * groups' sums alive at once and spilled them: 5 positions 22.5 -> 27.5 GB/s in L2), the running
- * sums in y itself. Group j of
- * a pass: j = jl (low nibbles, bits 2 jl of qh shifted up by 4 - 2 jl) and j = jl + 2 (high
- * nibbles, bits 2 jl + 4 shifted down by 2 jl). */
-static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
+ * operations lane by lane. 1 to 16 positions (LANES_MAX_NC): one group a pass, in a loop over (half,
+ * mq, jl) (unrolled, GCC kept many groups' sums alive at once and spilled them: 5 positions 22.5 ->
+ * 27.5 GB/s in L2), the running sums in y itself; one position too (as Q4_K's). Group j of a pass:
+ * j = jl (low nibbles, bits 2 jl of qh shifted up by 4 - 2 jl) and j = jl + 2 (high nibbles, bits
+ * 2 jl + 4 shifted down by 2 jl). */
+static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
                                                          float *y, long ys, const int NC) {
     const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
     UNROLL_16
@@ -511,7 +461,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, cons
         const q6_k_packed *u = (const q6_k_packed *)ub + i;
         const block_q8_K *ab[LANES_MAX_NC];
         __m512i isum[LANES_MAX_NC], corr[LANES_MAX_NC];
-        k_packed_start(u, sizeof *u, k, a, as, i, NC, ab, isum, corr);
+        k_packed_start(u, sizeof *u, k, a, as, i, NC, 1, ab, isum, corr);
         NO_UNROLL
         for (size_t pass = 0; pass < 8; pass++) {
             /* per pass one pointer each to the codes, the high bits, the scales and (at) the
@@ -529,6 +479,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, cons
                 for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
                 UNROLL
                 for (int mm = 0; mm < 4; mm++) {
+                    k_packed_prefetch_step(u, sizeof *u, k, 8 * pass + 4 * (size_t)hi + (size_t)mm, 64);
                     const __m512i r = _mm512_loadu_si512((const void *)ql[mm]);
                     const __m512i h = _mm512_loadu_si512((const void *)qh[mm]);
                     const __m512i top = hi ? _mm512_srl_epi16(h, down) : _mm512_sll_epi16(h, up);
@@ -548,11 +499,6 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_many(const uint8_t *ub, cons
         UNROLL_16
         for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, q6_k_term_16(_mm512_loadu_ps(y + c * ys), ab[c], d, isum[c], corr[c]));
     }
-}
-static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, const uint8_t *a, size_t as, int64_t k,
-                                                         float *y, long ys, const int NC) {
-    if (NC == 1) q6_k_packed_one(ub, a, as, k, y);
-    else q6_k_packed_many(ub, a, as, k, y, ys, NC);
 }
 LANES_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body, LANES_MAX_NC)
 
