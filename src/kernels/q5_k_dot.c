@@ -73,7 +73,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_k_packed_body(const uint8_t *ub, cons
         const k5_packed *u = (const k5_packed *)ub + i;
         const block_q8_K *ab[LANES_MAX_NC];
         __m512i isum[LANES_MAX_NC], msum[LANES_MAX_NC];
-        k_packed_start(u, sizeof *u, k, a, as, i, NC, 0, ab, isum, msum);
+        k_packed_start(u, sizeof *u, k, a, as, i, NC, 1, ab, isum, msum);
         const __m512i hi = _mm512_loadu_si512((const void *)u->k4.sm_hi);
         for (int ch = 0; ch < 4; ch++) {
             __m512i acc[2][8];
@@ -82,6 +82,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_k_packed_body(const uint8_t *ub, cons
             UNROLL
             for (int q = 0; q < 8; q++) {
                 const int v = 8 * ch + q;
+                k_packed_prefetch_step(u, sizeof *u, k, (size_t)v, 32);
                 const __m512i r = _mm512_loadu_si512((const void *)u->k4.qs[v]);
                 const __m512i lo = _mm512_and_si512(r, low4), hn = _mm512_and_si512(_mm512_srli_epi16(r, 4), low4);
                 const __m512i lo5 = _mm512_mask_add_epi8(lo, _cvtu64_mask64(u->high[v][0]), lo, sixteen);
