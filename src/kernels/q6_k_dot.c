@@ -421,14 +421,6 @@ static void q6_k_lanes_row(const uint8_t *ub, size_t ws, int64_t k, int p, uint8
     }
 }
 
-/* The 6-bit codes of group slot j from a load r of ql (low nibbles, or high when hi) and h of qh
- * (bits 2j, 2j + 1 moved to bits 4, 5) */
-static ALWAYS_INLINE TARGET_AVX512 __m512i q6_k_packed_code(__m512i r, __m512i h, int j, int hi) {
-    const __m512i low4 = _mm512_set1_epi8(0x0f), bits45 = _mm512_set1_epi8(0x30);
-    const __m512i top = j == 0 ? _mm512_slli_epi16(h, 4) : j == 1 ? _mm512_slli_epi16(h, 2) : j == 2 ? h : _mm512_srli_epi16(h, 2);
-    const __m512i lo = hi ? _mm512_and_si512(_mm512_srli_epi16(r, 4), low4) : _mm512_and_si512(r, low4);
-    return _mm512_or_si512(lo, _mm512_and_si512(top, bits45));
-}
 /* corr[c] += the scales against position c's bsums (the offset 32, taken back in q6_k_term_16):
  * groups 2h, 2h + 1's scales as int16 pairs against bsums 2h, 2h + 1 */
 static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_corr(const q6_k_packed *u, const block_q8_K *const *ab, const int NC, __m512i *corr) {
