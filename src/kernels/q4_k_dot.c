@@ -191,7 +191,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, cons
                                                     d, dmin, _mm512_srai_epi32(isum[c], 4), msum[c]));
     }
 }
-LANES_FROM_BODY(q4_k_packed_avx512, q4_k_packed_body, LANES_MAX_NC)
+LANES_FROM_BODY_16(q4_k_packed_avx512, q4_k_packed_body)
 
 DOT_FROM_BODY(TARGET_AVX512, q4_k_dot_avx512, q4_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q4_k_rows4_avx512, q4_k_avx512_body, 4, 1)

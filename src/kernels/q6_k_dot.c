@@ -492,7 +492,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
         for (int c = 0; c < NC; c++) _mm512_storeu_ps(y + c * ys, q6_k_term_16(_mm512_loadu_ps(y + c * ys), ab[c], d, isum[c], corr[c]));
     }
 }
-LANES_FROM_BODY(q6_k_packed_avx512, q6_k_packed_body, LANES_MAX_NC)
+LANES_FROM_BODY_16(q6_k_packed_avx512, q6_k_packed_body)
 
 DOT_FROM_BODY(TARGET_AVX512, q6_k_dot_avx512, q6_k_avx512_body)
 TILE_FROM_BODY(TARGET_AVX512, q6_k_rows4_avx512, q6_k_avx512_body, 4, 1)
