@@ -151,8 +151,6 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, con
         for (int c = 0; c < (NC); c++) sum_[c] = _mm512_setzero_ps();                                          \
         for (int64_t i = 0; i < (k) / QK_K; i++) {                                                              \
             const LANES *u = (const LANES *)(ub) + i;                                                           \
-            /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */ \
-            for (size_t l = 0; l < sizeof *u; l += 64) _mm_prefetch((const char *)(u + (k) / QK_K) + l, _MM_HINT_T1); \
             const block_q8_K *ab[8];                                                                            \
             __m512i isum[8];                                                                                    \
             int32_t offset_sums[8][16] __attribute__((aligned(64)));                                            \
@@ -165,6 +163,7 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, con
                 for (int c = 0; c < (NC); c++) acc[c] = _mm512_setzero_si512();                                 \
                 UNROLL                                                                                          \
                 for (int q = 0; q < 4; q++) {                                                                   \
+                    k_packed_prefetch_step(u, sizeof *u, k, 4 * (size_t)g + (size_t)q, 64);                    \
                     const __m512i v = CODES(u, g, q);                                                           \
                     UNROLL                                                                                      \
                     for (int c = 0; c < (NC); c++)                                                              \
@@ -201,39 +200,38 @@ static ALWAYS_INLINE TARGET_AVX512 __m512 lanes_d_term(__m512 sum, __m512 d, con
 /* The same for a body taking 1 to LANES_MAX_NC positions (type_kernels.lanes_packed_widest): its own
  * macro, so that the bodies of 8 are not compiled again for 9 to 15 (the sanitizer and fuzz builds
  * took minutes a file). */
+#define LANES_CASE_ALL(body, n) LANES_CASE(body, n, LANES_MAX_NC)
 #define LANES_FROM_BODY_16(name, body)                                                                            \
     static TARGET_AVX512 void name(const uint8_t *u, const uint8_t *a, size_t as, int64_t k, int nc, float *y, long ys) { \
         switch (nc) {                                                                                             \
-        LANES_CASE(body, 1, 16) LANES_CASE(body, 2, 16) LANES_CASE(body, 3, 16) LANES_CASE(body, 4, 16)          \
-        LANES_CASE(body, 5, 16) LANES_CASE(body, 6, 16) LANES_CASE(body, 7, 16) LANES_CASE(body, 8, 16)          \
-        LANES_CASE(body, 9, 16) LANES_CASE(body, 10, 16) LANES_CASE(body, 11, 16) LANES_CASE(body, 12, 16)       \
-        LANES_CASE(body, 13, 16) LANES_CASE(body, 14, 16) LANES_CASE(body, 15, 16)                               \
+        LANES_CASE_ALL(body, 1) LANES_CASE_ALL(body, 2) LANES_CASE_ALL(body, 3) LANES_CASE_ALL(body, 4)          \
+        LANES_CASE_ALL(body, 5) LANES_CASE_ALL(body, 6) LANES_CASE_ALL(body, 7) LANES_CASE_ALL(body, 8)          \
+        LANES_CASE_ALL(body, 9) LANES_CASE_ALL(body, 10) LANES_CASE_ALL(body, 11) LANES_CASE_ALL(body, 12)       \
+        LANES_CASE_ALL(body, 13) LANES_CASE_ALL(body, 14) LANES_CASE_ALL(body, 15)                               \
         default: body(u, a, as, k, y, ys, LANES_MAX_NC); break;                                                   \
         }                                                                                                         \
     }
 
-/* The start of super-block i of 16 packed rows (bytes each) of the K types kept in lanes for NC
- * positions: unless the body spreads it itself (spread: k_packed_prefetch_step), the same
- * super-block of the next 16 rows into L2 (the rows are one stream: the products of a few positions
- * are too slow for the hardware's prefetch to keep ahead, so the loads would wait for memory; Q4_K,
- * 8 positions, 1 thread: 5.3 against 10.5 GB/s in cache), each position's activation block ab[c],
- * its sums (the scaled ones and the mins' or offsets') zeroed. */
-static ALWAYS_INLINE TARGET_AVX512 void k_packed_start(const void *u, size_t bytes, int64_t k, const uint8_t *a, size_t as,
-                                                       int64_t i, const int NC, const int spread, const block_q8_K *ab[LANES_MAX_NC],
-                                                       __m512i isum[LANES_MAX_NC], __m512i msum[LANES_MAX_NC]) {
-    if (!spread)
-        for (size_t l = 0; l < bytes; l += 64) _mm_prefetch((const char *)u + (size_t)(k / QK_K) * bytes + l, _MM_HINT_T1);
+/* The start of super-block i of 16 packed rows of the K types kept in lanes for NC positions: each
+ * position's activation block ab[c], its sums (the scaled ones and the mins' or offsets') zeroed.
+ * The bodies prefetch the same super-block of the next 16 rows as they go (k_packed_prefetch_step). */
+static ALWAYS_INLINE TARGET_AVX512 void k_packed_start(const uint8_t *a, size_t as, int64_t i, const int NC,
+                                                       const block_q8_K *ab[LANES_MAX_NC], __m512i isum[LANES_MAX_NC],
+                                                       __m512i msum[LANES_MAX_NC]) {
     UNROLL_16
     for (int c = 0; c < NC; c++) {
         ab[c] = (const block_q8_K *)(a + c * as) + i;
         isum[c] = msum[c] = _mm512_setzero_si512();
     }
 }
-/* The same prefetch as k_packed_start's, spread over a body's steps: step s (0 .. steps - 1) takes
- * its share of the lines, between the products. All the lines at the super-block's start made the
- * products of several positions wait: a burst fills the core's misses in flight, and the loads of
- * the codes queue behind it (Q4_K, 9 positions, 2 threads, from memory: 12.2 -> 17.2 GB/s, 17-20
- * in cache; the 1B Q4_K_M's forward over 9 positions 59 -> 49-51 ms, over one 35 -> 33). */
+/* The same super-block of the next 16 rows into L2, spread over a body's steps: step s (0 .. steps
+ * - 1) takes its share of the lines, between the products. The rows are one stream, and the
+ * products of a few positions are too slow for the hardware's prefetch to keep ahead (Q4_K, 8
+ * positions, 1 thread, without: 5.3 against 10.5 GB/s in cache). All the lines at the super-block's
+ * start made the products wait: a burst fills the core's misses in flight, and the loads of the
+ * codes queue behind it (Q4_K, 9 positions, 2 threads, from memory: 12.2 -> 17.2 GB/s, 17-20 in
+ * cache; the 1B Q4_K_M's forward over 9 positions 59 -> 49-51 ms, over one 35 -> 33; decode of 1B
+ * files: Q2_K 39.6-40.0 -> 44.6-46.3 tok/s, Q3_K_M 35.9-36.4 -> 39.7-40.3, IQ3_S 30.4-31.3 -> 38.1-38.3). */
 static ALWAYS_INLINE void k_packed_prefetch_step(const void *u, size_t bytes, int64_t k, size_t step, size_t steps) {
     const size_t lines = (bytes + 63) / 64;
     for (size_t l = step * lines / steps; l < (step + 1) * lines / steps; l++)

@@ -125,7 +125,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q2_k_packed_body(const uint8_t *ub, cons
         const q2_k_packed *u = (const q2_k_packed *)ub + i;
         const block_q8_K *ab[LANES_MAX_NC];
         __m512i isum[LANES_MAX_NC], msum[LANES_MAX_NC];
-        k_packed_start(u, sizeof *u, k, a, as, i, NC, 0, ab, isum, msum);
+        k_packed_start(a, as, i, NC, ab, isum, msum);
         UNROLL
         for (int g = 0; g < 16; g++) {
             const __m512i sm = _mm512_cvtepu8_epi32(_mm_loadu_si128((const __m128i *)u->scales[g]));
@@ -136,6 +136,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q2_k_packed_body(const uint8_t *ub, cons
             for (int c = 0; c < NC; c++) acc[c] = _mm512_setzero_si512();
             UNROLL
             for (int q = 0; q < 4; q++) {
+                k_packed_prefetch_step(u, sizeof *u, k, 4 * (size_t)g + (size_t)q, 64);
                 const __m512i x = _mm512_and_si512(q ? _mm512_srli_epi16(r, 2 * q) : r, three);
                 UNROLL
                 for (int c = 0; c < NC; c++)

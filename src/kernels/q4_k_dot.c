@@ -159,7 +159,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q4_k_packed_body(const uint8_t *ub, cons
         const k4_packed *u = (const k4_packed *)ub + i;
         const block_q8_K *ab[LANES_MAX_NC];
         __m512i isum[LANES_MAX_NC], msum[LANES_MAX_NC];
-        k_packed_start(u, sizeof *u, k, a, as, i, NC, 1, ab, isum, msum);
+        k_packed_start(a, as, i, NC, ab, isum, msum);
         const __m512i hi = _mm512_loadu_si512((const void *)u->sm_hi);
         NO_UNROLL
         for (size_t j = 0; j < 8; j++) {   /* the codes of half and e, nibble h (size_t: no sign extensions) */

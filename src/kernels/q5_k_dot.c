@@ -73,7 +73,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q5_k_packed_body(const uint8_t *ub, cons
         const k5_packed *u = (const k5_packed *)ub + i;
         const block_q8_K *ab[LANES_MAX_NC];
         __m512i isum[LANES_MAX_NC], msum[LANES_MAX_NC];
-        k_packed_start(u, sizeof *u, k, a, as, i, NC, 1, ab, isum, msum);
+        k_packed_start(a, as, i, NC, ab, isum, msum);
         const __m512i hi = _mm512_loadu_si512((const void *)u->k4.sm_hi);
         for (int ch = 0; ch < 4; ch++) {
             __m512i acc[2][8];

@@ -453,7 +453,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_packed_body(const uint8_t *ub, cons
         const q6_k_packed *u = (const q6_k_packed *)ub + i;
         const block_q8_K *ab[LANES_MAX_NC];
         __m512i isum[LANES_MAX_NC], corr[LANES_MAX_NC];
-        k_packed_start(u, sizeof *u, k, a, as, i, NC, 1, ab, isum, corr);
+        k_packed_start(a, as, i, NC, ab, isum, corr);
         NO_UNROLL
         for (size_t pass = 0; pass < 8; pass++) {
             /* per pass one pointer each to the codes, the high bits, the scales and (at) the

@@ -30,8 +30,6 @@ static ALWAYS_INLINE TERNARY_TARGET void TERNARY_BODY(const uint8_t *ub, const u
     for (int c = 0; c < NC; c++) sum[c] = _mm512_setzero_ps();
     for (int64_t i = 0; i < k / QK_K; i++) {
         const uint8_t *u = ub + (size_t)i * sb;
-        /* the same super-block of the next 16 rows into L2 (the rows are one stream: q4_k_packed_body) */
-        for (size_t l = 0; l < sb; l += 64) _mm_prefetch((const char *)(u + (size_t)(k / QK_K) * sb) + l, _MM_HINT_T1);
         const block_q8_K *ab[8];
         __m512i isum[8];
         int32_t gsum[8][32] __attribute__((aligned(64)));   /* position c's activation sum of group h, << 16 */
@@ -63,6 +61,7 @@ static ALWAYS_INLINE TERNARY_TARGET void TERNARY_BODY(const uint8_t *ub, const u
             UNROLL
             for (int q = 0; q < per_group; q++) {
                 const int t = per_group * h + q, m = t % 4;
+                k_packed_prefetch_step(u, sb, k, (size_t)t, 64);   /* the next 16 rows' super-block, spread */
                 const __m512i x = _mm512_loadu_si512((const void *)(u + 64 * (t / 4)));
 #if TERNARY_VBMI   /* fields 0-2 read in place; field 3's bits 6-7 moved to 2-3 (a 16-bit shift: within each byte there) */
                 const __m512i v = _mm512_permutexvar_epi8(m == 3 ? _mm512_srli_epi16(x, 4) : x, fields[m == 3 ? 1 : m]);
