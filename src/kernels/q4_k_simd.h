@@ -169,7 +169,6 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
             UNROLL
             for (int j = 0; j < 4; j++) scale[r][j] = _mm512_shuffle_epi8(sm4, scale_pick[j]);
         }
-        if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * bsize, (size_t)(i + 1) * bsize, 0);
         UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m512i isum[4][4];
@@ -177,6 +176,8 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
         for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm512_setzero_si512();
         UNROLL
         for (int j = 0; j < 4; j++) {
+            if (NR == 4 && NC == 1)
+                prefetch_rows4_share(w, ws, (size_t)i * bsize + (size_t)j * bsize / 4, (size_t)i * bsize + (size_t)(j + 1) * bsize / 4, 0);
             __m512i q[4];
             UNROLL
             for (int r = 0; r < NR; r++) {

@@ -195,7 +195,6 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
             if (NC > 1 || NR == 1)
                 for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
         }
-        if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_q6_K), (size_t)(i + 1) * sizeof(block_q6_K), 0);
         /* the 16 scales of each row widened once, in vector registers */
         __m256i sc16[4];
         UNROLL
@@ -209,6 +208,9 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
         for (int n = 0; n < 2; n++)
             UNROLL
             for (int jj = 0; jj < 2; jj++) {
+                if (NR == 4 && NC == 1)   /* a quarter of the 4 rows' prefetch a step (q4_k_simd.h) */
+                    prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_q6_K) + (size_t)(2 * n + jj) * sizeof(block_q6_K) / 4,
+                                         (size_t)i * sizeof(block_q6_K) + (size_t)(2 * n + jj + 1) * sizeof(block_q6_K) / 4, 0);
                 /* the two high bits at 4jj (low half) and 4jj + 2 (high half) moved straight to bits 4-5:
                  * left by 4 and 2 (jj = 0), right by 0 and 2 (jj = 1) */
                 const __m512i high_move = _mm512_inserti64x4(_mm512_set1_epi16((short)(jj ? 0 : 4)), _mm256_set1_epi16(2), 1);

@@ -297,7 +297,11 @@ static inline int q8k_bsum(const uint8_t *bsums, int g) {
  * TO_L2 (a constant) prefetches into L2 only (T2) instead of every level (T0): Q8_0, whose rows
  * take little arithmetic per byte, streams faster that way (2048 columns 69-75% -> 81-89% of the
  * probe, 8192 columns 70-80% -> 78-82%, 960 unchanged; 1B Q8_0 decode +1-8% in 6 of 6 A/B pairs);
- * Q4_K reads slower (2048 columns 84-88% -> 68-77% with T1 or T2), so it keeps T0. */
+ * Q4_K reads slower (2048 columns 84-88% -> 68-77% with T1 or T2), so it keeps T0. Q4_K, Q5_K and
+ * Q6_K (AVX-512) prefetch a quarter of a super-block per step of it rather than all of it at its
+ * start (a burst fills the core's misses in flight: k_packed_prefetch_step): the 1B Q4_K_M read in
+ * place decoded at 29.2-29.5 tok/s against 24.9-25.2 (Q4_K alone 26.6-27.6), the Q5_K_M at
+ * 25.7-25.9 against 21.3-21.7; bench_matvec Q4_K 17.0-18.1 -> 19.5-19.7 GB/s, Q6_K unchanged. */
 static ALWAYS_INLINE void prefetch_rows4_share(const uint8_t *w, size_t ws, size_t from, size_t to,
                                                const int to_l2) {
     const char *ahead = (const char *)w + 8 * ws;
