@@ -41,12 +41,12 @@ typedef struct ts_load_options {
 } ts_load_options;
 
 /* Where a model's matrices are read from. Decode reads 2 MB pages faster than 4 KB ones, and rows
- * the copy rearranges into lanes (AVX-512 K-quants, the grid types) faster than the file's. AUTO (the default):
+ * the copy rearranges into lanes (AVX-512 K-quants, the grid and ternary types) faster than the file's. AUTO (the default):
  * in place from the file when the kernel maps its pages 2 MB at a time (its page cache in 2 MB
  * folios), else copied once into 2 MB pages; IN_PLACE (--mmap): the file's pages as they are, the
- * fastest load; COPY (--no-mmap): always copied. DECODE (chat, batch answering, the server: runs
- * long enough to repay a copy): copied when the kernel set keeps some of the matrices' rows in
- * lanes, else as AUTO. Without room for a copy they stay in place. */
+ * fastest load; COPY (--no-mmap): always copied. DECODE (the command line's default in every mode:
+ * a copy into lanes repays itself within a few hundred tokens, README): copied when the kernel set
+ * keeps some of the matrices' rows in lanes, else as AUTO. Without room for a copy they stay in place. */
 typedef enum ts_weights { TS_WEIGHTS_AUTO = 0, TS_WEIGHTS_IN_PLACE = 1, TS_WEIGHTS_COPY = 2, TS_WEIGHTS_DECODE = 3 } ts_weights;
 
 /* KV cache element types (llama.cpp's --cache-type-k/-v). f16 is the default, as in llama.cpp,

@@ -416,7 +416,7 @@ void resident_place_matrices(ts_model *m, const ts_load_options *opt) {
     }
     char why[160] = " (--no-mmap)";
     if (placement == TS_WEIGHTS_DECODE && in_lanes > 0)
-        snprintf(why, sizeof why, " (a long run: rows in lanes decode faster than the file's; --mmap reads them in place)");
+        snprintf(why, sizeof why, " (rows in lanes decode faster than the file's; --mmap reads them in place)");
     else if (placement == TS_WEIGHTS_AUTO || placement == TS_WEIGHTS_DECODE)
         snprintf(why, sizeof why, " (the kernel maps %.1f of the %.1f MB of the file looked at 2 MB at a time; --mmap reads them in place)",
                  (double)huge_bytes / 1048576.0, (double)file_bytes / 1048576.0);

@@ -73,6 +73,15 @@ check "--info: the matrices' copy and how much of it the kernel put in 2 MB page
     awk '/matrices: [0-9.]+ MB copied, [0-9.]+ MB of it in 2 MB pages/ { for (i = 1; i < NF; i++) if ($i == "MB") v[++n] = $(i - 1) }
          END { exit !(n >= 2 && v[1] > 0 && v[2] >= 0 && v[2] <= v[1]) }' "$TMP/info3.txt"
 check "--info: --mmap reads them in place" grep -q "matrices: read in place from the file (--mmap)" "$TMP/info4.txt"
+# By default a one-shot answer too copies them where the copy keeps rows in lanes (AVX-512), which
+# decode faster than the file's rows read in place, whatever folios the file's page cache is in
+"$RUN_OPT" "$FIX/llama-tiny/model-q4_k_m.gguf" --info >"$TMP/info5.txt" 2>&1
+if grep -q "MB with rows in lanes" "$TMP/info3.txt"; then
+    check "--info: by default the matrices are copied into lanes" \
+        grep -q "MB with rows in lanes (rows in lanes decode faster than the file's; --mmap reads them in place)" "$TMP/info5.txt"
+else
+    echo "# this kernel set keeps no rows in lanes: the default copy into lanes not checked"
+fi
 
 # Sampling: a seed makes it repeatable; different seeds differ
 "$RUN_OPT" "$FIX/stories260K/stories260K.gguf" "Once upon a time" -n 40 --temp 1.0 --top-k 40 --top-p 0.95 --min-p 0.05 --repeat-penalty 1.1 --seed 7 --quiet >"$TMP/r1.txt" 2>/dev/null
