@@ -8,6 +8,7 @@
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
 #include "kernels/lanes_simd.h"
+#include "kernels/lanes_pack.h"
 #include <string.h>
 
 #if defined(TS_X86)
@@ -228,11 +229,13 @@ static void iq2_lanes_pack(unpack_block_fn unpack, size_t block_bytes, const uin
         for (int p = 0; p < 16; p++) {
             block_unpacked u;
             unpack(w + p * ws + (size_t)i * block_bytes, &u);
+            uint8_t rank[QK_K], sign[QK_K];
             for (int e = 0; e < QK_K; e++) {
-                const int q = u.q[e];
-                l.rank[e / 16][4 * p + e % 4] |= (uint8_t)(rank_of[(uint8_t)q] << (2 * (e % 16 / 4)));
-                l.sign[e / 4] |= (uint64_t)(q < 0) << (4 * p + e % 4);
+                rank[e] = rank_of[(uint8_t)u.q[e]];
+                sign[e] = (uint8_t)u.q[e] >> 7;
             }
+            lanes_pack_fields2(rank, p, l.rank);
+            lanes_pack_bits(sign, p, l.sign);
             for (int g = 0; g < 16; g++) l.tag[g / 8][p] |= (uint32_t)((u.sc[g] - 1) / 2) << (4 * (g % 8));
             l.d[p] = u.d;
         }

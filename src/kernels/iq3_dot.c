@@ -7,6 +7,7 @@
 #include "kernels/unpacked_dot.h"
 #include "kernels/iq_grids.h"
 #include "kernels/lanes_simd.h"
+#include "kernels/lanes_pack.h"
 #include <string.h>
 
 #if defined(TS_X86)
@@ -126,7 +127,9 @@ static void iq3_lanes_pack(unpack_block_fn unpack, size_t block_bytes, const int
         for (int p = 0; p < 16; p++) {
             block_unpacked u;
             unpack(w + p * ws + (size_t)i * block_bytes, &u);
-            for (int e = 0; e < QK_K; e++) l.codes[e / 8][4 * p + e % 4] |= (uint8_t)(rank[(uint8_t)u.q[e]] << (4 * (e % 8 / 4)));
+            uint8_t nibble[QK_K];
+            for (int e = 0; e < QK_K; e++) nibble[e] = rank[(uint8_t)u.q[e]];
+            lanes_pack_nibbles(nibble, p, l.codes);
             for (int ib = 0; ib < 8; ib++) l.tag[p] |= (uint32_t)((u.sc[2 * ib] - 1) / 2) << (4 * ib);
             l.d[p] = u.d;
         }

@@ -4,6 +4,7 @@
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 #include "kernels/q4_k_simd.h"
+#include "kernels/lanes_pack.h"
 
 static ALWAYS_INLINE float dot_q2_k_q8_k(const void *w, const void *act, int64_t k) {
     const block_q2_K *x = w;
@@ -84,16 +85,17 @@ typedef struct {
 } q2_k_packed;
 _Static_assert(sizeof(q2_k_packed) == 16 * sizeof(block_q2_K), "the 16 rows' own bytes");
 
-/* weight e = 128 n + 32 j + l of a block: bits 2 j of qs[32 n + l] */
-static inline int q2_k_code(const block_q2_K *b, int e) { return (b->qs[32 * (e / 128) + e % 32] >> (2 * (e % 128 / 32))) & 3; }
-
 static void q2_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out) {
     for (int64_t i = 0; i < k / QK_K; i++) {
         q2_k_packed u;
-        memset(&u, 0, sizeof u);
         for (int p = 0; p < 16; p++) {
             const block_q2_K *b = (const block_q2_K *)(w + p * ws) + i;
-            for (int e = 0; e < QK_K; e++) u.qs[e / 16][4 * p + e % 4] |= (uint8_t)(q2_k_code(b, e) << (2 * (e % 16 / 4)));
+            uint8_t code[QK_K];   /* weight 128 n + 32 j + l: bits 2 j of qs[32 n + l] */
+            for (int n = 0; n < 2; n++)
+                for (int j = 0; j < 4; j++)
+                    for (int l = 0; l < 32; l += 4)
+                        store_u32(code + 128 * n + 32 * j + l, (load_u32(b->qs + 32 * n + l) >> (2 * j)) & 0x03030303u);
+            lanes_pack_fields2(code, p, u.qs);
             for (int g = 0; g < 16; g++) u.scales[g][p] = b->scales[g];
             u.d[p] = load_u16(b->d);
             u.dmin[p] = load_u16(b->dmin);

@@ -11,6 +11,7 @@
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
 #include "kernels/lanes_simd.h"
+#include "kernels/lanes_pack.h"
 
 #if defined(TS_X86)
 /* The activation sums of each group of 32 (adjacent pairs of the 16-value bsums), as int16. */
@@ -398,10 +399,10 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_packed_pack(const uint8_t *w, size_t 
             }
             u.k4.d[p] = load_u16(b);
             u.k4.dmin[p] = load_u16(b + 2);
-            if (five)   /* qs byte n = 4v + b's nibble h: qh byte n % 32, bit 2 (n / 32) + h */
-                for (int n = 0; n < 128; n++)
+            if (five)   /* qs byte n = 4v + j's nibble h: qh byte n % 32, bit 2 (n / 32) + h (4 bytes j at a time) */
+                for (int v = 0; v < 32; v++)
                     for (int h = 0; h < 2; h++)
-                        u.high[n / 4][h] |= (uint64_t)((((const block_q5_K *)b)->qh[n % 32] >> (2 * (n / 32) + h)) & 1) << (4 * p + n % 4);
+                        u.high[v][h] |= byte_bits4(load_u32(((const block_q5_K *)b)->qh + 4 * (v % 8)) >> (2 * (v / 8) + h)) << (4 * p);
         }
         memcpy(out + (size_t)i * psize, &u, psize);
     }

@@ -14,6 +14,7 @@
 #define TS_KERNELS_TERNARY_LANES_H
 #include "kernels/kernels_internal.h"
 #include "kernels/lanes_simd.h"
+#include "kernels/lanes_pack.h"
 #include "kernels/f16.h"
 #include <string.h>
 
@@ -42,14 +43,13 @@ static inline void ternary_lanes_pack(unpack_block_fn unpack, size_t block_bytes
             uint8_t *o = out + (size_t)i * sb;
             block_unpacked u;
             unpack(w + p * ws + (size_t)i * block_bytes, &u);
-            for (int e = 0; e < QK_K; e++) {
-                const int q = u.q[e], t = (int8_t)t_of[(uint8_t)q];
-                o[64 * (e / 16) + 4 * p + e % 4] |= (uint8_t)((t + 1) << (2 * (e % 16 / 4)));
-                if (iq1 && e % (QK_K / groups) == 0) {
-                    const int h = e / (QK_K / groups), neg = q - 8 * t < 0;
-                    uint32_t *tag = (uint32_t *)(o + 1024 + 64 * (h / 8)) + p;
-                    *tag |= (uint32_t)((u.sc[e / 16] - 1) / 2 | neg << 3) << (4 * (h % 8));
-                }
+            uint8_t field[QK_K];   /* t + 1 */
+            for (int e = 0; e < QK_K; e++) field[e] = (uint8_t)((int8_t)t_of[(uint8_t)u.q[e]] + 1);
+            lanes_pack_fields2(field, p, (uint8_t (*)[64])o);
+            for (int h = 0; iq1 && h < groups; h++) {   /* the tags: a group's scale and the sign of its offset */
+                const int e = h * (QK_K / groups), q = u.q[e], neg = q - 8 * (int8_t)t_of[(uint8_t)q] < 0;
+                uint32_t *tag = (uint32_t *)(o + 1024 + 64 * (h / 8)) + p;
+                *tag |= (uint32_t)((u.sc[e / 16] - 1) / 2 | neg << 3) << (4 * (h % 8));
             }
             const uint16_t d16 = f16_from_f32(iq1 ? u.d * 8.0f : u.d);   /* exact: u.d is an f16 (/ 8) */
             memcpy(o + sb - 32 + 2 * p, &d16, 2);
