@@ -72,7 +72,6 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws
                 for (int l = 0; l < (int)sizeof(block_q6_K); l += 64) PREFETCH_ROW((const uint8_t *)wb[r] + l, NR, ws);
             scales8[r] = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)wb[r]->scales));
         }
-        if (NR == 4 && NC == 1) prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_q6_K), (size_t)(i + 1) * sizeof(block_q6_K), 0);
         UNROLL
         for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
         __m256i isum[4][4];
@@ -82,6 +81,9 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws
         for (int n = 0; n < 2; n++)
             UNROLL
             for (int j = 0; j < 4; j++) {
+                if (NR == 4 && NC == 1)   /* an eighth of the 4 rows' prefetch a step (q4_k_simd.h) */
+                    prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_q6_K) + (size_t)(4 * n + j) * sizeof(block_q6_K) / 8,
+                                         (size_t)i * sizeof(block_q6_K) + (size_t)(4 * n + j + 1) * sizeof(block_q6_K) / 8, 0);
                 __m256i q[4], scale[4];
                 UNROLL
                 for (int r = 0; r < NR; r++) {

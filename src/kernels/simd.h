@@ -301,7 +301,9 @@ static inline int q8k_bsum(const uint8_t *bsums, int g) {
  * Q6_K (AVX-512) prefetch a quarter of a super-block per step of it rather than all of it at its
  * start (a burst fills the core's misses in flight: k_packed_prefetch_step): the 1B Q4_K_M read in
  * place decoded at 29.2-29.5 tok/s against 24.9-25.2 (Q4_K alone 26.6-27.6), the Q5_K_M at
- * 25.7-25.9 against 21.3-21.7; bench_matvec Q4_K 17.0-18.1 -> 19.5-19.7 GB/s, Q6_K unchanged. */
+ * 25.7-25.9 against 21.3-21.7; bench_matvec Q4_K 17.0-18.1 -> 19.5-19.7 GB/s, Q6_K unchanged. The
+ * AVX2 Q6_K kernel an eighth a step: the 1B Q4_K_M with --simd avx2 23.1-23.7 -> 26.7-27.8 tok/s
+ * (AVX2 Q4_K's PREFETCH_ROW spread over its steps: no gain, 26.6-27.2). */
 static ALWAYS_INLINE void prefetch_rows4_share(const uint8_t *w, size_t ws, size_t from, size_t to,
                                                const int to_l2) {
     const char *ahead = (const char *)w + 8 * ws;
