@@ -39,80 +39,11 @@ static float q4_k_dot_generic(const void *w, const void *act, int64_t k) {
 const type_kernels q4_k_kernels_generic = { .act_type = TS_Q8_K, .dot = q4_k_dot_generic };
 
 #if defined(TS_X86)
-/* Per super-block and output: the scaled group sums in 8 int32 lanes (maddubs gives the byte-pair
- * products, madd with the group's scale widens and scales them), then
- *   acc += (d * d_a) * lanes   and   mins += (dmin * d_a) * sum_g m[g] bsum(g)
- * and the result is hsum(acc) - mins. */
+/* AVX2: the body shared with Q5_K (q4_k_simd.h), without the fifth bit. */
 static ALWAYS_INLINE TARGET_AVX2 void q4_k_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
                                                      size_t as, int64_t k, float *y, long ys,
                                                      const int NR, const int NC) {
-    __m256 acc[4][4];
-    float minsum[4][4];
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) { acc[r][c] = _mm256_setzero_ps(); minsum[r][c] = 0.0f; }
-    const __m256i low4 = _mm256_set1_epi8(0x0f);
-    for (int64_t i = 0; i < k / QK_K; i++) {
-        const block_q4_K *wb[4];
-        const block_q8_K *ab[4];
-        __m256i scale[4][8];
-        __m128i mins[4];
-        UNROLL
-        for (int r = 0; r < NR; r++) {
-            wb[r] = (const block_q4_K *)(w + r * ws) + i;
-            PREFETCH_ROW(wb[r], NR, ws);
-            PREFETCH_ROW((const uint8_t *)wb[r] + 64, NR, ws);
-            PREFETCH_ROW((const uint8_t *)wb[r] + 128, NR, ws);
-            int16_t sc[8];
-            uint8_t m[8];
-            kq_unpack_scales_mins(wb[r]->scales, sc, m);
-            for (int g = 0; g < 8; g++) scale[r][g] = _mm256_set1_epi16(sc[g]);
-            mins[r] = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)m));
-        }
-        UNROLL
-        for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
-        __m256i isum[4][4];
-        UNROLL
-        for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm256_setzero_si256();
-        UNROLL
-        for (int j = 0; j < 4; j++) {
-            __m256i lo[4], hi[4];
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                __m256i q = _mm256_loadu_si256((const __m256i *)(wb[r]->qs + 32 * j));
-                lo[r] = _mm256_and_si256(q, low4);
-                hi[r] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
-            }
-            UNROLL
-            for (int c = 0; c < NC; c++) {
-                __m256i a0 = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 64 * j));
-                __m256i a1 = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 64 * j + 32));
-                UNROLL
-                for (int r = 0; r < NR; r++) {
-                    __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo[r], a0), scale[r][2 * j]);
-                    __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi[r], a1), scale[r][2 * j + 1]);
-                    isum[r][c] = _mm256_add_epi32(isum[r][c], _mm256_add_epi32(p0, p1));
-                }
-            }
-        }
-        UNROLL
-        for (int c = 0; c < NC; c++) {
-            float da = f32_from_bits(load_u32(ab[c]->d));
-            __m128i bs = k4_group_bsums(ab[c]);
-            UNROLL
-            for (int r = 0; r < NR; r++) {
-                int msum = k4_min_sum(mins[r], bs);
-                float d = f16_bits_to_f32(wb[r]->d) * da, dmin = f16_bits_to_f32(wb[r]->dmin) * da;
-                acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(isum[r][c]), acc[r][c]);
-                minsum[r][c] += dmin * (float)msum;
-            }
-        }
-    }
-    UNROLL
-    for (int r = 0; r < NR; r++)
-        UNROLL
-        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - minsum[r][c];
+    k4_tile_avx2(w, ws, a, as, k, y, ys, NR, NC, 0);
 }
 
 /* AVX-512: the body shared with Q5_K (q4_k_simd.h), without the fifth bit. */

@@ -108,6 +108,91 @@ static ALWAYS_INLINE TARGET_AVX512 __m128i k4_min_sums_4x1(__m512i m, const bloc
  *   sum += d_a * (d * (float)isum - dmin * (float)msum)
  * (a multiply, a multiply, a subtract, a multiply and an add, never fused). The AVX-512 kernels
  * keep isum in 16 int32 lanes per (row, column) and add the lanes up as integers first. */
+/* AVX2, NR rows x NC activations of Q4_K (five = 0) or Q5_K (five = 1): per super-block and output,
+ * the scaled group sums in 8 int32 lanes (maddubs gives the byte-pair products, madd with the
+ * group's scale widens and scales them; Q5_K's codes take their fifth bit from qh first, at most 31:
+ * a pair's products fit int16), then
+ *   acc += (d * d_a) * lanes   and   mins += (dmin * d_a) * sum_g m[g] bsum(g)
+ * and the result is hsum(acc) - mins. */
+static ALWAYS_INLINE TARGET_AVX2 void k4_tile_avx2(const uint8_t *w, size_t ws, const uint8_t *a, size_t as, int64_t k,
+                                                   float *y, long ys, const int NR, const int NC, const int five) {
+    const size_t bsize = five ? sizeof(block_q5_K) : sizeof(block_q4_K);
+    const size_t qs_at = five ? offsetof(block_q5_K, qs) : offsetof(block_q4_K, qs);
+    const __m256i one = _mm256_set1_epi8(1);
+    __m256 acc[4][4];
+    float minsum[4][4];
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) { acc[r][c] = _mm256_setzero_ps(); minsum[r][c] = 0.0f; }
+    const __m256i low4 = _mm256_set1_epi8(0x0f);
+    for (int64_t i = 0; i < k / QK_K; i++) {
+        const uint8_t *wb[4];
+        const block_q8_K *ab[4];
+        __m256i scale[4][8];
+        __m128i mins[4];
+        UNROLL
+        for (int r = 0; r < NR; r++) {
+            wb[r] = w + r * ws + (size_t)i * bsize;
+            PREFETCH_ROW(wb[r], NR, ws);
+            PREFETCH_ROW(wb[r] + 64, NR, ws);
+            PREFETCH_ROW(wb[r] + 128, NR, ws);
+            int16_t sc[8];
+            uint8_t m[8];
+            kq_unpack_scales_mins(wb[r] + SCALES_AT, sc, m);
+            for (int g = 0; g < 8; g++) scale[r][g] = _mm256_set1_epi16(sc[g]);
+            mins[r] = _mm_cvtepu8_epi16(_mm_loadl_epi64((const __m128i *)m));
+        }
+        UNROLL
+        for (int c = 0; c < NC; c++) ab[c] = (const block_q8_K *)(a + c * as) + i;
+        __m256i isum[4][4];
+        UNROLL
+        for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) isum[r][c] = _mm256_setzero_si256();
+        UNROLL
+        for (int j = 0; j < 4; j++) {
+            __m256i lo[4], hi[4];
+            UNROLL
+            for (int r = 0; r < NR; r++) {
+                __m256i q = _mm256_loadu_si256((const __m256i *)(wb[r] + qs_at + 32 * j));
+                lo[r] = _mm256_and_si256(q, low4);
+                hi[r] = _mm256_and_si256(_mm256_srli_epi16(q, 4), low4);
+                if (five) {   /* bits 2j and 2j + 1 of qh[l] as bit 4 of codes l of groups 2j and 2j + 1 */
+                    const __m256i qh = _mm256_loadu_si256((const __m256i *)(wb[r] + QH_AT));
+                    lo[r] = _mm256_or_si256(lo[r], _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * j), one), 4));
+                    hi[r] = _mm256_or_si256(hi[r], _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(qh, 2 * j + 1), one), 4));
+                }
+            }
+            UNROLL
+            for (int c = 0; c < NC; c++) {
+                __m256i a0 = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 64 * j));
+                __m256i a1 = _mm256_loadu_si256((const __m256i *)(ab[c]->qs + 64 * j + 32));
+                UNROLL
+                for (int r = 0; r < NR; r++) {
+                    __m256i p0 = _mm256_madd_epi16(_mm256_maddubs_epi16(lo[r], a0), scale[r][2 * j]);
+                    __m256i p1 = _mm256_madd_epi16(_mm256_maddubs_epi16(hi[r], a1), scale[r][2 * j + 1]);
+                    isum[r][c] = _mm256_add_epi32(isum[r][c], _mm256_add_epi32(p0, p1));
+                }
+            }
+        }
+        UNROLL
+        for (int c = 0; c < NC; c++) {
+            float da = f32_from_bits(load_u32(ab[c]->d));
+            __m128i bs = k4_group_bsums(ab[c]);
+            UNROLL
+            for (int r = 0; r < NR; r++) {
+                int msum = k4_min_sum(mins[r], bs);
+                float d = f16_bits_to_f32(wb[r] + D_AT) * da, dmin = f16_bits_to_f32(wb[r] + DMIN_AT) * da;
+                acc[r][c] = _mm256_fmadd_ps(_mm256_set1_ps(d), _mm256_cvtepi32_ps(isum[r][c]), acc[r][c]);
+                minsum[r][c] += dmin * (float)msum;
+            }
+        }
+    }
+    UNROLL
+    for (int r = 0; r < NR; r++)
+        UNROLL
+        for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]) - minsum[r][c];
+}
+
 static ALWAYS_INLINE TARGET_AVX512 __m512 k4_term_16(__m512 sum, __m512 da, __m512 d, __m512 dmin, __m512i isum, __m512i msum) {
     const __m512 t = _mm512_sub_ps(_mm512_mul_ps(d, _mm512_cvtepi32_ps(isum)), _mm512_mul_ps(dmin, _mm512_cvtepi32_ps(msum)));
     return _mm512_add_ps(sum, _mm512_mul_ps(da, t));

@@ -35,9 +35,19 @@ static float q5_k_dot_generic(const void *w, const void *a, int64_t k) { return 
 const type_kernels q5_k_kernels_generic = { .act_type = TS_Q8_K, .dot = q5_k_dot_generic };
 
 #if defined(TS_X86)
-/* AVX2: the portable body, vectorized by the compiler. */
-static TARGET_AVX2 float q5_k_dot_avx2(const void *w, const void *a, int64_t k) { return dot_q5_k_q8_k(w, a, k); }
-const type_kernels q5_k_kernels_avx2 = { .act_type = TS_Q8_K, .dot = q5_k_dot_avx2 };
+/* AVX2: the body shared with Q4_K (q4_k_simd.h), with the fifth bit. The portable body, left to
+ * the compiler, decoded the 1B Q5_K_M at 11.4 tok/s. */
+static ALWAYS_INLINE TARGET_AVX2 void q5_k_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,
+                                                     size_t as, int64_t k, float *y, long ys,
+                                                     const int NR, const int NC) {
+    k4_tile_avx2(w, ws, a, as, k, y, ys, NR, NC, 1);
+}
+DOT_FROM_BODY(TARGET_AVX2, q5_k_dot_avx2, q5_k_avx2_body)
+TILE_FROM_BODY(TARGET_AVX2, q5_k_rows4_avx2, q5_k_avx2_body, 4, 1)
+TILE_FROM_BODY(TARGET_AVX2, q5_k_tile_avx2, q5_k_avx2_body, 4, 4)
+const type_kernels q5_k_kernels_avx2 = {
+    .act_type = TS_Q8_K, .dot = q5_k_dot_avx2, .rows4 = q5_k_rows4_avx2,
+    .tile = q5_k_tile_avx2, .tile_rows = 4, .tile_cols = 4 };
 
 /* AVX-512: the Q4_K body (q4_k_simd.h) with the fifth bit. */
 static ALWAYS_INLINE TARGET_AVX512 void q5_k_avx512_body(const uint8_t *w, size_t ws, const uint8_t *a,
