@@ -20,6 +20,62 @@
 #include "kernels/simd.h"
 
 #if defined(TS_X86)
+/* A 32-weight block's 16 code bytes as 32 nibbles: byte j's low nibble at byte j, its high one at
+ * byte j + 16 (Q4_0, Q4_1, Q5_0, Q5_1). */
+static ALWAYS_INLINE TARGET_AVX2 __m256i nibbles_256(const uint8_t *qs) {
+    const __m128i bytes = _mm_loadu_si128((const __m128i *)qs);
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(bytes, 4), bytes), _mm256_set1_epi8(0x0f));
+}
+/* Byte j all ones where bit j of the little-endian 32 bits at qh is set (Q5_0, Q5_1's fifth bits):
+ * byte j takes byte j / 8 of qh, then tests its bit j % 8. */
+static ALWAYS_INLINE TARGET_AVX2 __m256i qh_bit_bytes(const uint8_t *qh) {
+    const __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32((int)load_u32(qh)),
+        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
+                         2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
+    const __m256i bit = _mm256_set1_epi64x(0x8040201008040201LL);
+    return _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
+}
+
+/* AVX2, the tile body of the 32-weight types with unsigned codes, a scale and a min per block (Q4_1,
+ * Q5_1): per block d_w d_a sum(q a) + m_w d_a sum(a), each sum in 8 int32 lanes (maddubs: the codes
+ * are at most 31, so a pair's products fit int16), converted and scaled into one f32x8 accumulator
+ * per output; the lanes are summed at the end.
+ *
+ *   MIN_TILE_AVX2_BODY(block_bytes, codes, scale, min)   as SIGNED_TILE_AVX2_BODY below, with
+ *   codes(b) the 32 unsigned codes and min(b) the block's min as a float. */
+#define MIN_TILE_AVX2_BODY(block_bytes, codes, scale, min)                                              \
+    __m256 acc[4][4];                                                                                  \
+    UNROLL                                                                                             \
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) acc[r][c] = _mm256_setzero_ps();         \
+    const __m256i ones16 = _mm256_set1_epi16(1), ones8 = _mm256_set1_epi8(1);                          \
+    for (int64_t i = 0; i < k / QK; i++) {                                                             \
+        __m256i wq[4];                                                                                 \
+        __m256 dw[4], mw[4];                                                                           \
+        UNROLL                                                                                         \
+        for (int r = 0; r < NR; r++) {                                                                 \
+            const uint8_t *b = w + r * ws + (size_t)i * (block_bytes);                                 \
+            PREFETCH_ROW(b, NR, ws);                                                                   \
+            wq[r] = codes(b);                                                                          \
+            dw[r] = _mm256_set1_ps(scale(b));                                                          \
+            mw[r] = _mm256_set1_ps(min(b));                                                            \
+        }                                                                                              \
+        UNROLL                                                                                         \
+        for (int c = 0; c < NC; c++) {                                                                 \
+            const block_q8_0 *ab = (const block_q8_0 *)(a + c * as) + i;                               \
+            const __m256i aq = _mm256_loadu_si256((const __m256i *)ab->qs);                            \
+            const __m256 da = _mm256_set1_ps(f16_bits_to_f32(ab->d));                                  \
+            const __m256 asum = _mm256_cvtepi32_ps(_mm256_madd_epi16(_mm256_maddubs_epi16(ones8, aq), ones16)); \
+            UNROLL                                                                                     \
+            for (int r = 0; r < NR; r++) {                                                             \
+                const __m256i p = _mm256_madd_epi16(_mm256_maddubs_epi16(wq[r], aq), ones16);          \
+                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(dw[r], da), _mm256_cvtepi32_ps(p), acc[r][c]); \
+                acc[r][c] = _mm256_fmadd_ps(_mm256_mul_ps(mw[r], da), asum, acc[r][c]);                \
+            }                                                                                          \
+        }                                                                                              \
+    }                                                                                                  \
+    UNROLL                                                                                             \
+    for (int r = 0; r < NR; r++) for (int c = 0; c < NC; c++) y[c * ys + r] = hsum_f32x8(acc[r][c]);
+
 /* AVX2, the tile body of the 32-weight types with one scale per block and signed codes (Q8_0,
  * Q5_0, and IQ4_NL / MXFP4 once their codes are looked up): per block, |w| (unsigned) times a with
  * w's sign (x86 has no signed x signed byte multiply), pairs summed into 8 int32 lanes, converted,

@@ -29,9 +29,7 @@ const type_kernels q4_0_kernels_generic = { .act_type = TS_Q8_0, .dot = q4_0_dot
  * nibbles then its high ones, minus 8. The portable body, left to the compiler, decoded the 1B Q4_0
  * at 2.2 tok/s. */
 static ALWAYS_INLINE TARGET_AVX2 __m256i q4_0_codes(const uint8_t *b) {
-    const __m128i qs = _mm_loadu_si128((const __m128i *)((const block_q4_0 *)b)->qs);
-    const __m256i nibbles = _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(qs, 4), qs), _mm256_set1_epi8(0x0f));
-    return _mm256_sub_epi8(nibbles, _mm256_set1_epi8(8));
+    return _mm256_sub_epi8(nibbles_256(((const block_q4_0 *)b)->qs), _mm256_set1_epi8(8));
 }
 #define Q4_0_SCALE(b) f16_bits_to_f32((b) + offsetof(block_q4_0, d))
 static ALWAYS_INLINE TARGET_AVX2 void q4_0_avx2_body(const uint8_t *w, size_t ws, const uint8_t *a,

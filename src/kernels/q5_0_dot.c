@@ -32,17 +32,7 @@ const type_kernels q5_0_kernels_generic = { .act_type = TS_Q8_0, .dot = q5_0_dot
  * j of qh is set; as int8, nibble - 16 is the nibble with the top four bits set. */
 static ALWAYS_INLINE TARGET_AVX2 __m256i q5_0_codes(const uint8_t *block) {
     const block_q5_0 *b = (const block_q5_0 *)block;
-    __m128i qs = _mm_loadu_si128((const __m128i *)b->qs), low4 = _mm_set1_epi8(0x0f);
-    __m256i nib = _mm256_setr_m128i(_mm_and_si128(qs, low4), _mm_and_si128(_mm_srli_epi16(qs, 4), low4));
-    uint32_t qh;
-    memcpy(&qh, b->qh, 4);
-    /* byte j takes byte j / 8 of qh, then tests its bit j % 8 */
-    __m256i bytes = _mm256_shuffle_epi8(_mm256_set1_epi32((int)qh),
-        _mm256_setr_epi8(0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1,
-                         2, 2, 2, 2, 2, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3));
-    const __m256i bit = _mm256_set1_epi64x(0x8040201008040201LL);
-    __m256i set = _mm256_cmpeq_epi8(_mm256_and_si256(bytes, bit), bit);
-    return _mm256_or_si256(nib, _mm256_andnot_si256(set, _mm256_set1_epi8((char)0xf0)));
+    return _mm256_or_si256(nibbles_256(b->qs), _mm256_andnot_si256(qh_bit_bytes(b->qh), _mm256_set1_epi8((char)0xf0)));
 }
 
 /* As the Q8_0 kernels (pair_dot.h's AVX2 body), with the codes unpacked first. */
