@@ -4,7 +4,10 @@
 # commit 2872001, before the model-knowledge-as-data refactor (issue 28); the 147 lines recorded
 # earlier with 93c8019 (before the architecture-table redesign) were reproduced by it unchanged;
 # the Qwen3.5, LFM2 and Granite 4.0-H lines were added when their families came (issue 29), the
-# DeepSeek V3 (latent attention) and GLM-4.5 lines with theirs (issue 36).
+# DeepSeek V3 (latent attention) and GLM-4.5 lines with theirs (issue 36). 38 lines were re-recorded
+# on 2026-12-07, when Q4_0 and Q5_K got AVX2 kernels and Q4_1 and Q5_1 kernels on both x86 sets (the
+# files and --quant q4_0 with those types under those sets: their float sums run in another order;
+# test_logits holds them to the references).
 # Each line: MODEL [--option=value] SIMD HASH. A kernel set this CPU lacks is skipped.
 # Re-record a line only for a change that is meant to move those logits, and say why in the commit.
 source "$(dirname "$0")/lib.sh"
