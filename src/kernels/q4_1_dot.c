@@ -27,8 +27,9 @@ static float q4_1_dot_generic(const void *w, const void *a, int64_t k) { return 
 const type_kernels q4_1_kernels_generic = { .act_type = TS_Q8_0, .dot = q4_1_dot_generic };
 
 #if defined(TS_X86)
-/* AVX2 (the AVX-512 set takes them too: kernel_sets.c): the shared body of the unsigned blocks with a min (pair_dot.h). The
- * portable body, left to the compiler, decoded the 1B Q4_1 at 2.4 tok/s. */
+/* AVX2 (the AVX-512 set takes them too: kernel_sets.c): the shared body of the unsigned blocks
+ * with a min (pair_dot.h). The portable body, left to the compiler, decoded the 1B Q4_1 at 2.4
+ * tok/s. */
 static ALWAYS_INLINE TARGET_AVX2 __m256i q4_1_codes(const uint8_t *b) { return nibbles_256(((const block_q4_1 *)b)->qs); }
 #define Q4_1_SCALE(b) f16_bits_to_f32((b) + offsetof(block_q4_1, d))
 #define Q4_1_MIN(b) f16_bits_to_f32((b) + offsetof(block_q4_1, m))

@@ -28,9 +28,9 @@ static float q5_1_dot_generic(const void *w, const void *a, int64_t k) { return 
 const type_kernels q5_1_kernels_generic = { .act_type = TS_Q8_0, .dot = q5_1_dot_generic };
 
 #if defined(TS_X86)
-/* AVX2 (the AVX-512 set takes them too: kernel_sets.c): the shared body of the unsigned blocks with a min (pair_dot.h), the
- * nibbles with bit j of qh as code j's fifth bit. The portable body, left to the compiler, decoded
- * the 1B Q5_1 at 2.2 tok/s. */
+/* AVX2 (the AVX-512 set takes them too: kernel_sets.c): the shared body of the unsigned blocks
+ * with a min (pair_dot.h), the nibbles with bit j of qh as code j's fifth bit. The portable body,
+ * left to the compiler, decoded the 1B Q5_1 at 2.2 tok/s. */
 static ALWAYS_INLINE TARGET_AVX2 __m256i q5_1_codes(const uint8_t *block) {
     const block_q5_1 *b = (const block_q5_1 *)block;
     return _mm256_or_si256(nibbles_256(b->qs), _mm256_and_si256(qh_bit_bytes(b->qh), _mm256_set1_epi8(0x10)));
