@@ -1,5 +1,5 @@
 /* Q4_0 weights . Q8_0 activations: per block (d_w * d_a) * sum((q - 8) * a), integer inside.
- * Portable (also the AVX2 and NEON kernels, vectorized by the compiler) and AVX-512 VNNI. */
+ * Portable (also the NEON kernel without SDOT), AVX2, AVX-512 VNNI and NEON SDOT (pair_dot.h). */
 #include <stddef.h>
 #include "kernels/kernels_internal.h"
 #include "kernels/simd.h"
