@@ -226,8 +226,8 @@ extern const type_kernels q2_k_kernels_avx2, q3_k_kernels_avx2, q4_k_kernels_avx
 extern const type_kernels q5_k_kernels_avx2, q6_k_kernels_avx2, q4nx_kernels_avx2;
 extern const type_kernels iq4_nl_kernels_avx2, iq4_xs_kernels_avx2, mxfp4_kernels_avx2;
 extern const type_kernels f32_kernels_avx512, f16_kernels_avx512, bf16_kernels_avx512;
-extern const type_kernels q8_0_kernels_avx512, q4_0_kernels_avx512;
-extern const type_kernels q5_0_kernels_avx512;
+extern const type_kernels q8_0_kernels_avx512, q4_0_kernels_avx512, q4_1_kernels_avx512;
+extern const type_kernels q5_0_kernels_avx512, q5_1_kernels_avx512;
 extern const type_kernels q2_k_kernels_avx512, q3_k_kernels_avx512, q4_k_kernels_avx512;
 extern const type_kernels q5_k_kernels_avx512, q6_k_kernels_avx512, q4nx_kernels_avx512;
 extern const type_kernels iq4_nl_kernels_avx512, iq4_xs_kernels_avx512, mxfp4_kernels_avx512;
