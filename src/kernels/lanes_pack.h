@@ -9,6 +9,14 @@
 #include <stdint.h>
 #include "kernels/kernels_internal.h"
 
+/* The 2-bit codes of a Q2_K or Q3_K block's 64 qs bytes, one a byte: weight 128 n + 32 j + x is
+ * bits 2 j of qs[32 n + x]. */
+static inline void k_qs_codes2(const uint8_t qs[64], uint8_t code[256]) {
+    for (int n = 0; n < 2; n++)
+        for (int j = 0; j < 4; j++)
+            for (int x = 0; x < 32; x += 4) store_u32(code + 128 * n + 32 * j + x, (load_u32(qs + 32 * n + x) >> (2 * j)) & 0x03030303u);
+}
+
 /* field[e] (0..3) of weight e at chunk e / 16, lane p byte e % 4, bits 2 (e % 16 / 4): the 2-bit
  * layout of Q2_K's codes, Q3_K's low bits, IQ2's ranks and the ternary types' values. Writes the
  * lane's bytes whole. */

@@ -90,11 +90,8 @@ static void q2_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out
         q2_k_packed u;
         for (int p = 0; p < 16; p++) {
             const block_q2_K *b = (const block_q2_K *)(w + p * ws) + i;
-            uint8_t code[QK_K];   /* weight 128 n + 32 j + l: bits 2 j of qs[32 n + l] */
-            for (int n = 0; n < 2; n++)
-                for (int j = 0; j < 4; j++)
-                    for (int l = 0; l < 32; l += 4)
-                        store_u32(code + 128 * n + 32 * j + l, (load_u32(b->qs + 32 * n + l) >> (2 * j)) & 0x03030303u);
+            uint8_t code[QK_K];
+            k_qs_codes2(b->qs, code);
             lanes_pack_fields2(code, p, u.qs);
             for (int g = 0; g < 16; g++) u.scales[g][p] = b->scales[g];
             u.d[p] = load_u16(b->d);

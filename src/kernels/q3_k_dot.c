@@ -45,15 +45,14 @@ static void q3_k_lanes_pack(const uint8_t *w, size_t ws, int64_t k, uint8_t *out
         memset(&l, 0, sizeof l);
         for (int p = 0; p < 16; p++) {
             const block_q3_K *b = (const block_q3_K *)(w + p * ws) + i;
-            /* weight e = 128 n + 32 j + x, q + 4 = its 2 bits (bits 2 j of qs[32 n + x]) + 4 x its hmask
-             * bit (bit 4 n + j of hmask[x]): q3_k_unpack's, 4 weights at a time */
+            /* weight e = 128 n + 32 j + x: q + 4 = its 2 bits (k_qs_codes2) + 4 x its hmask bit (bit
+             * 4 n + j of hmask[x]): q3_k_unpack's, 4 weights at a time */
             uint8_t low[QK_K], high[QK_K];
+            k_qs_codes2(b->qs, low);
             for (int n = 0; n < 2; n++)
                 for (int j = 0; j < 4; j++)
-                    for (int x = 0; x < 32; x += 4) {
-                        store_u32(low + 128 * n + 32 * j + x, (load_u32(b->qs + 32 * n + x) >> (2 * j)) & 0x03030303u);
+                    for (int x = 0; x < 32; x += 4)
                         store_u32(high + 128 * n + 32 * j + x, (load_u32(b->hmask + x) >> (4 * n + j)) & 0x01010101u);
-                    }
             lanes_pack_fields2(low, p, l.low);
             lanes_pack_bits(high, p, l.high);
             for (int g = 0; g < 16; g++) l.sc[g][p] = (int8_t)(q3_k_scale6(b->scales, g) - 32);

@@ -263,7 +263,7 @@ static ALWAYS_INLINE TARGET_AVX512 void k4_tile_avx512(const uint8_t *w, size_t 
         UNROLL
         for (int j = 0; j < 4; j++) {
             if (NR == 4 && NC == 1)
-                prefetch_rows4_share(w, ws, (size_t)i * bsize + (size_t)j * bsize / 4, (size_t)i * bsize + (size_t)(j + 1) * bsize / 4, 0);
+                prefetch_rows4_step(w, ws, (size_t)i * bsize, bsize, (size_t)j, 4);
             __m512i q[4];
             UNROLL
             for (int r = 0; r < NR; r++) {

@@ -82,8 +82,7 @@ static ALWAYS_INLINE TARGET_AVX2 void q6_k_avx2_body(const uint8_t *w, size_t ws
             UNROLL
             for (int j = 0; j < 4; j++) {
                 if (NR == 4 && NC == 1)   /* an eighth of the 4 rows' prefetch a step (q4_k_simd.h) */
-                    prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_q6_K) + (size_t)(4 * n + j) * sizeof(block_q6_K) / 8,
-                                         (size_t)i * sizeof(block_q6_K) + (size_t)(4 * n + j + 1) * sizeof(block_q6_K) / 8, 0);
+                    prefetch_rows4_step(w, ws, (size_t)i * sizeof(block_q6_K), sizeof(block_q6_K), (size_t)(4 * n + j), 8);
                 __m256i q[4], scale[4];
                 UNROLL
                 for (int r = 0; r < NR; r++) {
@@ -211,8 +210,7 @@ static ALWAYS_INLINE TARGET_AVX512 void q6_k_avx512_body(const uint8_t *w, size_
             UNROLL
             for (int jj = 0; jj < 2; jj++) {
                 if (NR == 4 && NC == 1)   /* a quarter of the 4 rows' prefetch a step (q4_k_simd.h) */
-                    prefetch_rows4_share(w, ws, (size_t)i * sizeof(block_q6_K) + (size_t)(2 * n + jj) * sizeof(block_q6_K) / 4,
-                                         (size_t)i * sizeof(block_q6_K) + (size_t)(2 * n + jj + 1) * sizeof(block_q6_K) / 4, 0);
+                    prefetch_rows4_step(w, ws, (size_t)i * sizeof(block_q6_K), sizeof(block_q6_K), (size_t)(2 * n + jj), 4);
                 /* the two high bits at 4jj (low half) and 4jj + 2 (high half) moved straight to bits 4-5:
                  * left by 4 and 2 (jj = 0), right by 0 and 2 (jj = 1) */
                 const __m512i high_move = _mm512_inserti64x4(_mm512_set1_epi16((short)(jj ? 0 : 4)), _mm256_set1_epi16(2), 1);

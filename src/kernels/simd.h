@@ -313,6 +313,12 @@ static ALWAYS_INLINE void prefetch_rows4_share(const uint8_t *w, size_t ws, size
         for (size_t o = 4 * from & ~(size_t)63; o < 4 * to; o += 64) _mm_prefetch(ahead + o, _MM_HINT_T0);
 }
 
+/* Step s of steps over the block at byte from (bytes long) of each of 4 rows: prefetch_rows4_share
+ * of its share, so the lines come spread between the products rather than all at the block's start */
+static ALWAYS_INLINE void prefetch_rows4_step(const uint8_t *w, size_t ws, size_t from, size_t bytes, size_t step, size_t steps) {
+    prefetch_rows4_share(w, ws, from + step * bytes / steps, from + (step + 1) * bytes / steps, 0);
+}
+
 /* The attention value kernels read a KV head's cached rows in order, two per step; each step
  * prefetches the two rows ATTN_ROWS_AHEAD on (the ring's wrap is ignored: a prefetch past the
  * region never faults). Without it a decoded token's value rows came in at a third of the speed
